@@ -1,0 +1,193 @@
+/**
+ * The application: `createApp(...)` returns one fetch-style handler,
+ * `(request: Request) => Promise<Response>`, that every runtime adapter serves unchanged.
+ *
+ * A request walks one line: split the URL → match the path → key check (SPEC.md: the key is
+ * checked first, whatever else is wrong) → method → route handler → store; the answer comes back
+ * as a Response and gets the common headers here. Errors are values (`HttpError`) turned into
+ * the Error body in one place; anything else is logged and answered with a bare 500.
+ */
+import type { Config } from "./config/config.ts";
+import { authenticate, type KeyRing } from "./http/auth.ts";
+import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
+import { errorResponse, HttpError } from "./http/errors.ts";
+import { requestIdFor } from "./http/request_id.ts";
+import { type PathMatch, Router } from "./http/router.ts";
+import type { Logger } from "./log.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { petRoutes } from "./routes/pets.ts";
+import type { PetStore } from "./store/store.ts";
+
+/** What a route handler gets: the request and everything already worked out about it. */
+export interface RequestContext {
+  readonly request: Request;
+  readonly method: string;
+  readonly path: string;
+  /** The raw query string without `?` (may be empty). */
+  readonly query: string;
+  readonly params: Record<string, string>;
+  readonly requestId: string;
+  /** Fingerprint of the API key that authenticated the request (empty on public paths). */
+  readonly keyScope: string;
+  /** The ready store; throws 503 while the store is loading or the service is shutting down. */
+  readonly store: () => PetStore;
+}
+
+/** The service's lifecycle as `/readyz` reports it. */
+export type Readiness = "loading" | "ready" | "draining";
+
+/** The handler and the levers `main.ts` pulls at start and shutdown. */
+export interface App {
+  readonly fetch: (request: Request) => Promise<Response>;
+  /** The store finished loading: API requests are served from now on. */
+  ready(store: PetStore): void;
+  /** Shutting down: readiness goes 503 and new API requests are refused with 503. */
+  drain(): void;
+  readonly readiness: Readiness;
+}
+
+/** Everything the handler depends on; tests pass their own clock, store and log. */
+export interface AppOptions {
+  readonly config: Config;
+  readonly keys: KeyRing;
+  readonly log: Logger;
+  /** Milliseconds since the epoch; injectable so a test can stand after the sunset. */
+  readonly clock?: () => number;
+  /** A store that is ready from the start (tests); otherwise call `app.ready(store)`. */
+  readonly store?: PetStore;
+}
+
+/** Creates the service's fetch handler. */
+export function createApp(options: AppOptions): App {
+  const { config, keys, log } = options;
+  const clock = options.clock ?? Date.now;
+  let readiness: Readiness = options.store === undefined ? "loading" : "ready";
+  let store = options.store;
+
+  const readyStore = (): PetStore => {
+    if (readiness === "ready" && store !== undefined) return store;
+    const message = readiness === "loading" ? "The store is still loading" : "The service is shutting down";
+    throw new HttpError(503, "unavailable", message, { headers: { "retry-after": "1" } });
+  };
+
+  const apiRouter = new Router<RequestContext>(petRoutes({ config }));
+  const healthRouter = new Router<RequestContext>(healthRoutes({ readiness: () => readiness }));
+  const successorUrl = `${config.publicUrl ?? ""}${config.basePath}/pets`;
+  const deprecated = deprecationHeaders(successorUrl);
+
+  async function route(context: MutableContext, headers: Headers): Promise<Response> {
+    const { path, method } = context;
+    const inApi = config.basePath === "" || path === config.basePath ||
+      path.startsWith(config.basePath + "/");
+    let match = healthRouter.match(path);
+    let isPublic = true;
+    if (match === undefined && inApi) {
+      match = apiRouter.match(path.slice(config.basePath.length) || "/");
+      isPublic = match?.options.public === true;
+      if (match?.options.deprecated) for (const name in deprecated) headers.set(name, deprecated[name]);
+    }
+    if (match !== undefined && method === "OPTIONS") {
+      headers.set("allow", match.allow);
+      return new Response(null, { status: 204 });
+    }
+    if (inApi && !isPublic) {
+      context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
+      headers.set("cache-control", "no-store");
+    }
+    if (match === undefined) throw new HttpError(404, "not_found", `No such path: ${path.slice(0, 200)}`);
+    const handler = findHandler(match, method);
+    if (handler === undefined) {
+      throw new HttpError(405, "method_not_allowed", `Method ${method.slice(0, 20)} is not allowed here; allowed: ${match.allow}`, {
+        headers: { allow: match.allow },
+      });
+    }
+    if (match.options.deprecated && isPastSunset(clock())) {
+      throw new HttpError(410, "gone", `This endpoint was removed on ${deprecated.sunset}; use GET ${config.basePath}/pets`);
+    }
+    context.params = match.params;
+    return await handler(context);
+  }
+
+  async function fetch(request: Request): Promise<Response> {
+    const started = performance.now();
+    const requestId = requestIdFor(request.headers.get("x-request-id"));
+    const { path, query } = splitUrl(request.url);
+    const context: MutableContext = {
+      request,
+      method: request.method,
+      path,
+      query,
+      params: {},
+      requestId,
+      keyScope: "",
+      store: readyStore,
+    };
+    const headers = new Headers();
+    let response: Response;
+    try {
+      response = await route(context, headers);
+    } catch (error) {
+      response = errorResponse(toHttpError(error, requestId, log), requestId);
+    }
+    if (request.method === "HEAD") {
+      // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same.
+      response = new Response(null, { status: response.status, headers: response.headers });
+    }
+    for (const [name, value] of headers) if (!response.headers.has(name)) response.headers.set(name, value);
+    response.headers.set("x-request-id", requestId);
+    response.headers.set("x-content-type-options", "nosniff");
+    log.info({
+      msg: "request",
+      method: request.method,
+      path,
+      status: response.status,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      requestId,
+      ...(context.keyScope === "" ? {} : { key: context.keyScope }),
+    });
+    return response;
+  }
+
+  return {
+    fetch,
+    ready(loaded: PetStore) {
+      store = loaded;
+      readiness = "ready";
+    },
+    drain() {
+      readiness = "draining";
+    },
+    get readiness() {
+      return readiness;
+    },
+  };
+}
+
+type MutableContext = { -readonly [K in keyof RequestContext]: RequestContext[K] };
+
+function findHandler(match: PathMatch<RequestContext>, method: string) {
+  return match.handlers.get(method === "HEAD" ? "GET" : method);
+}
+
+/** Path and query of an absolute request URL, by slicing: no `new URL()` per request. */
+export function splitUrl(url: string): { path: string; query: string } {
+  const schemeEnd = url.indexOf("://");
+  let pathStart = url.indexOf("/", schemeEnd === -1 ? 0 : schemeEnd + 3);
+  if (pathStart === -1) pathStart = url.length;
+  const queryStart = url.indexOf("?", pathStart);
+  const hashStart = url.indexOf("#", pathStart);
+  const pathEnd = queryStart !== -1 ? queryStart : hashStart !== -1 ? hashStart : url.length;
+  const path = url.slice(pathStart, pathEnd) || "/";
+  const query = queryStart === -1 ? "" : url.slice(queryStart + 1, hashStart === -1 ? undefined : hashStart);
+  return { path, query };
+}
+
+function toHttpError(error: unknown, requestId: string, log: Logger): HttpError {
+  if (error instanceof HttpError) return error;
+  log.error({ msg: "unhandled error", requestId, error: describeError(error) });
+  return new HttpError(500, "internal_error", "Internal error; the request id identifies it in the logs");
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
+}

@@ -1,0 +1,96 @@
+/**
+ * `serve`: read the settings, listen, load the store, serve; on SIGTERM/SIGINT stop accepting,
+ * finish requests in flight, close the store (flushing it and releasing the lock) and exit 0.
+ */
+import process from "node:process";
+import { createApp } from "../app.ts";
+import { loadApiKeys } from "../config/api_keys.ts";
+import { type Config, ConfigError, loadConfig } from "../config/config.ts";
+import { KeyRing } from "../http/auth.ts";
+import { createJsonLogger } from "../log.ts";
+import { detectRuntime } from "../runtime/server.ts";
+import { openJsonlStore, StoreOpenError } from "../store/jsonl/jsonl_store.ts";
+import { VERSION } from "../version.ts";
+
+/** Starts the service; returns -1 while it runs (it exits from its signal handler), or an exit code. */
+export async function runServe(): Promise<number> {
+  const log = createJsonLogger((text) => process.stdout.write(text));
+  let config: Config;
+  let keys: KeyRing;
+  let generatedKey: { key: string; file: string } | undefined;
+  try {
+    config = loadConfig(process.env);
+    const loaded = loadApiKeys(config);
+    keys = new KeyRing(loaded.digests);
+    generatedKey = loaded.generatedKey;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`Cannot start: ${error.message}\n`);
+    return 2;
+  }
+
+  const runtime = await detectRuntime();
+  const app = createApp({ config, keys, log });
+  let server;
+  try {
+    server = await runtime.serve({ fetch: app.fetch, port: config.port, host: config.host, maxBodyBytes: config.maxBodyBytes });
+  } catch (error) {
+    process.stderr.write(`Cannot start: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}\n`);
+    return 1;
+  }
+
+  const loadStarted = performance.now();
+  let store;
+  try {
+    store = await openJsonlStore({
+      dataDir: config.dataDir,
+      onWarning: (message) => log.warn({ msg: message }),
+    });
+  } catch (error) {
+    if (!(error instanceof StoreOpenError)) throw error;
+    process.stderr.write(`Cannot start: ${error.message}\n`);
+    log.flush();
+    await server.shutdown();
+    return 1;
+  }
+  const loadMs = Math.round(performance.now() - loadStarted);
+  app.ready(store);
+
+  if (generatedKey !== undefined) {
+    log.warn({
+      msg: `No API_KEYS or API_KEYS_FILE set: using the key generated on first start, kept in ${generatedKey.file}`,
+      apiKey: generatedKey.key,
+    });
+  }
+  log.info({
+    msg: `animal-store ${VERSION} listening on http://${displayHost(config.host)}:${server.port}${config.basePath}`,
+    version: VERSION,
+    runtime: `${runtime.name} ${runtime.version}`,
+    address: `http://${displayHost(config.host)}:${server.port}`,
+    port: server.port,
+    dataDir: config.dataDir,
+    pets: store.size,
+    loadMs,
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ msg: `${signal} received: finishing requests in flight, then exiting` });
+    app.drain();
+    await server.shutdown();
+    await store.close();
+    log.info({ msg: "stopped" });
+    log.flush();
+    process.exit(0);
+  };
+  runtime.onSignal("SIGTERM", () => void stop("SIGTERM"));
+  runtime.onSignal("SIGINT", () => void stop("SIGINT"));
+  return -1;
+}
+
+function displayHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+

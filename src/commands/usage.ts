@@ -1,0 +1,25 @@
+/** The `--help` text. */
+export const USAGE = `animal-store — the Animal Store API (v1)
+
+Usage: animal-store [command]
+
+Commands:
+  serve         Start the HTTP service (default)
+  healthcheck   Exit 0 when GET /healthz on PORT answers 200 (for container health checks)
+  verify        Check the data file in DATA_DIR: counts per status, damage; changes nothing
+  --help        Show this text
+
+Settings (environment variables):
+  PORT            listen port (default 8080; 0 picks a free port)
+  HOST            listen address (default 0.0.0.0)
+  DATA_DIR        data directory (default ./data)
+  API_KEYS        comma-separated accepted API keys
+  API_KEYS_FILE   file with one key (or sha256:<hex> digest) per line
+  BASE_PATH       version prefix of every API path (default /v1)
+  MAX_BODY_BYTES  largest accepted request body (default 65536)
+  PUBLIC_URL      origin that makes Link and Location URLs absolute
+  CORS_ORIGINS    comma-separated allowed origins, or * (default: off)
+  RATE_LIMIT      requests per minute per API key (default 0: off)
+
+Exit codes: 0 ok; 1 failure (data directory in use, damaged data file); 2 bad setting or usage.
+`;

@@ -1,0 +1,89 @@
+/**
+ * Where accepted keys come from: `API_KEYS`, `API_KEYS_FILE` (one key or `sha256:<hex>` digest
+ * per line, `#` comments), or — when neither is set — a key generated on first start and kept
+ * in the data directory (mode 0600) so a first run works with no set-up.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { keyDigest } from "../http/auth.ts";
+import { type Config, ConfigError } from "./config.ts";
+
+/** The accepted keys as digests, and the generated key when one is in use. */
+export interface LoadedKeys {
+  readonly digests: Uint8Array[];
+  /** Set only when no keys are configured: the key to print at start. */
+  readonly generatedKey?: { readonly key: string; readonly file: string };
+}
+
+const DIGEST_LINE = /^sha256:([0-9a-fA-F]{64})$/;
+const GENERATED_KEY_FILE = "api-key";
+
+/** Parses the text of a keys file into digests; throws `ConfigError` naming the line. */
+export function parseKeysFile(text: string): Uint8Array[] {
+  const digests: Uint8Array[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index].trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const digest = DIGEST_LINE.exec(line);
+    if (digest !== null) {
+      digests.push(Uint8Array.from(digest[1].match(/../g)!, (byte) => parseInt(byte, 16)));
+    } else if (line.startsWith("sha256:")) {
+      throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE line ${index + 1}: a sha256: line must hold 64 hex digits`);
+    } else if (!/^[\x21-\x7e]+$/.test(line)) {
+      throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE line ${index + 1}: a key must be visible ASCII without spaces`);
+    } else {
+      digests.push(keyDigest(line));
+    }
+  }
+  return digests;
+}
+
+/** Reads the keys file; an unreadable or empty file is a `ConfigError`. */
+export function readKeysFile(path: string): Uint8Array[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE cannot be read: ${path} (${reason})`);
+  }
+  const digests = parseKeysFile(text);
+  if (digests.length === 0) {
+    throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE holds no keys: ${path}`);
+  }
+  return digests;
+}
+
+/** Collects the accepted keys from the settings, generating the first-run key if needed. */
+export function loadApiKeys(config: Config): LoadedKeys {
+  const digests: Uint8Array[] = [];
+  if (config.apiKeys !== undefined) digests.push(...config.apiKeys.map(keyDigest));
+  if (config.apiKeysFile !== undefined) digests.push(...readKeysFile(config.apiKeysFile));
+  if (config.apiKeys !== undefined || config.apiKeysFile !== undefined) return { digests };
+
+  const file = join(config.dataDir, GENERATED_KEY_FILE);
+  const key = readOrCreateGeneratedKey(config.dataDir, file);
+  return { digests: [keyDigest(key)], generatedKey: { key, file } };
+}
+
+function readOrCreateGeneratedKey(dataDir: string, file: string): string {
+  try {
+    const existing = readFileSync(file, "utf8").trim();
+    if (existing !== "") return existing;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  // 32 random bytes: 256 bits, well over the 128 the contract asks for.
+  const key = `ask_${randomBytes(32).toString("base64url")}`;
+  try {
+    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    // Another process wrote it first: use that one, so both agree.
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return readFileSync(file, "utf8").trim();
+    throw error;
+  }
+  return key;
+}

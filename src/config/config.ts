@@ -1,0 +1,133 @@
+/**
+ * Settings from the environment (SPEC.md, "Running it"). A bad setting is a `ConfigError` whose
+ * message names the setting; `main.ts` prints it on one line and exits with code 2.
+ */
+
+/** The service's settings, validated. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** Keys from `API_KEYS`, or undefined when unset. */
+  readonly apiKeys: readonly string[] | undefined;
+  /** Path of `API_KEYS_FILE`, or undefined when unset. */
+  readonly apiKeysFile: string | undefined;
+  /** Version prefix of every API path, e.g. `/v1`; `""` serves the API at the root. */
+  readonly basePath: string;
+  readonly maxBodyBytes: number;
+  /** Origin that makes header URLs absolute (`https://pets.example.com`), or undefined. */
+  readonly publicUrl: string | undefined;
+  /** Allowed CORS origins (`["*"]` for any); empty when CORS is off. */
+  readonly corsOrigins: readonly string[];
+  /** Requests per minute per API key; 0 when off. */
+  readonly rateLimit: number;
+}
+
+/** A setting that stops the start; `setting` is the environment variable's name. */
+export class ConfigError extends Error {
+  constructor(readonly setting: string, message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+const INTEGER = /^(0|[1-9][0-9]*)$/;
+
+function integerSetting(env: Environment, name: string, fallback: number, min: number, max: number) {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  const value = Number(raw.trim());
+  if (!INTEGER.test(raw.trim()) || value < min || value > max) {
+    throw new ConfigError(name, `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+function basePathSetting(env: Environment): string {
+  const raw = env.BASE_PATH;
+  if (raw === undefined) return "/v1";
+  if (raw === "" || raw === "/") return "";
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(raw)) {
+    throw new ConfigError(
+      "BASE_PATH",
+      `BASE_PATH must be a path such as /v1 (segments of letters, digits, ".", "_", "~", "-"; no trailing slash), got ${JSON.stringify(raw)}`,
+    );
+  }
+  return raw;
+}
+
+function publicUrlSetting(env: Environment): string | undefined {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError("PUBLIC_URL", `PUBLIC_URL must be an origin such as https://pets.example.com, got ${JSON.stringify(raw)}`);
+  }
+  const isOriginOnly = (url.protocol === "http:" || url.protocol === "https:") &&
+    url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" &&
+    !raw.replace(/\/$/, "").slice(url.origin.length);
+  if (!isOriginOnly) {
+    throw new ConfigError("PUBLIC_URL", `PUBLIC_URL must be an origin only (scheme, host, optional port; no path), got ${JSON.stringify(raw)}`);
+  }
+  return url.origin;
+}
+
+function apiKeysSetting(env: Environment): string[] | undefined {
+  const raw = env.API_KEYS;
+  if (raw === undefined) return undefined;
+  const keys = raw.split(",").map((key) => key.trim()).filter((key) => key !== "");
+  if (keys.length === 0) {
+    throw new ConfigError("API_KEYS", "API_KEYS must list at least one key (comma-separated), got an empty value");
+  }
+  for (const key of keys) {
+    if (/\s/.test(key) || !/^[\x21-\x7e]+$/.test(key)) {
+      throw new ConfigError("API_KEYS", "API_KEYS must hold keys of visible ASCII characters without spaces");
+    }
+  }
+  return keys;
+}
+
+function corsSetting(env: Environment): string[] {
+  const raw = env.CORS_ORIGINS;
+  if (raw === undefined || raw.trim() === "") return [];
+  const origins = raw.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "");
+  for (const origin of origins) {
+    if (origin === "*") continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch { /* reported below */ }
+    if (parsed === undefined || parsed.origin !== origin) {
+      throw new ConfigError("CORS_ORIGINS", `CORS_ORIGINS must be "*" or comma-separated origins such as https://app.example.com, got ${JSON.stringify(origin)}`);
+    }
+  }
+  return origins;
+}
+
+/** Reads and validates every setting; throws `ConfigError` on the first bad one. */
+export function loadConfig(env: Environment): Config {
+  const host = env.HOST ?? "0.0.0.0";
+  if (host.trim() === "") throw new ConfigError("HOST", "HOST must be a host name or address, got an empty value");
+  const dataDir = env.DATA_DIR ?? "./data";
+  if (dataDir.trim() === "") throw new ConfigError("DATA_DIR", "DATA_DIR must be a directory path, got an empty value");
+  const apiKeysFile = env.API_KEYS_FILE;
+  if (apiKeysFile !== undefined && apiKeysFile.trim() === "") {
+    throw new ConfigError("API_KEYS_FILE", "API_KEYS_FILE must be a file path, got an empty value");
+  }
+  return {
+    port: integerSetting(env, "PORT", 8080, 0, 65535),
+    host,
+    dataDir,
+    apiKeys: apiKeysSetting(env),
+    apiKeysFile,
+    basePath: basePathSetting(env),
+    maxBodyBytes: integerSetting(env, "MAX_BODY_BYTES", 65536, 1, 1024 * 1024 * 1024),
+    publicUrl: publicUrlSetting(env),
+    corsOrigins: corsSetting(env),
+    rateLimit: integerSetting(env, "RATE_LIMIT", 0, 0, 1_000_000_000),
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Bearer API keys. Keys are held only as SHA-256 digests; a presented key is hashed and compared
+ * with every accepted digest in constant time (equal-length digests, no early exit), so neither
+ * the comparison nor the key's length leaks through timing.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { HttpError } from "./errors.ts";
+
+/** The SHA-256 digest of a key. */
+export function keyDigest(key: string): Uint8Array {
+  return createHash("sha256").update(key, "utf8").digest();
+}
+
+/** A short, non-reversible name for a key, for logs and idempotency scopes. */
+export function keyFingerprint(digest: Uint8Array): string {
+  return Array.from(digest.subarray(0, 6), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** The set of accepted keys, by digest. Replaceable as a whole (SIGHUP reload). */
+export class KeyRing {
+  private digests: readonly Uint8Array[];
+
+  constructor(digests: readonly Uint8Array[]) {
+    this.digests = digests;
+  }
+
+  /** Swaps in a new set of accepted keys at once. */
+  replace(digests: readonly Uint8Array[]): void {
+    this.digests = digests;
+  }
+
+  get size(): number {
+    return this.digests.length;
+  }
+
+  /** The fingerprint of the accepted key that matches `key`, or undefined. */
+  verify(key: string): string | undefined {
+    const presented = keyDigest(key);
+    let matched: Uint8Array | undefined;
+    for (const digest of this.digests) {
+      // Compare against every key: no early exit on a match.
+      if (timingSafeEqual(presented, digest)) matched = digest;
+    }
+    return matched === undefined ? undefined : keyFingerprint(matched);
+  }
+}
+
+const BEARER = /^Bearer +([^\s]+) *$/i;
+
+/** The token of an `Authorization: Bearer <token>` header; anything else counts as no key. */
+export function bearerToken(authorization: string | null): string | undefined {
+  if (authorization === null) return undefined;
+  return BEARER.exec(authorization)?.[1];
+}
+
+const REALM = 'Bearer realm="animal-store"';
+
+/**
+ * Checks the request's key and returns the key's fingerprint, or throws 401. Per RFC 6750 §3.1
+ * the challenge has no `error` parameter when no key was sent, and `error="invalid_token"` when
+ * a key was sent but is not accepted.
+ */
+export function authenticate(keys: KeyRing, authorization: string | null): string {
+  const token = bearerToken(authorization);
+  if (token === undefined) {
+    throw new HttpError(401, "unauthorized", "Missing API key: send Authorization: Bearer <key>", {
+      headers: { "www-authenticate": REALM },
+    });
+  }
+  const fingerprint = keys.verify(token);
+  if (fingerprint === undefined) {
+    throw new HttpError(401, "unauthorized", "Invalid API key", {
+      headers: { "www-authenticate": `${REALM}, error="invalid_token"` },
+    });
+  }
+  return fingerprint;
+}

@@ -1,0 +1,70 @@
+/**
+ * Reading a JSON request body within `MAX_BODY_BYTES`, without ever holding more than the limit:
+ * a declared `Content-Length` over the limit is refused before reading, and a streamed body is
+ * cancelled as soon as it crosses the limit.
+ */
+import { HttpError } from "./errors.ts";
+import { type JsonValue, parseJsonExact } from "./json.ts";
+
+/** True for `application/json`, with or without parameters such as `charset=utf-8`. */
+export function isJsonContentType(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const semicolon = contentType.indexOf(";");
+  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim();
+  return mediaType.toLowerCase() === "application/json";
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, "payload_too_large", `Request body is larger than ${limit} bytes`);
+}
+
+/** Reads the body as bytes, refusing more than `limit` of them with 413. */
+export async function readBodyBounded(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (request.body === null) return new Uint8Array(0);
+
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      // Stop pulling: the rest of an over-size body is never read into memory.
+      reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON. */
+export async function readJsonBody(request: Request, limit: number): Promise<JsonValue> {
+  const bytes = await readBodyBounded(request, limit);
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new HttpError(400, "invalid_body", "Cannot parse body: it is not valid UTF-8");
+  }
+  if (text.trim() === "") {
+    throw new HttpError(400, "invalid_body", "Cannot parse body: it is empty");
+  }
+  const parsed = parseJsonExact(text);
+  if (!parsed.ok) {
+    throw new HttpError(400, "invalid_body", `Cannot parse body as JSON: ${parsed.reason}`);
+  }
+  return parsed.value;
+}

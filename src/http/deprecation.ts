@@ -1,0 +1,24 @@
+/**
+ * Deprecation of `GET /pets/{petId}`: every response for that path carries `Deprecation`
+ * (RFC 9745, a structured-field date), `Sunset` (RFC 8594) and a `Link` to its successor; from
+ * the sunset instant on, the route answers 410 `gone`.
+ */
+
+/** When the route was deprecated: 2026-01-01T00:00:00Z, the date fixed and documented for v1. */
+export const DEPRECATED_AT = Date.UTC(2026, 0, 1);
+/** When the route is removed (the seed: 5 December 2030). */
+export const SUNSET_AT = Date.UTC(2030, 11, 5);
+
+/** The three headers of a deprecated path; `successor` is the URL of `GET /pets`. */
+export function deprecationHeaders(successor: string): Record<string, string> {
+  return {
+    deprecation: `@${DEPRECATED_AT / 1000}`,
+    sunset: new Date(SUNSET_AT).toUTCString(),
+    link: `<${successor}>; rel="successor-version"`,
+  };
+}
+
+/** True once the sunset instant has passed. */
+export function isPastSunset(now: number): boolean {
+  return now >= SUNSET_AT;
+}

@@ -1,0 +1,64 @@
+/**
+ * The contract's errors as values: one `HttpError` type with a stable code, and the one place
+ * (`errorResponse`) that turns it into the Error body `{code, message, status}`.
+ */
+
+/** Every error code of SPEC.md, lower snake case and stable: clients switch on them. */
+export type ErrorCode =
+  | "invalid_body"
+  | "validation_failed"
+  | "invalid_query"
+  | "invalid_path"
+  | "unauthorized"
+  | "not_found"
+  | "method_not_allowed"
+  | "idempotency_key_in_flight"
+  | "gone"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "idempotency_key_reused"
+  | "rate_limited"
+  | "internal_error"
+  | "unavailable";
+
+/** One offending field of a validation failure; `path` is a JSON Pointer such as `/name`. */
+export interface ErrorDetail {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** An error a handler returns or throws; turned into a response by `errorResponse`. */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly details: readonly ErrorDetail[] | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    options: { details?: readonly ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = "HttpError";
+    this.status = status;
+    this.code = code;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+/** The Error body of the contract as a JSON response. */
+export function errorResponse(error: HttpError, requestId: string): Response {
+  const body: Record<string, unknown> = {
+    code: error.code,
+    message: error.message,
+    status: error.status,
+  };
+  if (error.details !== undefined) body.details = error.details;
+  body.requestId = requestId;
+  const headers = new Headers(error.headers);
+  headers.set("content-type", "application/json");
+  return new Response(JSON.stringify(body), { status: error.status, headers });
+}

@@ -1,0 +1,210 @@
+/**
+ * A strict JSON parser for request bodies that keeps integers exact.
+ *
+ * `JSON.parse` turns `9007199254740993` into `9007199254740992` before any check can see it, so
+ * request bodies are parsed here instead. A plain integer literal (optional minus, digits, no
+ * fraction, no exponent) becomes a `bigint`; any other number form (`1.5`, `1.0`, `1e3`, `-0`)
+ * becomes a `number`, which the int64 schema refuses. Objects have no prototype, so a
+ * `__proto__` key is an ordinary (and refused) field; a duplicated key is a syntax error, since
+ * two parsers could disagree on which value wins.
+ */
+
+/** A JSON value with exact integers. */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
+/** Outcome of parsing: the value, or the reason the text is not JSON. */
+export type ParseResult = { ok: true; value: JsonValue } | { ok: false; reason: string };
+
+/** Integer literals longer than this are far outside int64: kept as a number, not a bigint. */
+const MAX_EXACT_DIGITS = 40;
+/** Nesting beyond this is refused rather than risking the call stack. */
+const MAX_DEPTH = 64;
+
+class SyntaxFailure {
+  constructor(readonly reason: string) {}
+}
+
+/** Parses `text` as one JSON value (RFC 8259), integers exact. Never throws. */
+export function parseJsonExact(text: string): ParseResult {
+  const parser = new Parser(text);
+  try {
+    parser.skipWhitespace();
+    const value = parser.value(0);
+    parser.skipWhitespace();
+    if (parser.position !== text.length) parser.fail("unexpected text after the JSON value");
+    return { ok: true, value };
+  } catch (error) {
+    if (error instanceof SyntaxFailure) return { ok: false, reason: error.reason };
+    throw error;
+  }
+}
+
+const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+const PLAIN_STRING_RUN = /[^"\\\u0000-\u001F]*/y;
+
+class Parser {
+  position = 0;
+  constructor(private readonly text: string) {}
+
+  fail(reason: string): never {
+    throw new SyntaxFailure(`${reason} at position ${this.position}`);
+  }
+
+  skipWhitespace(): void {
+    const text = this.text;
+    let at = this.position;
+    while (at < text.length) {
+      const c = text.charCodeAt(at);
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+      at++;
+    }
+    this.position = at;
+  }
+
+  value(depth: number): JsonValue {
+    if (depth > MAX_DEPTH) this.fail("nesting too deep");
+    const c = this.text[this.position];
+    switch (c) {
+      case "{":
+        return this.object(depth);
+      case "[":
+        return this.array(depth);
+      case '"':
+        return this.string();
+      case "t":
+        return this.literal("true", true);
+      case "f":
+        return this.literal("false", false);
+      case "n":
+        return this.literal("null", null);
+      default:
+        if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.number();
+        return this.fail(c === undefined ? "unexpected end of input" : "unexpected character");
+    }
+  }
+
+  private literal<T>(word: string, value: T): T {
+    if (!this.text.startsWith(word, this.position)) this.fail("unexpected character");
+    this.position += word.length;
+    return value;
+  }
+
+  private number(): number | bigint {
+    NUMBER.lastIndex = this.position;
+    const match = NUMBER.exec(this.text);
+    if (match === null) return this.fail("invalid number");
+    this.position += match[0].length;
+    const literal = match[0];
+    const isPlainInteger = match[1] === undefined && match[2] === undefined && literal !== "-0";
+    if (isPlainInteger && literal.length <= MAX_EXACT_DIGITS) return BigInt(literal);
+    return Number(literal);
+  }
+
+  private string(): string {
+    const text = this.text;
+    this.position++; // opening quote
+    let result = "";
+    for (;;) {
+      PLAIN_STRING_RUN.lastIndex = this.position;
+      const run = PLAIN_STRING_RUN.exec(text)![0];
+      result += run;
+      this.position += run.length;
+      const c = text[this.position];
+      if (c === '"') {
+        this.position++;
+        return result;
+      }
+      if (c === undefined) this.fail("unterminated string");
+      if (c !== "\\") this.fail("control character in string");
+      result += this.escape();
+    }
+  }
+
+  private escape(): string {
+    const c = this.text[this.position + 1];
+    this.position += 2;
+    switch (c) {
+      case '"':
+        return '"';
+      case "\\":
+        return "\\";
+      case "/":
+        return "/";
+      case "b":
+        return "\b";
+      case "f":
+        return "\f";
+      case "n":
+        return "\n";
+      case "r":
+        return "\r";
+      case "t":
+        return "\t";
+      case "u": {
+        const hex = this.text.slice(this.position, this.position + 4);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("invalid unicode escape");
+        this.position += 4;
+        return String.fromCharCode(parseInt(hex, 16));
+      }
+      default:
+        this.position -= 2;
+        return this.fail("invalid escape");
+    }
+  }
+
+  private array(depth: number): JsonValue[] {
+    this.position++;
+    const items: JsonValue[] = [];
+    this.skipWhitespace();
+    if (this.text[this.position] === "]") {
+      this.position++;
+      return items;
+    }
+    for (;;) {
+      this.skipWhitespace();
+      items.push(this.value(depth + 1));
+      this.skipWhitespace();
+      const c = this.text[this.position++];
+      if (c === "]") return items;
+      if (c !== ",") {
+        this.position--;
+        this.fail("expected ',' or ']'");
+      }
+    }
+  }
+
+  private object(depth: number): { [key: string]: JsonValue } {
+    this.position++;
+    const object: { [key: string]: JsonValue } = Object.create(null);
+    this.skipWhitespace();
+    if (this.text[this.position] === "}") {
+      this.position++;
+      return object;
+    }
+    for (;;) {
+      this.skipWhitespace();
+      if (this.text[this.position] !== '"') this.fail("expected a string key");
+      const key = this.string();
+      if (Object.hasOwn(object, key)) this.fail(`duplicate key "${key.slice(0, 50)}"`);
+      this.skipWhitespace();
+      if (this.text[this.position] !== ":") this.fail("expected ':'");
+      this.position++;
+      this.skipWhitespace();
+      object[key] = this.value(depth + 1);
+      this.skipWhitespace();
+      const c = this.text[this.position++];
+      if (c === "}") return object;
+      if (c !== ",") {
+        this.position--;
+        this.fail("expected ',' or '}'");
+      }
+    }
+  }
+}

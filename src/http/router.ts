@@ -1,0 +1,134 @@
+/**
+ * A hand-rolled router: routes are data, matched segment by segment (Node 20 has no
+ * URLPattern). A path is matched first, then the method, so the caller can answer 404, 405 with
+ * `Allow`, OPTIONS and HEAD in one place, and can decorate every response for a path (the
+ * deprecated route's headers) whatever its status.
+ */
+
+/** A route handler; params come from `:name` segments of the pattern. */
+export type Handler<Context> = (context: Context) => Promise<Response> | Response;
+
+/** Per-path facts the app acts on before the handler runs. */
+export interface PathOptions {
+  /** Served without an API key. */
+  readonly public?: boolean;
+  /** Marks a deprecated path (headers on every response, 410 after sunset). */
+  readonly deprecated?: boolean;
+}
+
+/** One route: a method and a pattern such as `/pets/:petId`. */
+export interface Route<Context> {
+  readonly method: string;
+  readonly pattern: string;
+  readonly handler: Handler<Context>;
+  readonly options?: PathOptions;
+}
+
+/** A path that matched: its handlers per method and the captured params. */
+export interface PathMatch<Context> {
+  readonly pattern: string;
+  readonly params: Record<string, string>;
+  readonly options: PathOptions;
+  readonly handlers: ReadonlyMap<string, Handler<Context>>;
+  /** The `Allow` header value for this path: its methods, plus HEAD and OPTIONS. */
+  readonly allow: string;
+}
+
+interface CompiledPath<Context> {
+  readonly pattern: string;
+  readonly segments: readonly string[];
+  readonly options: PathOptions;
+  readonly handlers: Map<string, Handler<Context>>;
+  allow: string;
+}
+
+const METHOD = /^[A-Z]+$/;
+const PARAM = /^:[A-Za-z][A-Za-z0-9]*$/;
+const LITERAL = /^[A-Za-z0-9._~-]+$/;
+
+/** Matches request paths against a table of routes. */
+export class Router<Context> {
+  private readonly paths: CompiledPath<Context>[] = [];
+
+  constructor(routes: readonly Route<Context>[]) {
+    for (const route of routes) this.add(route);
+  }
+
+  /** Registers a route; a malformed pattern or a duplicate fails here, not per request. */
+  add(route: Route<Context>): void {
+    if (!METHOD.test(route.method)) throw new Error(`Invalid route method: ${route.method}`);
+    if (route.method === "HEAD" || route.method === "OPTIONS") {
+      throw new Error(`Route ${route.pattern}: HEAD and OPTIONS are answered by the router`);
+    }
+    const segments = splitPath(route.pattern);
+    if (segments === undefined) throw new Error(`Invalid route pattern: ${route.pattern}`);
+    for (const segment of segments) {
+      if (!PARAM.test(segment) && !LITERAL.test(segment)) {
+        throw new Error(`Invalid route pattern segment "${segment}" in ${route.pattern}`);
+      }
+    }
+    let path = this.paths.find((candidate) => candidate.pattern === route.pattern);
+    if (path === undefined) {
+      path = { pattern: route.pattern, segments, options: route.options ?? {}, handlers: new Map(), allow: "" };
+      this.paths.push(path);
+    }
+    if (path.handlers.has(route.method)) {
+      throw new Error(`Duplicate route: ${route.method} ${route.pattern}`);
+    }
+    path.handlers.set(route.method, route.handler);
+    path.allow = allowHeader([...path.handlers.keys()]);
+  }
+
+  /** Finds the path a request path names, or undefined (a 404). */
+  match(path: string): PathMatch<Context> | undefined {
+    const segments = splitPath(path);
+    if (segments === undefined) return undefined;
+    for (const candidate of this.paths) {
+      const params = matchSegments(candidate.segments, segments);
+      if (params !== undefined) {
+        return {
+          pattern: candidate.pattern,
+          params,
+          options: candidate.options,
+          handlers: candidate.handlers,
+          allow: candidate.allow,
+        };
+      }
+    }
+    return undefined;
+  }
+}
+
+/** `/a/b` → `["a", "b"]`; `/` → `[]`; an empty segment (`//`, trailing `/`) → undefined. */
+function splitPath(path: string): string[] | undefined {
+  if (!path.startsWith("/")) return undefined;
+  if (path === "/") return [];
+  const segments = path.slice(1).split("/");
+  return segments.includes("") ? undefined : segments;
+}
+
+function matchSegments(
+  pattern: readonly string[],
+  path: readonly string[],
+): Record<string, string> | undefined {
+  if (pattern.length !== path.length) return undefined;
+  let params: Record<string, string> | undefined;
+  for (let i = 0; i < pattern.length; i++) {
+    const expected = pattern[i];
+    if (expected.charCodeAt(0) === 0x3a /* : */) {
+      params ??= {};
+      params[expected.slice(1)] = path[i];
+    } else if (expected !== path[i]) {
+      return undefined;
+    }
+  }
+  return params ?? {};
+}
+
+function allowHeader(methods: string[]): string {
+  const allowed = new Set(methods);
+  if (allowed.has("GET")) allowed.add("HEAD");
+  allowed.add("OPTIONS");
+  const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+  return [...allowed].sort((a, b) => order.indexOf(a) - order.indexOf(b)).join(", ");
+}

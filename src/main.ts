@@ -1,0 +1,33 @@
+/**
+ * Entry point on every runtime and in the single executable: picks the sub-command. Exit codes
+ * (SPEC.md): 2 for a bad setting or usage, 1 for any other failure to start.
+ */
+import process from "node:process";
+import { runHealthcheck } from "./commands/healthcheck.ts";
+import { USAGE } from "./commands/usage.ts";
+import { runServe } from "./commands/serve.ts";
+import { runVerify } from "./commands/verify.ts";
+
+const commands: Record<string, () => Promise<number>> = {
+  serve: runServe,
+  healthcheck: runHealthcheck,
+  verify: runVerify,
+};
+
+async function main(args: readonly string[]): Promise<number> {
+  const name = args[0] ?? "serve";
+  if (name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const command = commands[name];
+  if (command === undefined || args.length > 1) {
+    process.stderr.write(`Unknown command: ${args.join(" ")}\n\n${USAGE}`);
+    return 2;
+  }
+  return await command();
+}
+
+const exitCode = await main(process.argv.slice(2));
+// `serve` keeps running (it returns -1) and exits from its shutdown handler.
+if (exitCode >= 0) process.exit(exitCode);

@@ -1,0 +1,26 @@
+/** Liveness and readiness probes (SPEC.md, Operations); public, never rate limited. */
+import type { Readiness, RequestContext } from "../app.ts";
+import type { Route } from "../http/router.ts";
+import { HttpError } from "../http/errors.ts";
+import { jsonResponse } from "../http/responses.ts";
+
+/** `GET /healthz` (the process runs) and `GET /readyz` (the store is loaded and not draining). */
+export function healthRoutes(deps: { readiness: () => Readiness }): Route<RequestContext>[] {
+  return [
+    {
+      method: "GET",
+      pattern: "/healthz",
+      handler: () => jsonResponse('{"status":"ok"}'),
+    },
+    {
+      method: "GET",
+      pattern: "/readyz",
+      handler: () => {
+        const readiness = deps.readiness();
+        if (readiness === "ready") return jsonResponse('{"status":"ready"}');
+        const message = readiness === "loading" ? "The store is still loading" : "The service is shutting down";
+        throw new HttpError(503, "unavailable", message, { headers: { "retry-after": "1" } });
+      },
+    },
+  ];
+}

@@ -1,0 +1,77 @@
+/**
+ * The Node adapter: node:http bridged to the fetch handler. The bridge builds only what the
+ * handler reads (see `NodeRequest`), catches every throw and rejection (a handler error must
+ * never escape and crash the process), and treats a closed socket as a client abort.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import process from "node:process";
+import { NodeRequest } from "./node/node_request.ts";
+import { writeResponse } from "./node/write_response.ts";
+import type { RuntimeAdapter, ServeOptions } from "./server.ts";
+
+/** Slow clients (slowloris): limits on how long headers and a whole request may take. */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+function serve(options: ServeOptions) {
+  const server = createServer({
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+  }, (incoming, outgoing) => {
+    handle(options.fetch, incoming, outgoing).catch(() => outgoing.destroy());
+  });
+  return new Promise<{ port: number; shutdown: () => Promise<void> }>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        port,
+        shutdown: () =>
+          new Promise<void>((done) => {
+            // close() stops accepting and waits for open connections; idle keep-alive ones
+            // would hold it open until their timeout, so close those now.
+            server.close(() => done());
+            server.closeIdleConnections();
+          }),
+      });
+    });
+  });
+}
+
+async function handle(
+  fetch: ServeOptions["fetch"],
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+): Promise<void> {
+  const abort = new AbortController();
+  outgoing.once("close", () => {
+    if (!outgoing.writableFinished) abort.abort();
+  });
+  const host = incoming.headers.host ?? "localhost";
+  const request = new NodeRequest(incoming, `http://${host}`, abort.signal);
+  let response: Response;
+  try {
+    response = await fetch(request as unknown as Request);
+  } catch {
+    response = new Response(null, { status: 500 });
+  }
+  if (!incoming.complete) {
+    // The handler answered without reading the whole body (413, 401, ...): the rest of it is
+    // never read, so this connection cannot carry another request.
+    // With keep-alive off, node sends `Connection: close` and closes the socket after this.
+    outgoing.shouldKeepAlive = false;
+  }
+  await writeResponse(response, outgoing);
+}
+
+export const nodeRuntime: RuntimeAdapter = {
+  name: "node",
+  version: process.versions.node,
+  serve,
+  onSignal(signal, handler) {
+    process.on(signal, handler);
+  },
+};

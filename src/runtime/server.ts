@@ -1,0 +1,38 @@
+/**
+ * The contract every runtime adapter fulfils. Adapters are the only modules that know which
+ * runtime runs; each owns listening, signals and graceful shutdown for its runtime.
+ */
+
+/** What an adapter needs to serve the app. */
+export interface ServeOptions {
+  readonly fetch: (request: Request) => Promise<Response>;
+  readonly port: number;
+  readonly host: string;
+  /** The app enforces the body limit itself; runtimes must not answer over-size bodies first. */
+  readonly maxBodyBytes: number;
+}
+
+/** A listening server. */
+export interface RunningServer {
+  /** The port actually bound (differs from the requested one when that was 0). */
+  readonly port: number;
+  /** Stops accepting connections and resolves once requests in flight have been answered. */
+  shutdown(): Promise<void>;
+}
+
+/** One runtime: its name and version, how to serve, and how to hear shutdown signals. */
+export interface RuntimeAdapter {
+  readonly name: string;
+  readonly version: string;
+  serve(options: ServeOptions): Promise<RunningServer>;
+  /** Calls `handler` once per SIGTERM / SIGINT / SIGHUP the process receives. */
+  onSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void): void;
+}
+
+/** Picks the adapter for the runtime this process runs on; the others are never loaded. */
+export async function detectRuntime(): Promise<RuntimeAdapter> {
+  const globals = globalThis as { Deno?: unknown; Bun?: unknown };
+  if (globals.Deno !== undefined) return (await import("./deno.ts")).denoRuntime;
+  if (globals.Bun !== undefined) return (await import("./bun.ts")).bunRuntime;
+  return (await import("./node.ts")).nodeRuntime;
+}

@@ -1,0 +1,89 @@
+/**
+ * The contract's resource schemas, named as the seed names them: PetStatus, NewPet, Pet, Pets,
+ * Error. One TypeBox definition gives the runtime check, the TypeScript type and (later) the
+ * OpenAPI document.
+ *
+ * `categoryId` is an int64 that must be kept exactly, so it is a `bigint` in memory: the request
+ * body parser (`http/json.ts`) turns every plain integer literal into a bigint and every other
+ * number form (`1.5`, `1.0`, `1e3`, `-0`) into a JavaScript number, which this schema refuses.
+ * The OpenAPI document shows it as `type: integer, format: int64`.
+ */
+import { type Static, Type } from "typebox";
+
+/** Allowed values of a pet's availability status. */
+export const PET_STATUSES = ["available", "pending", "sold"] as const;
+
+/** Availability status: `available`, `pending` or `sold`. */
+export const PetStatus = Type.Enum(PET_STATUSES, {
+  description: "Availability status",
+});
+export type PetStatus = Static<typeof PetStatus>;
+
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
+/** Unicode control characters (general category Cc) are refused in names. */
+const CONTROL_CHARACTER = /[\u0000-\u001F\u007F-\u009F]/;
+
+/** True when a name is storable and meaningful: well-formed UTF-16, no Cc, not blank. */
+export function isAcceptableName(name: string): boolean {
+  return name.isWellFormed() && !CONTROL_CHARACTER.test(name) && name.trim() !== "";
+}
+
+/** The animal's name: 1–200 code points, not blank, no control characters. */
+export const PetName = Type.Refine(
+  Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: "^[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+    description: "1 to 200 Unicode characters, not blank, no control characters; stored exactly as sent",
+  }),
+  isAcceptableName,
+  () => "must be 1 to 200 characters, not blank, without control characters or lone surrogates",
+);
+
+/** An int64 category identifier, kept exactly (see the module comment). */
+export const CategoryId = Type.Refine(
+  Type.BigInt({ description: "Identifier of the category (int64, kept exactly)", format: "int64" }),
+  (value: bigint) => value >= INT64_MIN && value <= INT64_MAX,
+  () => "must be an integer from -9223372036854775808 to 9223372036854775807",
+);
+
+/** Request body for creation. */
+export const NewPet = Type.Object(
+  {
+    name: PetName,
+    categoryId: CategoryId,
+    status: Type.Optional(PetStatus),
+  },
+  { additionalProperties: false },
+);
+export type NewPet = Static<typeof NewPet>;
+
+/** An animal as returned. */
+export const Pet = Type.Object(
+  {
+    id: Type.Integer({ format: "int64", minimum: 1, description: "Assigned by the service" }),
+    name: PetName,
+    categoryId: CategoryId,
+    status: Type.Optional(PetStatus),
+  },
+  { additionalProperties: false },
+);
+export type Pet = Static<typeof Pet>;
+
+/** A JSON array of Pet. */
+export const Pets = Type.Array(Pet);
+
+/** The contract's error body. */
+export const ErrorBody = Type.Object({
+  code: Type.String({ description: "Machine-readable error code, lower snake case" }),
+  message: Type.String({ description: "Human-readable description" }),
+  status: Type.Integer({ description: "The HTTP status code" }),
+  details: Type.Optional(Type.Array(Type.Object({
+    path: Type.String({ description: "JSON Pointer of the offending field" }),
+    message: Type.String(),
+  }))),
+  requestId: Type.Optional(Type.String()),
+});
+export type ErrorBody = Static<typeof ErrorBody>;

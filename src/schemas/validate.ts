@@ -1,0 +1,68 @@
+/**
+ * Checking values against the schemas: compiled once at module load, failures returned as data
+ * (`ErrorDetail[]`) with messages a client can act on.
+ */
+import { Compile } from "typebox/compile";
+import type { ErrorDetail } from "../http/errors.ts";
+import type { JsonValue } from "../http/json.ts";
+import { NewPet } from "./pet.ts";
+
+const newPetValidator = Compile(NewPet);
+
+/** The outcome of a check: the typed value, or what is wrong with it. */
+export type Validation<T> = { ok: true; value: T } | { ok: false; details: ErrorDetail[] };
+
+/** Checks a parsed body against NewPet. */
+export function validateNewPet(body: JsonValue): Validation<NewPet> {
+  if (newPetValidator.Check(body)) {
+    const { name, categoryId, status } = body as NewPet;
+    return { ok: true, value: status === undefined ? { name, categoryId } : { name, categoryId, status } };
+  }
+  return { ok: false, details: describeErrors(newPetValidator.Errors(body)) };
+}
+
+interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
+const MESSAGE_BY_FIELD_AND_KEYWORD: Record<string, string> = {
+  "/name type": "must be a string",
+  "/categoryId type": "must be an integer from -9223372036854775808 to 9223372036854775807, written without fraction or exponent",
+  "/status type": 'must be one of "available", "pending", "sold"',
+  "/status enum": 'must be one of "available", "pending", "sold"',
+};
+
+function describeErrors(errors: readonly SchemaError[]): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  for (const error of errors) {
+    if (error.keyword === "boolean") continue; // repeated by the `additionalProperties` error
+    if (error.keyword === "required") {
+      for (const field of error.params.requiredProperties as string[]) {
+        details.push({ path: `/${field}`, message: `${field} is required` });
+      }
+    } else if (error.keyword === "additionalProperties") {
+      for (const field of error.params.additionalProperties as string[]) {
+        details.push({ path: pointer(field), message: `${truncate(field)} is not a known field` });
+      }
+    } else if (error.instancePath === "") {
+      details.push({ path: "", message: "body must be a JSON object" });
+    } else {
+      const field = error.instancePath.slice(1);
+      const message = MESSAGE_BY_FIELD_AND_KEYWORD[`${error.instancePath} ${error.keyword}`] ?? error.message;
+      details.push({ path: error.instancePath, message: `${field} ${message}` });
+    }
+  }
+  return details;
+}
+
+/** RFC 6901: `~` → `~0`, `/` → `~1`. */
+function pointer(field: string): string {
+  return "/" + truncate(field).replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function truncate(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}

@@ -1,0 +1,59 @@
+/**
+ * The store interface: everything the HTTP core knows about persistence. A backend keeps pets
+ * and answers reads; the handler never learns which backend it talks to.
+ *
+ * Pets travel as `StoredPet`: the id and status (for indexing and headers) plus the pet's exact
+ * JSON text, so an int64 `categoryId` never passes through a JavaScript number and list pages
+ * are built by joining strings.
+ */
+import type { NewPet, PetStatus } from "../schemas/pet.ts";
+
+/** A pet as the store holds it. `json` is the Pet body exactly as clients receive it. */
+export interface StoredPet {
+  readonly id: number;
+  readonly status: PetStatus | undefined;
+  readonly json: string;
+}
+
+/** Retry-safe creation (SPEC.md, Idempotency-Key): keys are scoped per API key. */
+export interface IdempotencyClaim {
+  /** A fingerprint of the API key that sent the request (never the key itself). */
+  readonly scope: string;
+  /** The client's Idempotency-Key header value. */
+  readonly key: string;
+  /** SHA-256 hex of the canonical NewPet (see `canonicalNewPetJson`). */
+  readonly digest: string;
+}
+
+/** What a create ended in; failures are values, not exceptions. */
+export type CreateOutcome =
+  | { readonly kind: "created"; readonly pet: StoredPet }
+  | { readonly kind: "replayed"; readonly pet: StoredPet }
+  | { readonly kind: "key_reused" }
+  | { readonly kind: "key_in_flight" }
+  | { readonly kind: "unavailable"; readonly reason: string };
+
+/** One page of a list, in ascending id order. */
+export interface PetPage {
+  readonly pets: readonly StoredPet[];
+  /** True when at least one more matching pet exists after the last one of this page. */
+  readonly hasMore: boolean;
+}
+
+/** Which pets a page holds: ids strictly greater than `afterId`, at most `limit` of them. */
+export interface PageQuery {
+  readonly status: PetStatus | undefined;
+  readonly afterId: number;
+  readonly limit: number;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** A pet store. `create` resolves only once the pet is durable. */
+export interface PetStore {
+  create(pet: NewPet, idempotency?: IdempotencyClaim): Promise<CreateOutcome>;
+  get(id: number): MaybePromise<StoredPet | undefined>;
+  list(query: PageQuery): MaybePromise<PetPage>;
+  /** Waits for pending writes, then releases every resource (file handles, the lock). */
+  close(): Promise<void>;
+}

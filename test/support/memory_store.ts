@@ -1,0 +1,52 @@
+/**
+ * An in-memory PetStore for handler tests: the same observable behaviour as the file store
+ * (ids from 1, ascending pages, idempotency outcomes), plus switches to make writes fail or hang.
+ */
+import type { NewPet } from "../../src/schemas/pet.ts";
+import { petJson } from "../../src/store/pet_json.ts";
+import type { CreateOutcome, IdempotencyClaim, PageQuery, PetPage, PetStore, StoredPet } from "../../src/store/store.ts";
+
+export class MemoryStore implements PetStore {
+  readonly pets: StoredPet[] = [];
+  private readonly keys = new Map<string, { digest: string; pet?: StoredPet }>();
+  /** When set, creates answer `unavailable` (a full disk). */
+  failWrites = false;
+  /** When set, creates wait for this promise before completing (a slow fsync). */
+  writeGate: Promise<void> | undefined;
+
+  async create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
+    const slot = claim === undefined ? undefined : `${claim.scope} ${claim.key}`;
+    if (slot !== undefined) {
+      const seen = this.keys.get(slot);
+      if (seen !== undefined) {
+        if (seen.digest !== claim!.digest) return { kind: "key_reused" };
+        if (seen.pet === undefined) return { kind: "key_in_flight" };
+        return { kind: "replayed", pet: seen.pet };
+      }
+      this.keys.set(slot, { digest: claim!.digest });
+    }
+    if (this.writeGate !== undefined) await this.writeGate;
+    if (this.failWrites) {
+      if (slot !== undefined) this.keys.delete(slot);
+      return { kind: "unavailable", reason: "ENOSPC" };
+    }
+    const id = (this.pets.at(-1)?.id ?? 0) + 1;
+    const stored: StoredPet = { id, status: pet.status, json: petJson(id, pet) };
+    this.pets.push(stored);
+    if (slot !== undefined) this.keys.set(slot, { digest: claim!.digest, pet: stored });
+    return { kind: "created", pet: stored };
+  }
+
+  get(id: number): StoredPet | undefined {
+    return this.pets.find((pet) => pet.id === id);
+  }
+
+  list(query: PageQuery): PetPage {
+    const matching = this.pets.filter((pet) =>
+      pet.id > query.afterId && (query.status === undefined || pet.status === query.status)
+    );
+    return { pets: matching.slice(0, query.limit), hasMore: matching.length > query.limit };
+  }
+
+  async close(): Promise<void> {}
+}
