@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ConfigError, loadConfig } from "../../src/config/config.ts";
+import { parseKeysFile } from "../../src/config/api_keys.ts";
+
+function settingOf(env: Record<string, string>): string | undefined {
+  try {
+    loadConfig(env);
+    return undefined;
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    assert.ok(error.message.includes(error.setting), error.message);
+    return error.setting;
+  }
+}
+
+describe("loadConfig()", () => {
+  it("has the defaults of SPEC.md", () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, "0.0.0.0");
+    assert.equal(config.dataDir, "./data");
+    assert.equal(config.basePath, "/v1");
+    assert.equal(config.maxBodyBytes, 65536);
+    assert.equal(config.rateLimit, 0);
+    assert.equal(config.publicUrl, undefined);
+    assert.deepEqual(config.corsOrigins, []);
+    assert.equal(config.apiKeys, undefined);
+  });
+
+  it("reads every setting", () => {
+    const config = loadConfig({
+      PORT: "0", HOST: "127.0.0.1", DATA_DIR: "/tmp/x", API_KEYS: "a, b", BASE_PATH: "/api/v1",
+      MAX_BODY_BYTES: "1000", PUBLIC_URL: "https://pets.example.com/", CORS_ORIGINS: "https://a.example,*", RATE_LIMIT: "60",
+    });
+    assert.deepEqual(
+      [config.port, config.host, config.dataDir, config.apiKeys, config.basePath, config.maxBodyBytes, config.publicUrl, config.corsOrigins, config.rateLimit],
+      [0, "127.0.0.1", "/tmp/x", ["a", "b"], "/api/v1", 1000, "https://pets.example.com", ["https://a.example", "*"], 60],
+    );
+  });
+
+  it("names the setting of every bad value", () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ PORT: "abc" }, "PORT"], [{ PORT: "-1" }, "PORT"], [{ PORT: "65536" }, "PORT"], [{ PORT: "80.5" }, "PORT"], [{ PORT: "" }, "PORT"],
+      [{ MAX_BODY_BYTES: "1.5" }, "MAX_BODY_BYTES"], [{ MAX_BODY_BYTES: "0" }, "MAX_BODY_BYTES"], [{ MAX_BODY_BYTES: "64k" }, "MAX_BODY_BYTES"],
+      [{ RATE_LIMIT: "x" }, "RATE_LIMIT"], [{ API_KEYS: "" }, "API_KEYS"], [{ API_KEYS: " ,, " }, "API_KEYS"],
+      [{ BASE_PATH: "v1" }, "BASE_PATH"], [{ BASE_PATH: "/v1/" }, "BASE_PATH"], [{ PUBLIC_URL: "https://x.example/path" }, "PUBLIC_URL"],
+      [{ PUBLIC_URL: "not a url" }, "PUBLIC_URL"], [{ CORS_ORIGINS: "https://a.example/x" }, "CORS_ORIGINS"], [{ API_KEYS_FILE: "" }, "API_KEYS_FILE"],
+    ];
+    for (const [env, setting] of cases) assert.equal(settingOf(env), setting, JSON.stringify(env));
+  });
+});
+
+describe("parseKeysFile()", () => {
+  it("reads keys and sha256: digests, skipping comments and blank lines", () => {
+    const digests = parseKeysFile(`# comment\nkey-one\n\n  sha256:${"ab".repeat(32)}  \r\n`);
+    assert.equal(digests.length, 2);
+    assert.equal(digests[1][0], 0xab);
+  });
+
+  it("refuses a malformed sha256: line, naming the line", () => {
+    assert.throws(() => parseKeysFile("ok\nsha256:xyz\n"), /line 2/);
+  });
+});

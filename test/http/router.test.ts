@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Router } from "../../src/http/router.ts";
+
+const ok = () => new Response("ok");
+
+describe("Router", () => {
+  const router = new Router<unknown>([
+    { method: "GET", pattern: "/pets", handler: ok },
+    { method: "POST", pattern: "/pets", handler: ok },
+    { method: "GET", pattern: "/pets/:petId", handler: ok, options: { deprecated: true } },
+  ]);
+
+  it("match() captures params and lists the Allow header with HEAD and OPTIONS", () => {
+    const match = router.match("/pets/42")!;
+    assert.deepEqual(match.params, { petId: "42" });
+    assert.equal(match.allow, "GET, HEAD, OPTIONS");
+    assert.equal(match.options.deprecated, true);
+    assert.equal(router.match("/pets")!.allow, "GET, HEAD, POST, OPTIONS");
+  });
+
+  it("match() returns undefined for unknown paths, empty segments and trailing slashes", () => {
+    for (const path of ["/", "/pet", "/pets/", "/pets//1", "/pets/1/2", "pets", ""]) {
+      assert.equal(router.match(path), undefined, path);
+    }
+  });
+
+  it("refuses bad routes when they are registered", () => {
+    assert.throws(() => new Router([{ method: "GET", pattern: "/a", handler: ok }, { method: "GET", pattern: "/a", handler: ok }]), /Duplicate/);
+    assert.throws(() => new Router([{ method: "get", pattern: "/a", handler: ok }]), /method/);
+    assert.throws(() => new Router([{ method: "GET", pattern: "/a/", handler: ok }]), /pattern/);
+    assert.throws(() => new Router([{ method: "HEAD", pattern: "/a", handler: ok }]), /HEAD/);
+  });
+});

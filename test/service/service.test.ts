@@ -1,0 +1,226 @@
+/**
+ * The service over real HTTP, started as a process on the runtime under test (TARGET_RUNTIME):
+ * the same suite runs on Deno, Bun and the Node build.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { runService, startService, type ServiceProcess, targetRuntime, temporaryDirectory } from "../support/server_process.ts";
+
+const KEY = "http-suite-key";
+const runtime = targetRuntime();
+const TIMEOUT = { timeout: 60_000 };
+
+function api(service: ServiceProcess, path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (!headers.has("authorization")) headers.set("authorization", `Bearer ${KEY}`);
+  if (init.body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
+  return fetch(`${service.url}${path}`, { ...init, headers });
+}
+
+describe(`service over HTTP on ${runtime}`, TIMEOUT, () => {
+  const dir = temporaryDirectory();
+  let service: ServiceProcess;
+
+  before(async () => {
+    service = await startService({ dataDir: dir.path, env: { API_KEYS: KEY, MAX_BODY_BYTES: "1024" } });
+  });
+  after(async () => {
+    await service?.stop();
+    dir.remove();
+  });
+
+  it("creates, lists and gets pets with exact int64 categoryIds", async () => {
+    const created = await api(service, "/v1/pets", { method: "POST", body: '{"name":"Rex","categoryId":9223372036854775807,"status":"sold"}' });
+    assert.equal(created.status, 201);
+    const text = await created.text();
+    assert.match(text, /"categoryId":9223372036854775807/);
+    const id = JSON.parse(text).id;
+    assert.equal(created.headers.get("location"), `/v1/pets/${id}`);
+    const list = await (await api(service, "/v1/pets?status=sold")).text();
+    assert.match(list, /"categoryId":9223372036854775807/);
+    const one = await api(service, `/v1/pets/${id}`);
+    assert.equal(one.status, 200);
+    assert.equal(one.headers.get("sunset"), "Thu, 05 Dec 2030 00:00:00 GMT");
+    assert.match(await one.text(), /"categoryId":9223372036854775807/);
+  });
+
+  it("answers an over-size body with 413 and the Error JSON, declared or chunked", async () => {
+    const big = JSON.stringify({ name: "x".repeat(5000), categoryId: 1 });
+    const declared = await api(service, "/v1/pets", { method: "POST", body: big });
+    assert.equal(declared.status, 413);
+    assert.equal((await declared.json()).code, "payload_too_large");
+    const chunks = [new TextEncoder().encode(big.slice(0, 800)), new TextEncoder().encode(big.slice(800))];
+    const stream = new ReadableStream({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(next);
+      },
+    });
+    // @ts-ignore: duplex is required for a streamed request body
+    const chunked = await api(service, "/v1/pets", { method: "POST", body: stream, duplex: "half" });
+    assert.equal(chunked.status, 413);
+    assert.equal((await chunked.json()).code, "payload_too_large");
+    // A much larger body than the runtime's own limits still gets our Error JSON.
+    const huge = await api(service, "/v1/pets", { method: "POST", body: "x".repeat(2 * 1024 * 1024) });
+    assert.equal(huge.status, 413);
+    assert.equal((await huge.json()).code, "payload_too_large");
+  });
+
+  it("answers HEAD without a body and OPTIONS with Allow", async () => {
+    const head = await api(service, "/v1/pets", { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), "");
+    const options = await fetch(`${service.url}/v1/pets`, { method: "OPTIONS" });
+    assert.equal(options.status, 204);
+    assert.equal(options.headers.get("allow"), "GET, HEAD, POST, OPTIONS");
+  });
+
+  it("answers 401 without a key, 404 for unknown paths and /healthz, /readyz without a key", async () => {
+    assert.equal((await fetch(`${service.url}/v1/pets`)).status, 401);
+    assert.equal((await api(service, "/v1/store/orders")).status, 404);
+    assert.equal((await fetch(`${service.url}/healthz`)).status, 200);
+    assert.equal((await fetch(`${service.url}/readyz`)).status, 200);
+  });
+
+  it("writes one JSON log line per request without the key", async () => {
+    await api(service, "/v1/pets?limit=1", { headers: { "x-request-id": "log-check-1" } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const line = service.stdout().split("\n").find((text) => text.includes('"log-check-1"'));
+    assert.ok(line !== undefined, "request logged");
+    const entry = JSON.parse(line);
+    assert.equal(entry.method, "GET");
+    assert.equal(entry.status, 200);
+    assert.ok(!service.stdout().includes(KEY));
+  });
+});
+
+describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
+  it("keeps pets across a restart, exits 0 on SIGTERM and releases the data directory", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const first = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
+      const created = await (await api(first, "/v1/pets", { method: "POST", body: '{"name":"Keeper","categoryId":-5}' })).json();
+      assert.equal(await first.stop("SIGTERM"), 0);
+      const second = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
+      const fetched = await (await api(second, `/v1/pets/${created.id}`)).json();
+      assert.deepEqual(fetched, created);
+      const next = await (await api(second, "/v1/pets", { method: "POST", body: '{"name":"Next","categoryId":1}' })).json();
+      assert.ok(next.id > created.id, "ids keep increasing after a restart");
+      assert.equal(await second.stop("SIGINT"), 0);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("finishes a request in flight on SIGTERM before exiting", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const service = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
+      // A slow upload: the request is in flight when SIGTERM arrives.
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const body = new ReadableStream({
+        async start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"name":"Slow",'));
+          await gate;
+          controller.enqueue(new TextEncoder().encode('"categoryId":3}'));
+          controller.close();
+        },
+      });
+      // @ts-ignore: duplex is required for a streamed request body
+      const pending = api(service, "/v1/pets", { method: "POST", body, duplex: "half" });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      service.child.kill("SIGTERM");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      release();
+      const response = await pending;
+      assert.equal(response.status, 201);
+      assert.equal(await service.exited, 0);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("refuses a second process on the same data directory, naming it", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const first = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
+      const second = await runService([], { env: { API_KEYS: KEY, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dir.path } });
+      assert.equal(second.code, 1);
+      assert.ok(second.stderr.includes(dir.path), second.stderr);
+      assert.equal(second.stderr.trim().split("\n").length, 1, "one line");
+      assert.equal(await first.stop(), 0);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("exits 2 with a one-line message naming the bad setting", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const cases: [Record<string, string>, string][] = [
+        [{ PORT: "abc" }, "PORT"],
+        [{ PORT: "70000" }, "PORT"],
+        [{ MAX_BODY_BYTES: "1.5" }, "MAX_BODY_BYTES"],
+        [{ RATE_LIMIT: "ten" }, "RATE_LIMIT"],
+        [{ API_KEYS: " , " }, "API_KEYS"],
+        [{ API_KEYS: "" }, "API_KEYS"],
+        [{ API_KEYS_FILE: join(dir.path, "missing.txt") }, "API_KEYS_FILE"],
+      ];
+      for (const [env, setting] of cases) {
+        const result = await runService([], { env: { API_KEYS: KEY, DATA_DIR: dir.path, ...env } });
+        assert.equal(result.code, 2, `${JSON.stringify(env)}: ${result.stderr}`);
+        assert.ok(result.stderr.includes(setting), result.stderr);
+        assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("generates a key on first start, prints it on every start, and keeps it private", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const first = await startService({ dataDir: dir.path });
+      const key = /"apiKey":"([^"]+)"/.exec(first.stdout())?.[1];
+      assert.ok(key !== undefined && key.length >= 22, "a key is printed");
+      const keyFile = join(dir.path, "api-key");
+      assert.equal(statSync(keyFile).mode & 0o777, 0o600);
+      assert.equal(readFileSync(keyFile, "utf8").trim(), key);
+      const ok = await fetch(`${first.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(ok.status, 200);
+      assert.equal(await first.stop(), 0);
+      const second = await startService({ dataDir: dir.path });
+      assert.ok(second.stdout().includes(key), "printed again on the next start");
+      assert.equal(await second.stop(), 0);
+      const configured = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
+      assert.ok(!configured.stdout().includes(key), "never printed when keys are configured");
+      assert.equal(await configured.stop(), 0);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("accepts keys from API_KEYS_FILE, including sha256: digests, together with API_KEYS", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const file = join(dir.path, "keys.txt");
+      const digest = createHash("sha256").update("digest-key").digest("hex");
+      writeFileSync(file, `# keys\nfile-key\n\nsha256:${digest}\n`);
+      const service = await startService({ dataDir: join(dir.path, "data"), env: { API_KEYS: KEY, API_KEYS_FILE: file } });
+      for (const key of [KEY, "file-key", "digest-key"]) {
+        const response = await fetch(`${service.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
+        assert.equal(response.status, 200, key);
+      }
+      const bad = await fetch(`${service.url}/v1/pets`, { headers: { authorization: `Bearer sha256:${digest}` } });
+      assert.equal(bad.status, 401, "the digest itself is not a key");
+      assert.equal(await service.stop(), 0);
+    } finally {
+      dir.remove();
+    }
+  });
+});

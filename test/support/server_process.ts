@@ -1,0 +1,129 @@
+/**
+ * Starting the real service as a child process, on the runtime under test, on a free port and a
+ * temporary data directory. The runtime is `TARGET_RUNTIME` (deno, bun or node), defaulting to
+ * the one running the tests; node runs the esbuild bundle (`npm run build` first).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import process from "node:process";
+
+export type RuntimeName = "deno" | "bun" | "node";
+
+const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
+
+/** The runtime the HTTP suites start the service on. */
+export function targetRuntime(): RuntimeName {
+  const requested = process.env.TARGET_RUNTIME;
+  if (requested === "deno" || requested === "bun" || requested === "node") return requested;
+  const globals = globalThis as { Deno?: unknown; Bun?: unknown };
+  return globals.Deno !== undefined ? "deno" : globals.Bun !== undefined ? "bun" : "node";
+}
+
+/** The command line that runs the service (with `args` as sub-command) on a runtime. */
+export function serviceCommand(runtime: RuntimeName, args: string[] = []): [string, string[]] {
+  const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
+  switch (runtime) {
+    case "deno":
+      return [bin("deno"), ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys", join(ROOT, "src/main.ts"), ...args]];
+    case "bun":
+      return [bin("bun"), [join(ROOT, "src/main.ts"), ...args]];
+    case "node":
+      return [process.execPath.includes("node") ? process.execPath : "node", [join(ROOT, "dist/animal-store.mjs"), ...args]];
+  }
+}
+
+/** A fresh temporary directory, removed by the returned function. */
+export function temporaryDirectory(prefix = "animal-store-"): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A running service process. */
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly port: number;
+  /** Everything printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or signal name) once the process has ended. */
+  readonly exited: Promise<number | string>;
+  /** Sends a signal and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+export interface StartOptions {
+  readonly dataDir: string;
+  readonly env?: Record<string, string>;
+  readonly runtime?: RuntimeName;
+}
+
+/** Runs a command of the service to completion (verify, healthcheck, bad settings...). */
+export function runService(
+  args: string[],
+  options: { env?: Record<string, string>; runtime?: RuntimeName; timeoutMs?: number } = {},
+): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const [command, commandArgs] = serviceCommand(options.runtime ?? targetRuntime(), args);
+  const child = spawn(command, commandArgs, { env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${args.join(" ")} did not finish: ${stderr}`));
+    }, options.timeoutMs ?? 20_000);
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      // Let the pipes drain before reporting.
+      setTimeout(() => resolvePromise({ code: code ?? signal ?? -1, stdout, stderr }), 20);
+    });
+  });
+}
+
+/** Starts the service and waits until it is ready. */
+export async function startService(options: StartOptions): Promise<ServiceProcess> {
+  const [command, args] = serviceCommand(options.runtime ?? targetRuntime());
+  const env = { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: options.dataDir, ...options.env };
+  const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const exited = new Promise<number | string>((resolvePromise) => {
+    child.on("exit", (code, signal) => setTimeout(() => resolvePromise(code ?? signal ?? -1), 20));
+  });
+
+  const port = await new Promise<number>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${stdout}\n${stderr}`)), 20_000);
+    const check = () => {
+      const match = /"port":(\d+)/.exec(stdout);
+      if (match !== null) {
+        clearTimeout(timer);
+        child.stdout!.off("data", check);
+        resolvePromise(Number(match[1]));
+      }
+    };
+    child.stdout!.on("data", check);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before listening:\n${stdout}\n${stderr}`));
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    child,
+    url,
+    port,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    stop(signal: NodeJS.Signals = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
