@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// `npm test`: the whole suite under Deno and under Bun (the HTTP process suites start the
+// service on that same runtime), then the HTTP process suites against the Node build. Prints a
+// summary line per runtime and a final "N passed, N failed" line; exits non-zero on any failure.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bin = (name) => join(root, "node_modules", ".bin", name);
+const only = process.argv.slice(2); // e.g. `npm test -- deno` runs one runtime
+
+/** Runs a command, echoing its output, and returns [exit code, output]. */
+function run(label, command, args, env = {}) {
+  console.log(`\n=== ${label}: ${command.split("/").at(-1)} ${args.join(" ")}`);
+  const result = spawnSync(command, args, {
+    cwd: root,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
+  process.stdout.write(output);
+  return [result.status ?? 1, output];
+}
+
+/** Counts from `deno test` ("ok | 7 passed (40 steps) | 0 failed") — steps are the `it`s. */
+function denoCounts(output) {
+  const line = output.split("\n").reverse().find((text) => /\d+ passed.*\d+ failed/.test(text)) ?? "";
+  const number = (pattern) => Number(pattern.exec(line)?.[1] ?? 0);
+  const passed = number(/passed \((\d+) steps?\)/) || number(/(\d+) passed/);
+  const failed = number(/failed \((\d+) steps?\)/) || number(/(\d+) failed/);
+  return { passed, failed };
+}
+
+/** Counts from `bun test` (" 40 pass" / " 0 fail"). */
+function bunCounts(output) {
+  return {
+    passed: Number(/^\s*(\d+) pass$/m.exec(output)?.[1] ?? 0),
+    failed: Number(/^\s*(\d+) fail$/m.exec(output)?.[1] ?? 0),
+  };
+}
+
+const summaries = [];
+function record(runtime, code, counts) {
+  // A runner that crashed before counting still fails the run.
+  const failed = counts.failed + (code !== 0 && counts.failed === 0 ? 1 : 0);
+  summaries.push({ runtime, passed: counts.passed, failed });
+}
+
+if (only.length === 0 || only.includes("deno")) {
+  const [code, output] = run("deno", bin("deno"), ["test", "--allow-all", "test/"], { TARGET_RUNTIME: "deno" });
+  record("deno", code, denoCounts(output));
+}
+if (only.length === 0 || only.includes("bun")) {
+  const [code, output] = run("bun", bin("bun"), ["test", "--timeout", "120000", "./test/"], { TARGET_RUNTIME: "bun" });
+  record("bun", code, bunCounts(output));
+}
+if (only.length === 0 || only.includes("node")) {
+  const [buildCode] = run("node build", "npm", ["run", "build", "--silent"]);
+  if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store.mjs"))) {
+    record("node", 1, { passed: 0, failed: 1 });
+  } else {
+    const [code, output] = run("node", bin("deno"), ["test", "--allow-all", "test/service/"], { TARGET_RUNTIME: "node" });
+    record("node", code, denoCounts(output));
+  }
+}
+
+console.log("\n=== summary");
+for (const { runtime, passed, failed } of summaries) {
+  console.log(`${runtime}: ${passed} passed, ${failed} failed`);
+}
+const passed = summaries.reduce((sum, s) => sum + s.passed, 0);
+const failed = summaries.reduce((sum, s) => sum + s.failed, 0);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
