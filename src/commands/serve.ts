@@ -9,7 +9,8 @@ import { type Config, ConfigError, loadConfig } from "../config/config.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import { detectRuntime } from "../runtime/server.ts";
-import { openJsonlStore, StoreOpenError } from "../store/jsonl/jsonl_store.ts";
+import { openJsonlStore } from "../store/jsonl/jsonl_store.ts";
+import { StoreOpenError } from "../store/jsonl/open_error.ts";
 import { VERSION } from "../version.ts";
 
 /** Starts the service; returns -1 while it runs (it exits from its signal handler), or an exit code. */
@@ -48,7 +49,7 @@ export async function runServe(): Promise<number> {
     });
   } catch (error) {
     if (!(error instanceof StoreOpenError)) throw error;
-    process.stderr.write(`Cannot start: ${error.message}\n`);
+    process.stderr.write(`${error.message}\n`);
     log.flush();
     await server.shutdown();
     return 1;

@@ -14,6 +14,6 @@ export async function runVerify(): Promise<number> {
     return 2;
   }
   const report = await verifyDataFile(dataDir);
-  process.stdout.write(formatVerifyReport(report));
+  process.stdout.write(formatVerifyReport(report).join("\n") + "\n");
   return report.damage === undefined ? 0 : 1;
 }

@@ -50,6 +50,8 @@ export interface ServiceProcess {
   stderr(): string;
   /** Resolves with the exit code (or signal name) once the process has ended. */
   readonly exited: Promise<number | string>;
+  /** Sends a signal without waiting. */
+  kill(signal: NodeJS.Signals): void;
   /** Sends a signal and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
@@ -114,6 +116,11 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     });
   });
   const url = `http://127.0.0.1:${port}`;
+  const kill = (signal: NodeJS.Signals) => {
+    // process.kill, not child.kill: after child.kill, Deno's child_process reports the signal
+    // as the exit status even when the service handled it and exited 0.
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, signal);
+  };
   return {
     child,
     url,
@@ -121,8 +128,9 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     stdout: () => stdout,
     stderr: () => stderr,
     exited,
+    kill,
     stop(signal: NodeJS.Signals = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      kill(signal);
       return exited;
     },
   };

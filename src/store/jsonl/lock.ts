@@ -1,0 +1,163 @@
+/**
+ * One writer per data directory, across Deno, Bun and Node: the owner holds
+ * `DATA_DIR/animal-store.lock`, created exclusively (flag "wx"), holding its pid, the start time
+ * of that pid and the host name.
+ *
+ * Recovery rules for a lock that already exists:
+ * - written on another host: its process cannot be checked from here, so the lock is kept and
+ *   the start refused (remove the file by hand once that process is known to be gone);
+ * - its pid is not running: the owner died without cleaning up (kill -9, power cut); take over;
+ * - its pid runs but started at another time: the pid was reused (in containers the owner is
+ *   often pid 1 again after a restart); take over;
+ * - unreadable content: a process died between creating and writing the file, or is writing it
+ *   right now; taken over only once the file is older than a few seconds.
+ *
+ * A takeover moves the old file aside with an atomic rename and checks it is the file judged
+ * stale; if another process replaced it in between, that file is put back and the start refused.
+ */
+import { readFile, rename, stat, unlink } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import type { FileLayer } from "./file_layer.ts";
+
+/** File name of the lock in the data directory. */
+export const LOCK_FILE = "animal-store.lock";
+
+const UNREADABLE_GRACE_MS = 5_000;
+
+/** What a lock file holds. */
+export interface LockOwner {
+  readonly pid: number;
+  /** Start time of the pid (Linux: clock ticks after boot, /proc/<pid>/stat field 22), or null. */
+  readonly startTime: string | null;
+  readonly hostname: string;
+}
+
+/** A held lock. */
+export interface DirectoryLock {
+  /** Removes the lock file. */
+  release(): Promise<void>;
+}
+
+/** Takes the lock or returns why not (a one-line reason naming the owner). */
+export async function acquireLock(
+  dataDir: string,
+  files: FileLayer,
+): Promise<DirectoryLock | { readonly refused: string }> {
+  const path = join(dataDir, LOCK_FILE);
+  const startTime = (await processStartTime(process.pid)) ?? null;
+  const me: LockOwner = { pid: process.pid, startTime, hostname: hostname() };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await createLockFile(path, me, files)) {
+      return { release: () => unlink(path).catch(() => {}) };
+    }
+    const text = await readFile(path, "utf8").catch(() => undefined);
+    if (text === undefined) continue; // removed meanwhile: try again
+    const owner = parseOwner(text);
+    const verdict = owner === undefined
+      ? await unreadableVerdict(path)
+      : await ownerVerdict(owner, me);
+    if (verdict !== "gone") return { refused: verdict };
+    if (!(await moveAside(path, text))) {
+      return { refused: "another process took the lock over at the same time" };
+    }
+  }
+  return { refused: "the lock file keeps changing" };
+}
+
+/** Start time of a running pid, undefined when it does not run, null when it cannot be told. */
+export async function processStartTime(pid: number): Promise<string | null | undefined> {
+  let stat: string;
+  try {
+    stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  } catch (error) {
+    if (!(await procAvailable())) return isRunning(pid) ? null : undefined;
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? undefined : null;
+  }
+  // The command name (field 2) may hold spaces and parentheses: count fields after the last ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return fields[22 - 3] ?? null;
+}
+
+async function createLockFile(path: string, me: LockOwner, files: FileLayer): Promise<boolean> {
+  let file;
+  try {
+    file = await files.open(path, "wx");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+  try {
+    const bytes = new TextEncoder().encode(`${JSON.stringify(me)}\n`);
+    await file.write(bytes, 0, bytes.length, 0);
+  } finally {
+    await file.close();
+  }
+  return true;
+}
+
+/** "gone" when the owner is surely not running, else the reason to refuse. */
+async function ownerVerdict(owner: LockOwner, me: LockOwner): Promise<string> {
+  if (owner.hostname !== me.hostname) {
+    return `process ${owner.pid} on host ${owner.hostname} (remove ${LOCK_FILE} if it no longer runs)`;
+  }
+  const startTime = await processStartTime(owner.pid);
+  if (startTime === undefined) return "gone";
+  if (startTime !== null && owner.startTime !== null && startTime !== owner.startTime) {
+    return "gone";
+  }
+  return `process ${owner.pid}`;
+}
+
+async function unreadableVerdict(path: string): Promise<string> {
+  const info = await stat(path).catch(() => undefined);
+  if (info !== undefined && Date.now() - info.mtimeMs > UNREADABLE_GRACE_MS) return "gone";
+  return "a process that is taking the lock now";
+}
+
+/** Renames a stale lock aside; false (and the file restored) when it was no longer that lock. */
+async function moveAside(path: string, staleText: string): Promise<boolean> {
+  const aside = `${path}.stale-${process.pid}-${Date.now()}`;
+  try {
+    await rename(path, aside);
+  } catch {
+    return true; // already gone: the next attempt creates it
+  }
+  const moved = await readFile(aside, "utf8").catch(() => undefined);
+  if (moved !== staleText) {
+    await rename(aside, path).catch(() => {});
+    return false;
+  }
+  await unlink(aside).catch(() => {});
+  return true;
+}
+
+function parseOwner(text: string): LockOwner | undefined {
+  try {
+    const value = JSON.parse(text);
+    if (
+      Number.isSafeInteger(value?.pid) && typeof value.hostname === "string" &&
+      (typeof value.startTime === "string" || value.startTime === null)
+    ) {
+      return { pid: value.pid, startTime: value.startTime, hostname: value.hostname };
+    }
+  } catch {
+    // fall through: unreadable
+  }
+  return undefined;
+}
+
+let procChecked: boolean | undefined;
+async function procAvailable(): Promise<boolean> {
+  procChecked ??= await stat("/proc/self/stat").then(() => true, () => false);
+  return procChecked;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The pets' JSON text, kept as the UTF-8 bytes that are on disk rather than one JS string per
+ * pet: replay keeps the pet objects of the chunks it read, and the writer encodes new lines
+ * straight into an arena that then holds them. A pet costs the bytes of its JSON plus 10 bytes of
+ * location; its string is built only when it is read.
+ */
+const ARENA_BYTES = 256 * 1024;
+
+const decoder = new TextDecoder();
+
+/** Space to encode a batch in, handed out by `reserve`. */
+export interface Reservation {
+  readonly segment: number;
+  readonly bytes: Uint8Array;
+  /** Where the reserved space begins in `bytes`. */
+  readonly offset: number;
+}
+
+/** Pet texts addressed by position (the order pets were added in). */
+export class PetTexts {
+  readonly #segments: Uint8Array[] = [];
+  #segmentOf = new Uint32Array(1024);
+  #startOf = new Uint32Array(1024);
+  #lengthOf = new Uint16Array(1024);
+  #count = 0;
+  /** The segment new lines are encoded into, and how much of it is taken. */
+  #arena = -1;
+  #arenaUsed = 0;
+
+  /** Number of pets held. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Keeps a chunk of file bytes; returns its segment number for `add`. */
+  addSegment(bytes: Uint8Array): number {
+    this.#segments.push(bytes);
+    return this.#segments.length - 1;
+  }
+
+  /** Swaps a segment for a copy with the same bytes where its pets lie (a compacted one). */
+  replaceSegment(segment: number, bytes: Uint8Array): void {
+    this.#segments[segment] = bytes;
+  }
+
+  /** Records that the next pet's text is bytes [start, end) of a segment. */
+  add(segment: number, start: number, end: number): void {
+    if (this.#count === this.#segmentOf.length) this.#grow();
+    this.#segmentOf[this.#count] = segment;
+    this.#startOf[this.#count] = start;
+    this.#lengthOf[this.#count] = end - start;
+    this.#count++;
+  }
+
+  /** The JSON text of the pet at a position. */
+  text(position: number): string {
+    const start = this.#startOf[position];
+    const bytes = this.#segments[this.#segmentOf[position]];
+    return decoder.decode(bytes.subarray(start, start + this.#lengthOf[position]));
+  }
+
+  /**
+   * Free space of at least `size` bytes at the end of the arena. It stays free (a failed batch
+   * leaves nothing behind) until `commit` takes it.
+   */
+  reserve(size: number): Reservation {
+    const arena = this.#arena < 0 ? undefined : this.#segments[this.#arena];
+    if (arena === undefined || arena.length - this.#arenaUsed < size) {
+      this.#arena = this.addSegment(new Uint8Array(Math.max(ARENA_BYTES, size)));
+      this.#arenaUsed = 0;
+    }
+    return { segment: this.#arena, bytes: this.#segments[this.#arena], offset: this.#arenaUsed };
+  }
+
+  /** Marks `size` bytes after the last reservation's offset as taken. */
+  commit(size: number): void {
+    this.#arenaUsed += size;
+  }
+
+  #grow(): void {
+    const capacity = this.#segmentOf.length * 2;
+    this.#segmentOf = grown(this.#segmentOf, new Uint32Array(capacity));
+    this.#startOf = grown(this.#startOf, new Uint32Array(capacity));
+    this.#lengthOf = grown(this.#lengthOf, new Uint16Array(capacity));
+  }
+}
+
+function grown<T extends Uint32Array | Uint16Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}

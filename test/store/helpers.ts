@@ -1,0 +1,98 @@
+/** Shared helpers of the store tests: temp directories laid out from a map, an instrumented file layer. */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { DataFile, FileLayer } from "../../src/store/jsonl/file_layer.ts";
+import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
+import { formatPetRecord } from "../../src/store/jsonl/record.ts";
+import type { NewPet } from "../../src/schemas/pet.ts";
+import type { IdempotencyClaim } from "../../src/store/store.ts";
+
+const made: string[] = [];
+
+/** A fresh temp directory holding `layout` ({ "data/pets.jsonl": "…" }); removed by `removeTempDirs`. */
+export function tempDir(layout: Record<string, string | Uint8Array> = {}): string {
+  const root = mkdtempSync(join(tmpdir(), "store-test-"));
+  made.push(root);
+  for (const [path, content] of Object.entries(layout)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+/** Removes every directory made by `tempDir`. */
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** The bytes of a file. */
+export function bytesOf(path: string): Uint8Array {
+  return new Uint8Array(readFileSync(path));
+}
+
+/** One record line, as the store writes it. */
+export function line(id: number, pet: Partial<NewPet> = {}, claim?: IdempotencyClaim): string {
+  return formatPetRecord(id, { name: `Pet ${id}`, categoryId: BigInt(id), ...pet }, claim);
+}
+
+/** An errno-style error, as node:fs throws. */
+export function errno(code: string, syscall: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: simulated failure, ${syscall}`), { code, syscall });
+}
+
+/** Hooks run before the data file's operations; a hook that throws makes the operation fail. */
+export interface FileHooks {
+  /** May write some of the bytes itself (a partial write) before throwing. */
+  write?: (
+    file: DataFile,
+    bytes: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ) => Promise<void> | void;
+  datasync?: () => Promise<void> | void;
+  truncate?: (length: number) => Promise<void> | void;
+}
+
+/** A file layer that counts the data file's writes and fdatasyncs and runs hooks before them. */
+export function instrumentedFiles(
+  hooks: FileHooks = {},
+): FileLayer & { writes: number; datasyncs: number } {
+  const layer = {
+    writes: 0,
+    datasyncs: 0,
+    async open(path: string, flags: string): Promise<DataFile> {
+      const file = await nodeFileLayer.open(path, flags);
+      if (!path.endsWith("pets.jsonl")) return file;
+      return {
+        read: (...args) => file.read(...args),
+        stat: () => file.stat(),
+        sync: () => file.sync(),
+        close: () => file.close(),
+        async write(bytes, offset, length, position) {
+          layer.writes++;
+          await hooks.write?.(file, bytes, offset, length, position);
+          return file.write(bytes, offset, length, position);
+        },
+        async datasync() {
+          layer.datasyncs++;
+          await hooks.datasync?.();
+          return file.datasync();
+        },
+        async truncate(length) {
+          await hooks.truncate?.(length);
+          return file.truncate(length);
+        },
+      };
+    },
+  };
+  return layer;
+}
+
+/** A promise with its resolve function (Node 20 has no Promise.withResolvers). */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}

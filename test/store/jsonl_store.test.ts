@@ -1,0 +1,285 @@
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
+import { processStartTime } from "../../src/store/jsonl/lock.ts";
+import { StoreOpenError } from "../../src/store/jsonl/open_error.ts";
+import { bytesOf, line, removeTempDirs, tempDir } from "./helpers.ts";
+
+after(removeTempDirs);
+
+/** Opens a store that must fail; returns the error message. */
+async function openFails(dataDir: string): Promise<string> {
+  const error = await openJsonlStore({ dataDir }).then(
+    async (store) => {
+      await store.close();
+      return assert.fail("the store opened");
+    },
+    (error) => error,
+  );
+  assert.ok(error instanceof StoreOpenError, String(error));
+  assert.ok(!error.message.includes("\n"), "the message is one line");
+  return error.message;
+}
+
+describe("openJsonlStore: crash matrix", () => {
+  it("creates a missing data directory and data file", async () => {
+    const dataDir = join(tempDir(), "nested", "data");
+    const store = await openJsonlStore({ dataDir });
+    assert.equal(store.size, 0);
+    assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), "");
+    assert.ok(existsSync(join(dataDir, "animal-store.lock")));
+    const outcome = await store.create({ name: "Rex", categoryId: 1n });
+    assert.equal(outcome.kind === "created" && outcome.pet.id, 1);
+    await store.close();
+    assert.ok(!existsSync(join(dataDir, "animal-store.lock")), "close() removes the lock");
+  });
+
+  it("opens an empty file", async () => {
+    const root = tempDir({ "data/pets.jsonl": "" });
+    const store = await openJsonlStore({ dataDir: join(root, "data") });
+    assert.equal(store.size, 0);
+    await store.close();
+  });
+
+  it("cuts a torn last line, warns with its byte offset and keeps the earlier pets", async () => {
+    const good = line(1) + line(2, { status: "sold" });
+    const root = tempDir({ "data/pets.jsonl": good + line(3).slice(0, 40) });
+    const warnings: string[] = [];
+    const store = await openJsonlStore({
+      dataDir: join(root, "data"),
+      onWarning: (m) => warnings.push(m),
+    });
+    assert.equal(store.size, 2);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], new RegExp(`byte offset ${Buffer.byteLength(good)}\\b`));
+    assert.equal(readFileSync(join(root, "data/pets.jsonl"), "utf8"), good);
+    const outcome = await store.create({ name: "Next", categoryId: 3n });
+    assert.equal(outcome.kind === "created" && outcome.pet.id, 3);
+    await store.close();
+    assert.equal(
+      readFileSync(join(root, "data/pets.jsonl"), "utf8"),
+      good + line(3, { name: "Next" }),
+    );
+  });
+
+  it("cuts a complete record that lacks its newline (its write never finished)", async () => {
+    const root = tempDir({ "data/pets.jsonl": line(1) + line(2).slice(0, -1) });
+    const store = await openJsonlStore({ dataDir: join(root, "data") });
+    assert.equal(store.size, 1);
+    await store.close();
+  });
+
+  it("refuses a damaged middle line, naming its line number, and leaves the file untouched", async () => {
+    const root = tempDir({
+      "data/pets.jsonl": line(1) + '{"type":"pet","v":1,"pet":{"id":2,"na\n' + line(3),
+    });
+    const before = bytesOf(join(root, "data/pets.jsonl"));
+    const message = await openFails(join(root, "data"));
+    assert.match(message, /^Cannot open store: .*pets\.jsonl line 2 is not valid JSON$/);
+    assert.deepEqual(bytesOf(join(root, "data/pets.jsonl")), before);
+    assert.ok(!existsSync(join(root, "data/animal-store.lock")), "a failed open releases the lock");
+  });
+
+  it("refuses a final complete line that is damaged (it has its newline, so it is no torn write)", async () => {
+    const root = tempDir({ "data/pets.jsonl": line(1) + "garbage\n" });
+    assert.match(await openFails(join(root, "data")), /line 2 is not valid JSON/);
+  });
+
+  it("refuses ids that do not increase", async () => {
+    const root = tempDir({ "data/pets.jsonl": line(1) + line(5) + line(5) });
+    assert.match(
+      await openFails(join(root, "data")),
+      /line 3 has id 5, not above the id 5 before it/,
+    );
+  });
+
+  it("refuses a wrong shape, an unknown record type and a future format version, naming the line", async () => {
+    const cases: [string, RegExp][] = [
+      [
+        '{"type":"order","v":1,"order":{}}\n',
+        /line 2 has record type "order", which this version does not know/,
+      ],
+      [
+        '{"type":"pet","v":2,"pet":{"id":2,"name":"A","categoryId":1}}\n',
+        /line 2 has format version 2; this version reads only version 1/,
+      ],
+      [
+        '{"type":"pet","v":1,"pet":{"id":2,"name":"A"}}\n',
+        /line 2 has a categoryId that is not an integer/,
+      ],
+      [
+        '{"type":"pet","v":1,"pet":{"id":2,"name":"A","categoryId":1,"status":"lost"}}\n',
+        /line 2 has an unknown pet status/,
+      ],
+      [
+        '{"type":"pet","v":1,"pet":{"id":2, "name":"A","categoryId":1}}\n',
+        /line 2 is not in the exact form/,
+      ],
+      ["[1]\n", /line 2 is not a JSON object/],
+    ];
+    for (const [record, expected] of cases) {
+      const root = tempDir({ "data/pets.jsonl": line(1) + record });
+      assert.match(await openFails(join(root, "data")), expected);
+    }
+  });
+
+  it("keeps int64 categoryIds exactly through the file and a reopen", async () => {
+    const dataDir = join(tempDir(), "data");
+    const values = [9223372036854775807n, -9223372036854775808n, 9007199254740993n, 0n];
+    let store = await openJsonlStore({ dataDir });
+    for (const categoryId of values) await store.create({ name: "Big", categoryId });
+    await store.close();
+    store = await openJsonlStore({ dataDir });
+    values.forEach((categoryId, i) => {
+      assert.equal(
+        store.get(i + 1)?.json,
+        `{"id":${i + 1},"name":"Big","categoryId":${categoryId}}`,
+      );
+    });
+    await store.close();
+    const text = readFileSync(join(dataDir, "pets.jsonl"), "utf8");
+    for (const value of values) assert.ok(text.includes(`"categoryId":${value}}`));
+  });
+
+  it("refuses a categoryId outside int64 or written as -0", async () => {
+    for (const literal of ["9223372036854775808", "-9223372036854775809", "-0", "01"]) {
+      const root = tempDir({
+        "data/pets.jsonl":
+          `{"type":"pet","v":1,"pet":{"id":1,"name":"A","categoryId":${literal}}}\n`,
+      });
+      assert.match(await openFails(join(root, "data")), /line 1 /, literal);
+    }
+  });
+
+  it("reads back names, statuses and claims after a reopen", async () => {
+    const dataDir = join(tempDir(), "data");
+    let store = await openJsonlStore({ dataDir });
+    const name = 'Quote " backslash \\ emoji 😀 é';
+    await store.create({ name, categoryId: -5n, status: "pending" }, {
+      scope: "s",
+      key: 'k"}',
+      digest: "d",
+    });
+    await store.close();
+    store = await openJsonlStore({ dataDir });
+    const pet = store.get(1);
+    assert.equal(pet?.status, "pending");
+    assert.deepEqual(JSON.parse(pet!.json), { id: 1, name, categoryId: -5, status: "pending" });
+    await store.close();
+  });
+});
+
+describe("openJsonlStore: directory lock", () => {
+  function writeLock(dataDir: string, owner: object): void {
+    writeFileSync(join(dataDir, "animal-store.lock"), JSON.stringify(owner));
+  }
+
+  it("refuses a second open of a directory in use, naming the directory and the pid", async () => {
+    const dataDir = join(tempDir(), "data");
+    const store = await openJsonlStore({ dataDir });
+    const message = await openFails(dataDir);
+    assert.equal(
+      message,
+      `Cannot open store: data directory ${dataDir} is in use by process ${process.pid}`,
+    );
+    await store.close();
+  });
+
+  it("refuses a lock held by a running process (pid and start time match)", async () => {
+    const dataDir = join(tempDir({ "data/pets.jsonl": "" }), "data");
+    const startTime = await processStartTime(process.pid);
+    writeLock(dataDir, { pid: process.pid, startTime, hostname: hostname() });
+    assert.match(
+      await openFails(dataDir),
+      new RegExp(`data directory ${dataDir} is in use by process ${process.pid}$`),
+    );
+    assert.ok(existsSync(join(dataDir, "animal-store.lock")), "the owner's lock stays");
+  });
+
+  it("takes over the lock of a process that is gone", async () => {
+    const dataDir = join(tempDir({ "data/pets.jsonl": line(1) }), "data");
+    const dead = spawnSync("true").pid;
+    writeLock(dataDir, { pid: dead, startTime: "1", hostname: hostname() });
+    const store = await openJsonlStore({ dataDir });
+    assert.equal(store.size, 1);
+    assert.equal(
+      JSON.parse(readFileSync(join(dataDir, "animal-store.lock"), "utf8")).pid,
+      process.pid,
+    );
+    await store.close();
+  });
+
+  it("takes over the lock of a reused pid (running, but started at another time)", async () => {
+    const dataDir = join(tempDir({ "data/pets.jsonl": "" }), "data");
+    writeLock(dataDir, { pid: process.pid, startTime: "1", hostname: hostname() });
+    const store = await openJsonlStore({ dataDir });
+    await store.close();
+  });
+
+  it("refuses a lock written on another host", async () => {
+    const dataDir = join(tempDir({ "data/pets.jsonl": "" }), "data");
+    writeLock(dataDir, { pid: 1, startTime: "1", hostname: "elsewhere.example" });
+    assert.match(await openFails(dataDir), /in use by process 1 on host elsewhere\.example/);
+  });
+});
+
+describe("JsonlStore", () => {
+  it("list() pages by status with afterId, and hasMore is exact at the boundaries", async () => {
+    const dataDir = join(tempDir(), "data");
+    const store = await openJsonlStore({ dataDir });
+    const statuses = ["sold", "available", "sold", undefined, "sold", "pending", "sold"] as const;
+    for (const status of statuses) {
+      await store.create(
+        status === undefined
+          ? { name: "P", categoryId: 1n }
+          : { name: "P", categoryId: 1n, status },
+      );
+    }
+    const ids = (page: { pets: readonly { id: number }[] }) => page.pets.map((pet) => pet.id);
+    let page = store.list({ status: "sold", afterId: 0, limit: 2 });
+    assert.deepEqual([ids(page), page.hasMore], [[1, 3], true]);
+    page = store.list({ status: "sold", afterId: 3, limit: 2 });
+    assert.deepEqual([ids(page), page.hasMore], [[5, 7], false], "a full last page says no more");
+    page = store.list({ status: "sold", afterId: 7, limit: 2 });
+    assert.deepEqual([ids(page), page.hasMore], [[], false]);
+    page = store.list({ status: undefined, afterId: 2, limit: 5 });
+    assert.deepEqual([ids(page), page.hasMore], [[3, 4, 5, 6, 7], false]);
+    page = store.list({ status: undefined, afterId: 2, limit: 4 });
+    assert.deepEqual([ids(page), page.hasMore], [[3, 4, 5, 6], true]);
+    assert.equal(
+      store.list({ status: "pending", afterId: 0, limit: 20 }).pets[0].status,
+      "pending",
+    );
+    assert.equal(store.get(4)?.status, undefined);
+    assert.equal(store.get(8), undefined);
+    assert.equal(store.get(0), undefined);
+    await store.close();
+  });
+
+  it("close() waits for pending creates, and a create after close() is unavailable", async () => {
+    const dataDir = join(tempDir(), "data");
+    const store = await openJsonlStore({ dataDir });
+    const pending = store.create({ name: "Late", categoryId: 1n });
+    await store.close();
+    assert.equal((await pending).kind, "created");
+    assert.equal((await store.create({ name: "After", categoryId: 1n })).kind, "unavailable");
+    const reopened = await openJsonlStore({ dataDir });
+    assert.equal(reopened.size, 1);
+    await reopened.close();
+  });
+});
+
+describe("JsonlStore limits", () => {
+  it("create() refuses a record too large for one line instead of writing an unreadable file", async () => {
+    const dataDir = join(tempDir(), "data");
+    const store = await openJsonlStore({ dataDir });
+    const outcome = await store.create({ name: "x".repeat(30_000), categoryId: 1n });
+    assert.equal(outcome.kind, "unavailable");
+    await store.close();
+    assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), "");
+  });
+});

@@ -1,0 +1,179 @@
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
+import type { CreateOutcome } from "../../src/store/store.ts";
+import { deferred, errno, instrumentedFiles, removeTempDirs, tempDir } from "./helpers.ts";
+
+after(removeTempDirs);
+
+function idOf(outcome: CreateOutcome): number {
+  assert.equal(outcome.kind, "created", JSON.stringify(outcome));
+  return outcome.kind === "created" ? outcome.pet.id : 0;
+}
+
+function fileIds(dataDir: string): number[] {
+  const text = readFileSync(join(dataDir, "pets.jsonl"), "utf8");
+  assert.ok(text === "" || text.endsWith("\n"), "the file ends on a complete line");
+  return text.split("\n").filter(Boolean).map((line) => JSON.parse(line).pet.id);
+}
+
+describe("GroupWriter", () => {
+  it("writes 200 concurrent creates in file order with fewer fdatasyncs than creates", async () => {
+    const dataDir = join(tempDir(), "data");
+    const files = instrumentedFiles();
+    const store = await openJsonlStore({ dataDir, files });
+    const outcomes = await Promise.all(
+      Array.from(
+        { length: 200 },
+        (_, i) => store.create({ name: `Pet ${i}`, categoryId: BigInt(i) }),
+      ),
+    );
+    const ids = outcomes.map(idOf);
+    assert.deepEqual(
+      ids,
+      Array.from({ length: 200 }, (_, i) => i + 1),
+      "ids follow the order of the calls",
+    );
+    assert.deepEqual(fileIds(dataDir), ids, "and the order of the file");
+    assert.ok(files.datasyncs < 200, `${files.datasyncs} fdatasyncs`);
+    assert.equal(files.writes, files.datasyncs, "one write and one fdatasync per batch");
+    const lines = readFileSync(join(dataDir, "pets.jsonl"), "utf8").split("\n");
+    assert.equal(JSON.parse(lines[41]).pet.name, "Pet 41");
+    await store.close();
+  });
+
+  it("does not show a batch to readers before its fdatasync returns", async () => {
+    const dataDir = join(tempDir(), "data");
+    const entered = deferred();
+    const gate = deferred();
+    const files = instrumentedFiles({
+      datasync: async () => {
+        entered.resolve();
+        await gate.promise;
+      },
+    });
+    const store = await openJsonlStore({ dataDir, files });
+    let answered = false;
+    const creating = store.create({ name: "Slow", categoryId: 1n, status: "sold" }).then(
+      (outcome) => {
+        answered = true;
+        return outcome;
+      },
+    );
+    await entered.promise;
+    assert.equal(
+      readFileSync(join(dataDir, "pets.jsonl"), "utf8").length > 0,
+      true,
+      "the bytes are written",
+    );
+    assert.equal(store.get(1), undefined);
+    assert.deepEqual(store.list({ status: "sold", afterId: 0, limit: 10 }).pets, []);
+    assert.equal(store.size, 0);
+    assert.equal(answered, false);
+    gate.resolve();
+    assert.equal(idOf(await creating), 1);
+    assert.equal(store.get(1)?.status, "sold");
+    await store.close();
+  });
+
+  for (const failing of ["write", "datasync"] as const) {
+    it(`answers every caller of a batch unavailable when ${failing} fails (ENOSPC), then recovers`, async () => {
+      const dataDir = join(tempDir(), "data");
+      let fail = false;
+      const files = instrumentedFiles({
+        write: async (file, bytes, offset, length, position) => {
+          if (fail && failing === "write") {
+            // A partial write: half the batch reaches the file before the disk is full.
+            await file.write(bytes, offset, Math.floor(length / 2), position);
+            throw errno("ENOSPC", "write");
+          }
+        },
+        datasync: () => {
+          if (fail && failing === "datasync") throw errno("EIO", "fdatasync");
+        },
+      });
+      const store = await openJsonlStore({ dataDir, files });
+      const first = await Promise.all(
+        [1, 2, 3].map((i) => store.create({ name: `Ok ${i}`, categoryId: 1n })),
+      );
+      const handedOut = new Set(first.map(idOf));
+      const before = readFileSync(join(dataDir, "pets.jsonl"), "utf8");
+
+      fail = true;
+      const failed = await Promise.all(
+        [1, 2, 3, 4].map((i) => store.create({ name: `Lost ${i}`, categoryId: 2n })),
+      );
+      for (const outcome of failed) {
+        assert.equal(outcome.kind, "unavailable");
+        assert.match(
+          outcome.kind === "unavailable" ? outcome.reason : "",
+          failing === "write" ? /ENOSPC/ : /EIO/,
+        );
+      }
+      assert.equal(
+        readFileSync(join(dataDir, "pets.jsonl"), "utf8"),
+        before,
+        "cut back to the last good line",
+      );
+      assert.equal(store.size, 3);
+
+      fail = false;
+      const later = await Promise.all(
+        [1, 2].map((i) => store.create({ name: `Later ${i}`, categoryId: 3n })),
+      );
+      for (const id of later.map(idOf)) {
+        assert.ok(!handedOut.has(id), `id ${id} reused`);
+        assert.ok(id > 3 + 4, `id ${id} skips the failed batch`);
+        handedOut.add(id);
+      }
+      await store.close();
+
+      const reopened = await openJsonlStore({ dataDir });
+      assert.equal(reopened.size, 5);
+      assert.deepEqual(fileIds(dataDir), [...handedOut]);
+      await reopened.close();
+    });
+  }
+
+  it("retries a failed truncate before the next write, so no fragment stays in the file", async () => {
+    const dataDir = join(tempDir(), "data");
+    let failWrite = false;
+    let failTruncate = 0;
+    const warnings: string[] = [];
+    const files = instrumentedFiles({
+      write: async (file, bytes, offset, length, position) => {
+        if (failWrite) {
+          await file.write(bytes, offset, length - 1, position);
+          throw errno("ENOSPC", "write");
+        }
+      },
+      truncate: () => {
+        if (failTruncate-- > 0) throw errno("EIO", "ftruncate");
+      },
+    });
+    const store = await openJsonlStore({ dataDir, files, onWarning: (m) => warnings.push(m) });
+    idOf(await store.create({ name: "Ok", categoryId: 1n }));
+    failWrite = true;
+    failTruncate = 2; // the truncate after the failure, and the retry before the next batch
+    assert.equal(
+      (await store.create({ name: "Lost", categoryId: 1n, status: "available" })).kind,
+      "unavailable",
+    );
+    failWrite = false;
+    assert.equal((await store.create({ name: "Also lost", categoryId: 1n })).kind, "unavailable");
+    const id = idOf(await store.create({ name: "Short", categoryId: 1n }));
+    assert.equal(warnings.length, 1);
+    await store.close();
+    assert.deepEqual(fileIds(dataDir), [1, id]);
+  });
+
+  it("skips fdatasync when fsync is off (benchmarks only)", async () => {
+    const files = instrumentedFiles();
+    const store = await openJsonlStore({ dataDir: join(tempDir(), "data"), files, fsync: false });
+    idOf(await store.create({ name: "Fast", categoryId: 1n }));
+    assert.equal(files.datasyncs, 0);
+    await store.close();
+  });
+});
