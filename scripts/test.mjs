@@ -28,7 +28,8 @@ function run(label, command, args, env = {}) {
 
 /** Counts from `deno test` ("ok | 7 passed (40 steps) | 0 failed") — steps are the `it`s. */
 function denoCounts(output) {
-  const line = output.split("\n").reverse().find((text) => /\d+ passed.*\d+ failed/.test(text)) ?? "";
+  const line = output.split("\n").reverse().find((text) => /\d+ passed.*\d+ failed/.test(text)) ??
+    "";
   const number = (pattern) => Number(pattern.exec(line)?.[1] ?? 0);
   const passed = number(/passed \((\d+) steps?\)/) || number(/(\d+) passed/);
   const failed = number(/failed \((\d+) steps?\)/) || number(/(\d+) failed/);
@@ -51,11 +52,15 @@ function record(runtime, code, counts) {
 }
 
 if (only.length === 0 || only.includes("deno")) {
-  const [code, output] = run("deno", bin("deno"), ["test", "--allow-all", "test/"], { TARGET_RUNTIME: "deno" });
+  const [code, output] = run("deno", bin("deno"), ["test", "--allow-all", "test/"], {
+    TARGET_RUNTIME: "deno",
+  });
   record("deno", code, denoCounts(output));
 }
 if (only.length === 0 || only.includes("bun")) {
-  const [code, output] = run("bun", bin("bun"), ["test", "--timeout", "120000", "./test/"], { TARGET_RUNTIME: "bun" });
+  const [code, output] = run("bun", bin("bun"), ["test", "--timeout", "120000", "./test/"], {
+    TARGET_RUNTIME: "bun",
+  });
   record("bun", code, bunCounts(output));
 }
 if (only.length === 0 || only.includes("node")) {
@@ -63,7 +68,9 @@ if (only.length === 0 || only.includes("node")) {
   if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store.mjs"))) {
     record("node", 1, { passed: 0, failed: 1 });
   } else {
-    const [code, output] = run("node", bin("deno"), ["test", "--allow-all", "test/service/"], { TARGET_RUNTIME: "node" });
+    const [code, output] = run("node", bin("deno"), ["test", "--allow-all", "test/service/"], {
+      TARGET_RUNTIME: "node",
+    });
     record("node", code, denoCounts(output));
   }
 }

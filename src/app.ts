@@ -41,8 +41,10 @@ export interface App {
   readonly fetch: (request: Request) => Promise<Response>;
   /** The store finished loading: API requests are served from now on. */
   ready(store: PetStore): void;
-  /** Shutting down: readiness goes 503 and new API requests are refused with 503. */
+  /** Shutting down: readiness goes 503 and requests that arrive from now on get 503. */
   drain(): void;
+  /** Resolves once no request is in flight (at once when none is). */
+  idle(): Promise<void>;
   readonly readiness: Readiness;
 }
 
@@ -64,9 +66,15 @@ export function createApp(options: AppOptions): App {
   let readiness: Readiness = options.store === undefined ? "loading" : "ready";
   let store = options.store;
 
-  const readyStore = (): PetStore => {
-    if (readiness === "ready" && store !== undefined) return store;
-    const message = readiness === "loading" ? "The store is still loading" : "The service is shutting down";
+  let inFlight = 0;
+  let idleWaiters: (() => void)[] = [];
+
+  /** The store for a request that arrived in state `arrivedIn`: in-flight requests finish. */
+  const storeFor = (arrivedIn: Readiness) => (): PetStore => {
+    if (arrivedIn === "ready" && store !== undefined) return store;
+    const message = arrivedIn === "loading"
+      ? "The store is still loading"
+      : "The service is shutting down";
     throw new HttpError(503, "unavailable", message, { headers: { "retry-after": "1" } });
   };
 
@@ -84,7 +92,9 @@ export function createApp(options: AppOptions): App {
     if (match === undefined && inApi) {
       match = apiRouter.match(path.slice(config.basePath.length) || "/");
       isPublic = match?.options.public === true;
-      if (match?.options.deprecated) for (const name in deprecated) headers.set(name, deprecated[name]);
+      if (match?.options.deprecated) {
+        for (const name in deprecated) headers.set(name, deprecated[name]);
+      }
     }
     if (match !== undefined && method === "OPTIONS") {
       headers.set("allow", match.allow);
@@ -94,21 +104,44 @@ export function createApp(options: AppOptions): App {
       context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
       headers.set("cache-control", "no-store");
     }
-    if (match === undefined) throw new HttpError(404, "not_found", `No such path: ${path.slice(0, 200)}`);
+    if (match === undefined) {
+      throw new HttpError(404, "not_found", `No such path: ${path.slice(0, 200)}`);
+    }
     const handler = findHandler(match, method);
     if (handler === undefined) {
-      throw new HttpError(405, "method_not_allowed", `Method ${method.slice(0, 20)} is not allowed here; allowed: ${match.allow}`, {
-        headers: { allow: match.allow },
-      });
+      throw new HttpError(
+        405,
+        "method_not_allowed",
+        `Method ${method.slice(0, 20)} is not allowed here; allowed: ${match.allow}`,
+        {
+          headers: { allow: match.allow },
+        },
+      );
     }
     if (match.options.deprecated && isPastSunset(clock())) {
-      throw new HttpError(410, "gone", `This endpoint was removed on ${deprecated.sunset}; use GET ${config.basePath}/pets`);
+      throw new HttpError(
+        410,
+        "gone",
+        `This endpoint was removed on ${deprecated.sunset}; use GET ${config.basePath}/pets`,
+      );
     }
     context.params = match.params;
     return await handler(context);
   }
 
   async function fetch(request: Request): Promise<Response> {
+    inFlight++;
+    try {
+      return await handle(request);
+    } finally {
+      if (--inFlight === 0 && idleWaiters.length > 0) {
+        for (const resolve of idleWaiters) resolve();
+        idleWaiters = [];
+      }
+    }
+  }
+
+  async function handle(request: Request): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdFor(request.headers.get("x-request-id"));
     const { path, query } = splitUrl(request.url);
@@ -120,7 +153,7 @@ export function createApp(options: AppOptions): App {
       params: {},
       requestId,
       keyScope: "",
-      store: readyStore,
+      store: storeFor(readiness),
     };
     const headers = new Headers();
     let response: Response;
@@ -133,7 +166,9 @@ export function createApp(options: AppOptions): App {
       // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same.
       response = new Response(null, { status: response.status, headers: response.headers });
     }
-    for (const [name, value] of headers) if (!response.headers.has(name)) response.headers.set(name, value);
+    for (const [name, value] of headers) {
+      if (!response.headers.has(name)) response.headers.set(name, value);
+    }
     response.headers.set("x-request-id", requestId);
     response.headers.set("x-content-type-options", "nosniff");
     log.info({
@@ -157,6 +192,10 @@ export function createApp(options: AppOptions): App {
     drain() {
       readiness = "draining";
     },
+    idle() {
+      if (inFlight === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => idleWaiters.push(resolve));
+    },
     get readiness() {
       return readiness;
     },
@@ -178,16 +217,24 @@ export function splitUrl(url: string): { path: string; query: string } {
   const hashStart = url.indexOf("#", pathStart);
   const pathEnd = queryStart !== -1 ? queryStart : hashStart !== -1 ? hashStart : url.length;
   const path = url.slice(pathStart, pathEnd) || "/";
-  const query = queryStart === -1 ? "" : url.slice(queryStart + 1, hashStart === -1 ? undefined : hashStart);
+  const query = queryStart === -1
+    ? ""
+    : url.slice(queryStart + 1, hashStart === -1 ? undefined : hashStart);
   return { path, query };
 }
 
 function toHttpError(error: unknown, requestId: string, log: Logger): HttpError {
   if (error instanceof HttpError) return error;
   log.error({ msg: "unhandled error", requestId, error: describeError(error) });
-  return new HttpError(500, "internal_error", "Internal error; the request id identifies it in the logs");
+  return new HttpError(
+    500,
+    "internal_error",
+    "Internal error; the request id identifies it in the logs",
+  );
 }
 
 function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
+  return error instanceof Error
+    ? `${error.name}: ${error.message}\n${error.stack ?? ""}`
+    : String(error);
 }

@@ -43,6 +43,7 @@ export function createJsonLogger(write: (text: string) => void): Logger {
 /** A logger that keeps lines in memory, for tests. */
 export function createMemoryLogger(): Logger & { readonly lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
-  const push = (level: string) => (fields: Record<string, unknown>) => lines.push({ level, ...fields });
+  const push = (level: string) => (fields: Record<string, unknown>) =>
+    lines.push({ level, ...fields });
   return { lines, info: push("info"), warn: push("warn"), error: push("error"), flush() {} };
 }

@@ -22,11 +22,14 @@ describe("authentication", () => {
     assert.equal(response.headers.get("www-authenticate"), 'Bearer realm="animal-store"');
   });
 
-  it("a wrong key returns 401 with error=\"invalid_token\"", async () => {
+  it('a wrong key returns 401 with error="invalid_token"', async () => {
     const { request } = testApp();
     const response = await request("/v1/pets", { key: "nope" });
     assert.equal(response.status, 401);
-    assert.equal(response.headers.get("www-authenticate"), 'Bearer realm="animal-store", error="invalid_token"');
+    assert.equal(
+      response.headers.get("www-authenticate"),
+      'Bearer realm="animal-store", error="invalid_token"',
+    );
   });
 
   it("a non-Bearer Authorization header counts as no key", async () => {
@@ -41,7 +44,10 @@ describe("authentication", () => {
   it("every configured key is accepted", async () => {
     const { request } = testApp();
     assert.equal((await request("/v1/pets", { key: OTHER_KEY })).status, 200);
-    assert.equal((await request("/v1/pets", { headers: { authorization: `bearer ${KEY}` } })).status, 200);
+    assert.equal(
+      (await request("/v1/pets", { headers: { authorization: `bearer ${KEY}` } })).status,
+      200,
+    );
   });
 
   it("the key is checked before anything else: no 400, 404, 405, 413 or 415 without it", async () => {
@@ -51,7 +57,11 @@ describe("authentication", () => {
       ["/v1/nowhere", {}],
       ["/v1/pets/abc", {}],
       ["/v1/pets", { method: "DELETE" }],
-      ["/v1/pets", { method: "POST", body: "x".repeat(100), headers: { "content-type": "application/json" } }],
+      ["/v1/pets", {
+        method: "POST",
+        body: "x".repeat(100),
+        headers: { "content-type": "application/json" },
+      }],
       ["/v1/pets", { method: "POST", body: "{}", headers: { "content-type": "text/plain" } }],
     ];
     for (const [path, init] of cases) {
@@ -71,14 +81,22 @@ describe("POST /v1/pets", () => {
     const { request } = testApp();
     const response = await request("/v1/pets", { method: "POST", body: rex });
     assert.equal(response.status, 201);
-    assert.deepEqual(await response.json(), { id: 1, name: "Rex", categoryId: 1, status: "available" });
+    assert.deepEqual(await response.json(), {
+      id: 1,
+      name: "Rex",
+      categoryId: 1,
+      status: "available",
+    });
     assert.equal(response.headers.get("location"), "/v1/pets/1");
   });
 
   it("keeps an int64 categoryId beyond 2^53 exactly", async () => {
     const { request } = testApp();
     for (const digits of ["9007199254740993", "9223372036854775807", "-9223372036854775808"]) {
-      const response = await request("/v1/pets", { method: "POST", body: `{"name":"Big","categoryId":${digits}}` });
+      const response = await request("/v1/pets", {
+        method: "POST",
+        body: `{"name":"Big","categoryId":${digits}}`,
+      });
       assert.equal(response.status, 201);
       const text = await response.text();
       assert.ok(text.includes(`"categoryId":${digits}`), text);
@@ -90,7 +108,10 @@ describe("POST /v1/pets", () => {
 
   it("stores a pet without status without inventing one", async () => {
     const { request } = testApp();
-    const response = await request("/v1/pets", { method: "POST", body: '{"name":"Tom","categoryId":2}' });
+    const response = await request("/v1/pets", {
+      method: "POST",
+      body: '{"name":"Tom","categoryId":2}',
+    });
     assert.deepEqual(await response.json(), { id: 1, name: "Tom", categoryId: 2 });
     assert.deepEqual(await (await request("/v1/pets?status=available")).json(), []);
     assert.equal((await (await request("/v1/pets")).json()).length, 1);
@@ -99,7 +120,10 @@ describe("POST /v1/pets", () => {
   it("stores the name exactly as sent (no trimming), counting code points", async () => {
     const { request } = testApp();
     for (const name of ["  padded ", "😀".repeat(200), "Ünïcødé 名前"]) {
-      const response = await request("/v1/pets", { method: "POST", body: JSON.stringify({ name, categoryId: 1 }) });
+      const response = await request("/v1/pets", {
+        method: "POST",
+        body: JSON.stringify({ name, categoryId: 1 }),
+      });
       assert.equal(response.status, 201, name);
       assert.equal((await response.json()).name, name);
     }
@@ -136,34 +160,66 @@ describe("POST /v1/pets", () => {
       const error = await errorOf(response);
       assert.equal(error.code, "validation_failed", body);
       assert.ok(error.message.includes(field), `${body}: ${error.message}`);
-      assert.ok(error.details.some((detail: { path: string }) => detail.path === `/${field}`), body);
+      assert.ok(
+        error.details.some((detail: { path: string }) => detail.path === `/${field}`),
+        body,
+      );
     }
     assert.equal(store.pets.length, 0);
   });
 
   it("refuses malformed JSON and non-objects with 400 invalid_body", async () => {
     const { request, store } = testApp();
-    for (const body of ["", "{", "[]", "null", "42", '"pet"', '{"name":"a","name":"b","categoryId":1}', "{'a':1}", '{"name":"a","categoryId":1}x']) {
+    for (
+      const body of [
+        "",
+        "{",
+        "[]",
+        "null",
+        "42",
+        '"pet"',
+        '{"name":"a","name":"b","categoryId":1}',
+        "{'a':1}",
+        '{"name":"a","categoryId":1}x',
+      ]
+    ) {
       const response = await request("/v1/pets", { method: "POST", body });
       assert.equal(response.status, 400, body);
       assert.equal((await errorOf(response)).code, "invalid_body", body);
     }
     const invalidUtf8 = new Uint8Array([0x7b, 0x22, 0x6e, 0xff, 0x22, 0x7d]);
-    const response = await request("/v1/pets", { method: "POST", body: invalidUtf8, headers: { "content-type": "application/json" } });
+    const response = await request("/v1/pets", {
+      method: "POST",
+      body: invalidUtf8,
+      headers: { "content-type": "application/json" },
+    });
     assert.equal((await errorOf(response)).code, "invalid_body");
     assert.equal(store.pets.length, 0);
   });
 
   it("returns 415 for a content type other than JSON, and accepts a charset parameter", async () => {
     const { request } = testApp();
-    for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "application/jsonx"]) {
-      const response = await request("/v1/pets", { method: "POST", body: rex, headers: { "content-type": contentType } });
+    for (
+      const contentType of ["text/plain", "application/x-www-form-urlencoded", "application/jsonx"]
+    ) {
+      const response = await request("/v1/pets", {
+        method: "POST",
+        body: rex,
+        headers: { "content-type": contentType },
+      });
       assert.equal(response.status, 415, contentType);
       assert.equal((await errorOf(response)).code, "unsupported_media_type");
     }
-    const missing = await request("/v1/pets", { method: "POST", body: new TextEncoder().encode(rex) });
+    const missing = await request("/v1/pets", {
+      method: "POST",
+      body: new TextEncoder().encode(rex),
+    });
     assert.equal(missing.status, 415);
-    const withCharset = await request("/v1/pets", { method: "POST", body: rex, headers: { "content-type": "application/json; charset=utf-8" } });
+    const withCharset = await request("/v1/pets", {
+      method: "POST",
+      body: rex,
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
     assert.equal(withCharset.status, 201);
   });
 
@@ -179,8 +235,12 @@ describe("POST /v1/pets", () => {
         controller.close();
       },
     });
-    // @ts-ignore: duplex is needed for streamed request bodies
-    const streamed = await request("/v1/pets", { method: "POST", body: stream, duplex: "half", headers: { "content-type": "application/json" } });
+    const streamed = await request("/v1/pets", {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+      headers: { "content-type": "application/json" },
+    });
     assert.equal(streamed.status, 413);
     assert.equal(store.pets.length, 0);
     const exact = JSON.stringify({ name: "x".repeat(100 - 30), categoryId: 1 }).padEnd(100, " ");
@@ -198,7 +258,12 @@ describe("POST /v1/pets", () => {
 });
 
 describe("Idempotency-Key", () => {
-  const post = (request: ReturnType<typeof testApp>["request"], body: string, key: string, apiKey = KEY) =>
+  const post = (
+    request: ReturnType<typeof testApp>["request"],
+    body: string,
+    key: string,
+    apiKey = KEY,
+  ) =>
     request("/v1/pets", { method: "POST", body, headers: { "idempotency-key": key }, key: apiKey });
 
   it("a repeat with the same body returns the original 201 with Idempotent-Replayed", async () => {
@@ -246,7 +311,11 @@ describe("Idempotency-Key", () => {
   it("a malformed key is 400 validation_failed naming the header", async () => {
     const { request } = testApp();
     for (const key of ["", "x".repeat(256), "has space", "é"]) {
-      const response = await request("/v1/pets", { method: "POST", body: rex, headers: { "idempotency-key": key } });
+      const response = await request("/v1/pets", {
+        method: "POST",
+        body: rex,
+        headers: { "idempotency-key": key },
+      });
       assert.equal(response.status, 400, JSON.stringify(key));
       const error = await errorOf(response);
       assert.equal(error.code, "validation_failed");
@@ -260,7 +329,14 @@ describe("GET /v1/pets", () => {
     const statuses = ["available", "pending", "sold", undefined];
     for (let i = 0; i < count; i++) {
       const status = statuses[i % 4];
-      await request("/v1/pets", { method: "POST", body: JSON.stringify({ name: `pet ${i + 1}`, categoryId: i, ...(status ? { status } : {}) }) });
+      await request("/v1/pets", {
+        method: "POST",
+        body: JSON.stringify({
+          name: `pet ${i + 1}`,
+          categoryId: i,
+          ...(status ? { status } : {}),
+        }),
+      });
     }
   }
 
@@ -278,7 +354,10 @@ describe("GET /v1/pets", () => {
     const pets = await response.json();
     assert.ok(Array.isArray(pets));
     assert.equal(pets.length, 20);
-    assert.deepEqual(pets.map((pet: { id: number }) => pet.id), Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.deepEqual(
+      pets.map((pet: { id: number }) => pet.id),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
   });
 
   it("filters by status", async () => {
@@ -339,9 +418,23 @@ describe("GET /v1/pets", () => {
     const cursor = new URLSearchParams(good.split("?")[1]).get("cursor")!;
     const altered = cursor.slice(0, -1) + (cursor.endsWith("A") ? "B" : "A");
     const bad = [
-      "limit=0", "limit=101", "limit=abc", "limit=1.5", "limit=", "limit=1&limit=2", "limit=-1", "limit=01", "limit=%201",
-      "status=", "status=lost", "status=sold&status=sold", "status=SOLD",
-      "cursor=", "cursor=abc", `cursor=${altered}`, `cursor=${cursor}&status=sold`,
+      "limit=0",
+      "limit=101",
+      "limit=abc",
+      "limit=1.5",
+      "limit=",
+      "limit=1&limit=2",
+      "limit=-1",
+      "limit=01",
+      "limit=%201",
+      "status=",
+      "status=lost",
+      "status=sold&status=sold",
+      "status=SOLD",
+      "cursor=",
+      "cursor=abc",
+      `cursor=${altered}`,
+      `cursor=${cursor}&status=sold`,
     ];
     for (const query of bad) {
       const response = await request(`/v1/pets?${query}`);
@@ -369,7 +462,12 @@ describe("GET /v1/pets/{petId} (deprecated)", () => {
     await request("/v1/pets", { method: "POST", body: rex });
     const response = await request("/v1/pets/1");
     assert.equal(response.status, 200);
-    assert.deepEqual(await response.json(), { id: 1, name: "Rex", categoryId: 1, status: "available" });
+    assert.deepEqual(await response.json(), {
+      id: 1,
+      name: "Rex",
+      categoryId: 1,
+      status: "available",
+    });
     assertDeprecated(response);
   });
 
@@ -418,7 +516,17 @@ describe("GET /v1/pets/{petId} (deprecated)", () => {
 describe("paths, methods, HEAD and OPTIONS", () => {
   it("unknown paths are 404 not_found, including the orders the seed only mentions", async () => {
     const { request } = testApp();
-    for (const path of ["/v1/store/orders", "/v1/nowhere", "/v1/pets/1/2", "/v1/pets/", "/elsewhere", "/", "/v2/pets"]) {
+    for (
+      const path of [
+        "/v1/store/orders",
+        "/v1/nowhere",
+        "/v1/pets/1/2",
+        "/v1/pets/",
+        "/elsewhere",
+        "/",
+        "/v2/pets",
+      ]
+    ) {
       const response = await request(path);
       assert.equal(response.status, 404, path);
       assert.equal((await errorOf(response)).code, "not_found");
@@ -427,7 +535,13 @@ describe("paths, methods, HEAD and OPTIONS", () => {
 
   it("a known path with a wrong method is 405 with Allow", async () => {
     const { request } = testApp();
-    for (const [path, method, allow] of [["/v1/pets", "DELETE", "GET, HEAD, POST, OPTIONS"], ["/v1/pets/1", "POST", "GET, HEAD, OPTIONS"], ["/healthz", "POST", "GET, HEAD, OPTIONS"]]) {
+    for (
+      const [path, method, allow] of [["/v1/pets", "DELETE", "GET, HEAD, POST, OPTIONS"], [
+        "/v1/pets/1",
+        "POST",
+        "GET, HEAD, OPTIONS",
+      ], ["/healthz", "POST", "GET, HEAD, OPTIONS"]]
+    ) {
       const response = await request(path, { method });
       assert.equal(response.status, 405, `${method} ${path}`);
       assert.equal(response.headers.get("allow"), allow);
@@ -455,7 +569,10 @@ describe("paths, methods, HEAD and OPTIONS", () => {
 
   it("serves everything under BASE_PATH", async () => {
     const { request } = testApp({ env: { BASE_PATH: "/api/v1" } });
-    assert.equal((await request("/api/v1/pets", { method: "POST", body: rex })).headers.get("location"), "/api/v1/pets/1");
+    assert.equal(
+      (await request("/api/v1/pets", { method: "POST", body: rex })).headers.get("location"),
+      "/api/v1/pets/1",
+    );
     assert.equal((await request("/v1/pets")).status, 404);
   });
 });
@@ -481,14 +598,23 @@ describe("operations", () => {
 
   it("echoes a safe X-Request-Id and generates one otherwise", async () => {
     const { request } = testApp();
-    assert.equal((await request("/healthz", { headers: { "x-request-id": "abc-123:x=y" } })).headers.get("x-request-id"), "abc-123:x=y");
-    const generated = (await request("/healthz", { headers: { "x-request-id": "bad id!" } })).headers.get("x-request-id");
+    assert.equal(
+      (await request("/healthz", { headers: { "x-request-id": "abc-123:x=y" } })).headers.get(
+        "x-request-id",
+      ),
+      "abc-123:x=y",
+    );
+    const generated = (await request("/healthz", { headers: { "x-request-id": "bad id!" } }))
+      .headers.get("x-request-id");
     assert.match(generated ?? "", /^[0-9a-f-]{36}$/);
   });
 
   it("logs one JSON line per request without keys or bodies", async () => {
     const { request, log } = testApp();
-    await request("/v1/pets", { method: "POST", body: JSON.stringify({ name: "SecretName", categoryId: 1 }) });
+    await request("/v1/pets", {
+      method: "POST",
+      body: JSON.stringify({ name: "SecretName", categoryId: 1 }),
+    });
     const line = log.lines.at(-1)!;
     assert.equal(line.method, "POST");
     assert.equal(line.path, "/v1/pets");

@@ -13,12 +13,16 @@ export async function runHealthcheck(): Promise<number> {
     return 2;
   }
   try {
-    const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(3000) });
+    const response = await fetch(`http://127.0.0.1:${port}/healthz`, {
+      signal: AbortSignal.timeout(3000),
+    });
     await response.body?.cancel();
     if (response.status === 200) return 0;
     process.stderr.write(`Unhealthy: GET /healthz answered ${response.status}\n`);
   } catch (error) {
-    process.stderr.write(`Unhealthy: GET /healthz on port ${port} failed: ${(error as Error).message}\n`);
+    process.stderr.write(
+      `Unhealthy: GET /healthz on port ${port} failed: ${(error as Error).message}\n`,
+    );
   }
   return 1;
 }

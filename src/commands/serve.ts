@@ -13,6 +13,9 @@ import { openJsonlStore } from "../store/jsonl/jsonl_store.ts";
 import { StoreOpenError } from "../store/jsonl/open_error.ts";
 import { VERSION } from "../version.ts";
 
+/** How long shutdown waits for requests in flight before closing connections anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 /** Starts the service; returns -1 while it runs (it exits from its signal handler), or an exit code. */
 export async function runServe(): Promise<number> {
   const log = createJsonLogger((text) => process.stdout.write(text));
@@ -34,9 +37,16 @@ export async function runServe(): Promise<number> {
   const app = createApp({ config, keys, log });
   let server;
   try {
-    server = await runtime.serve({ fetch: app.fetch, port: config.port, host: config.host, maxBodyBytes: config.maxBodyBytes });
+    server = await runtime.serve({
+      fetch: app.fetch,
+      port: config.port,
+      host: config.host,
+      maxBodyBytes: config.maxBodyBytes,
+    });
   } catch (error) {
-    process.stderr.write(`Cannot start: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}\n`);
+    process.stderr.write(
+      `Cannot start: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}\n`,
+    );
     return 1;
   }
 
@@ -59,12 +69,15 @@ export async function runServe(): Promise<number> {
 
   if (generatedKey !== undefined) {
     log.warn({
-      msg: `No API_KEYS or API_KEYS_FILE set: using the key generated on first start, kept in ${generatedKey.file}`,
+      msg:
+        `No API_KEYS or API_KEYS_FILE set: using the key generated on first start, kept in ${generatedKey.file}`,
       apiKey: generatedKey.key,
     });
   }
   log.info({
-    msg: `animal-store ${VERSION} listening on http://${displayHost(config.host)}:${server.port}${config.basePath}`,
+    msg: `animal-store ${VERSION} listening on http://${
+      displayHost(config.host)
+    }:${server.port}${config.basePath}`,
     version: VERSION,
     runtime: `${runtime.name} ${runtime.version}`,
     address: `http://${displayHost(config.host)}:${server.port}`,
@@ -80,6 +93,12 @@ export async function runServe(): Promise<number> {
     stopping = true;
     log.info({ msg: `${signal} received: finishing requests in flight, then exiting` });
     app.drain();
+    // Let requests in flight finish before the runtime closes connections: Deno's shutdown()
+    // cuts off request bodies still being read. Bounded, so a stuck client cannot hold us.
+    await Promise.race([
+      app.idle(),
+      new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),
+    ]);
     await server.shutdown();
     await store.close();
     log.info({ msg: "stopped" });
@@ -94,4 +113,3 @@ export async function runServe(): Promise<number> {
 function displayHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
-

@@ -30,9 +30,15 @@ export function parseKeysFile(text: string): Uint8Array[] {
     if (digest !== null) {
       digests.push(Uint8Array.from(digest[1].match(/../g)!, (byte) => parseInt(byte, 16)));
     } else if (line.startsWith("sha256:")) {
-      throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE line ${index + 1}: a sha256: line must hold 64 hex digits`);
+      throw new ConfigError(
+        "API_KEYS_FILE",
+        `API_KEYS_FILE line ${index + 1}: a sha256: line must hold 64 hex digits`,
+      );
     } else if (!/^[\x21-\x7e]+$/.test(line)) {
-      throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE line ${index + 1}: a key must be visible ASCII without spaces`);
+      throw new ConfigError(
+        "API_KEYS_FILE",
+        `API_KEYS_FILE line ${index + 1}: a key must be visible ASCII without spaces`,
+      );
     } else {
       digests.push(keyDigest(line));
     }
@@ -82,7 +88,9 @@ function readOrCreateGeneratedKey(dataDir: string, file: string): string {
     writeFileSync(file, `${key}\n`, { mode: 0o600, flag: "wx" });
   } catch (error) {
     // Another process wrote it first: use that one, so both agree.
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return readFileSync(file, "utf8").trim();
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+      return readFileSync(file, "utf8").trim();
+    }
     throw error;
   }
   return key;

@@ -35,12 +35,21 @@ type Environment = Readonly<Record<string, string | undefined>>;
 
 const INTEGER = /^(0|[1-9][0-9]*)$/;
 
-function integerSetting(env: Environment, name: string, fallback: number, min: number, max: number) {
+function integerSetting(
+  env: Environment,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+) {
   const raw = env[name];
   if (raw === undefined) return fallback;
   const value = Number(raw.trim());
   if (!INTEGER.test(raw.trim()) || value < min || value > max) {
-    throw new ConfigError(name, `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+    throw new ConfigError(
+      name,
+      `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`,
+    );
   }
   return value;
 }
@@ -52,7 +61,9 @@ function basePathSetting(env: Environment): string {
   if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(raw)) {
     throw new ConfigError(
       "BASE_PATH",
-      `BASE_PATH must be a path such as /v1 (segments of letters, digits, ".", "_", "~", "-"; no trailing slash), got ${JSON.stringify(raw)}`,
+      `BASE_PATH must be a path such as /v1 (segments of letters, digits, ".", "_", "~", "-"; no trailing slash), got ${
+        JSON.stringify(raw)
+      }`,
     );
   }
   return raw;
@@ -65,13 +76,21 @@ function publicUrlSetting(env: Environment): string | undefined {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError("PUBLIC_URL", `PUBLIC_URL must be an origin such as https://pets.example.com, got ${JSON.stringify(raw)}`);
+    throw new ConfigError(
+      "PUBLIC_URL",
+      `PUBLIC_URL must be an origin such as https://pets.example.com, got ${JSON.stringify(raw)}`,
+    );
   }
   const isOriginOnly = (url.protocol === "http:" || url.protocol === "https:") &&
     url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" &&
     !raw.replace(/\/$/, "").slice(url.origin.length);
   if (!isOriginOnly) {
-    throw new ConfigError("PUBLIC_URL", `PUBLIC_URL must be an origin only (scheme, host, optional port; no path), got ${JSON.stringify(raw)}`);
+    throw new ConfigError(
+      "PUBLIC_URL",
+      `PUBLIC_URL must be an origin only (scheme, host, optional port; no path), got ${
+        JSON.stringify(raw)
+      }`,
+    );
   }
   return url.origin;
 }
@@ -81,11 +100,17 @@ function apiKeysSetting(env: Environment): string[] | undefined {
   if (raw === undefined) return undefined;
   const keys = raw.split(",").map((key) => key.trim()).filter((key) => key !== "");
   if (keys.length === 0) {
-    throw new ConfigError("API_KEYS", "API_KEYS must list at least one key (comma-separated), got an empty value");
+    throw new ConfigError(
+      "API_KEYS",
+      "API_KEYS must list at least one key (comma-separated), got an empty value",
+    );
   }
   for (const key of keys) {
     if (/\s/.test(key) || !/^[\x21-\x7e]+$/.test(key)) {
-      throw new ConfigError("API_KEYS", "API_KEYS must hold keys of visible ASCII characters without spaces");
+      throw new ConfigError(
+        "API_KEYS",
+        "API_KEYS must hold keys of visible ASCII characters without spaces",
+      );
     }
   }
   return keys;
@@ -102,7 +127,12 @@ function corsSetting(env: Environment): string[] {
       parsed = new URL(origin);
     } catch { /* reported below */ }
     if (parsed === undefined || parsed.origin !== origin) {
-      throw new ConfigError("CORS_ORIGINS", `CORS_ORIGINS must be "*" or comma-separated origins such as https://app.example.com, got ${JSON.stringify(origin)}`);
+      throw new ConfigError(
+        "CORS_ORIGINS",
+        `CORS_ORIGINS must be "*" or comma-separated origins such as https://app.example.com, got ${
+          JSON.stringify(origin)
+        }`,
+      );
     }
   }
   return origins;
@@ -111,9 +141,13 @@ function corsSetting(env: Environment): string[] {
 /** Reads and validates every setting; throws `ConfigError` on the first bad one. */
 export function loadConfig(env: Environment): Config {
   const host = env.HOST ?? "0.0.0.0";
-  if (host.trim() === "") throw new ConfigError("HOST", "HOST must be a host name or address, got an empty value");
+  if (host.trim() === "") {
+    throw new ConfigError("HOST", "HOST must be a host name or address, got an empty value");
+  }
   const dataDir = env.DATA_DIR ?? "./data";
-  if (dataDir.trim() === "") throw new ConfigError("DATA_DIR", "DATA_DIR must be a directory path, got an empty value");
+  if (dataDir.trim() === "") {
+    throw new ConfigError("DATA_DIR", "DATA_DIR must be a directory path, got an empty value");
+  }
   const apiKeysFile = env.API_KEYS_FILE;
   if (apiKeysFile !== undefined && apiKeysFile.trim() === "") {
     throw new ConfigError("API_KEYS_FILE", "API_KEYS_FILE must be a file path, got an empty value");

@@ -47,6 +47,7 @@ export function parseJsonExact(text: string): ParseResult {
 }
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+// deno-lint-ignore no-control-regex -- JSON forbids raw control characters in strings
 const PLAIN_STRING_RUN = /[^"\\\u0000-\u001F]*/y;
 
 class Parser {

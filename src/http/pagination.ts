@@ -18,7 +18,10 @@ export interface CursorPosition {
 const CHECKSUM_SALT = "animal-store/cursor/v1";
 
 function checksum(payload: string): string {
-  return createHash("sha256").update(CHECKSUM_SALT).update(payload).digest("base64url").slice(0, 16);
+  return createHash("sha256").update(CHECKSUM_SALT).update(payload).digest("base64url").slice(
+    0,
+    16,
+  );
 }
 
 function payloadOf(position: CursorPosition): string {

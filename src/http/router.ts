@@ -69,7 +69,13 @@ export class Router<Context> {
     }
     let path = this.paths.find((candidate) => candidate.pattern === route.pattern);
     if (path === undefined) {
-      path = { pattern: route.pattern, segments, options: route.options ?? {}, handlers: new Map(), allow: "" };
+      path = {
+        pattern: route.pattern,
+        segments,
+        options: route.options ?? {},
+        handlers: new Map(),
+        allow: "",
+      };
       this.paths.push(path);
     }
     if (path.handlers.has(route.method)) {

@@ -18,7 +18,9 @@ export function healthRoutes(deps: { readiness: () => Readiness }): Route<Reques
       handler: () => {
         const readiness = deps.readiness();
         if (readiness === "ready") return jsonResponse('{"status":"ready"}');
-        const message = readiness === "loading" ? "The store is still loading" : "The service is shutting down";
+        const message = readiness === "loading"
+          ? "The store is still loading"
+          : "The service is shutting down";
         throw new HttpError(503, "unavailable", message, { headers: { "retry-after": "1" } });
       },
     },

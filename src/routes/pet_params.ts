@@ -40,22 +40,34 @@ export function parseListQuery(query: string): ListQuery {
   if (rawLimit !== undefined) {
     limit = Number(rawLimit);
     if (!LIMIT.test(rawLimit) || limit > MAX_LIMIT) {
-      throw invalidQuery(`limit must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(rawLimit.slice(0, 50))}`);
+      throw invalidQuery(
+        `limit must be an integer from 1 to ${MAX_LIMIT}, got ${
+          JSON.stringify(rawLimit.slice(0, 50))
+        }`,
+      );
     }
   }
   let status: PetStatus | undefined;
   if (rawStatus !== undefined) {
     if (!(PET_STATUSES as readonly string[]).includes(rawStatus)) {
-      throw invalidQuery(`status must be one of ${PET_STATUSES.join(", ")}, got ${JSON.stringify(rawStatus.slice(0, 50))}`);
+      throw invalidQuery(
+        `status must be one of ${PET_STATUSES.join(", ")}, got ${
+          JSON.stringify(rawStatus.slice(0, 50))
+        }`,
+      );
     }
     status = rawStatus as PetStatus;
   }
   let afterId = 0;
   if (rawCursor !== undefined) {
     const position = decodeCursor(rawCursor);
-    if (position === undefined) throw invalidQuery("cursor is not valid: use the Link header of the previous page");
+    if (position === undefined) {
+      throw invalidQuery("cursor is not valid: use the Link header of the previous page");
+    }
     if (position.status !== status) {
-      throw invalidQuery("cursor belongs to a different status filter: keep status as it was on the first page");
+      throw invalidQuery(
+        "cursor belongs to a different status filter: keep status as it was on the first page",
+      );
     }
     afterId = position.afterId;
   }
@@ -78,7 +90,11 @@ const PET_ID = /^[1-9][0-9]{0,18}$/;
  */
 export function parsePetId(raw: string): number | undefined {
   if (!PET_ID.test(raw) || BigInt(raw) > INT64_MAX) {
-    throw new HttpError(400, "invalid_path", `petId must be an integer from 1 to ${INT64_MAX}, got ${JSON.stringify(raw.slice(0, 50))}`);
+    throw new HttpError(
+      400,
+      "invalid_path",
+      `petId must be an integer from 1 to ${INT64_MAX}, got ${JSON.stringify(raw.slice(0, 50))}`,
+    );
   }
   const id = Number(raw);
   return Number.isSafeInteger(id) ? id : undefined;
@@ -90,7 +106,11 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 export function parseIdempotencyKey(header: string | null): string | undefined {
   if (header === null) return undefined;
   if (!IDEMPOTENCY_KEY.test(header)) {
-    throw new HttpError(400, "validation_failed", "Idempotency-Key header must be 1 to 255 visible ASCII characters");
+    throw new HttpError(
+      400,
+      "validation_failed",
+      "Idempotency-Key header must be 1 to 255 visible ASCII characters",
+    );
   }
   return header;
 }

@@ -7,7 +7,7 @@ import { encodeCursor } from "../http/pagination.ts";
 import { jsonResponse } from "../http/responses.ts";
 import type { Route } from "../http/router.ts";
 import { validateNewPet } from "../schemas/validate.ts";
-import { parseListQuery, parsePetId, parseIdempotencyKey, listQueryString } from "./pet_params.ts";
+import { listQueryString, parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { createHash } from "node:crypto";
 import { canonicalNewPetJson } from "../store/pet_json.ts";
 import type { IdempotencyClaim } from "../store/store.ts";
@@ -19,13 +19,20 @@ export function petRoutes(deps: { config: Config }): Route<RequestContext>[] {
 
   async function listPets(context: RequestContext): Promise<Response> {
     const query = parseListQuery(context.query);
-    const page = await context.store().list({ status: query.status, afterId: query.afterId, limit: query.limit });
+    const page = await context.store().list({
+      status: query.status,
+      afterId: query.afterId,
+      limit: query.limit,
+    });
     let body = "[";
     for (let i = 0; i < page.pets.length; i++) body += (i === 0 ? "" : ",") + page.pets[i].json;
     body += "]";
     const headers: Record<string, string> = {};
     if (page.hasMore) {
-      const cursor = encodeCursor({ afterId: page.pets[page.pets.length - 1].id, status: query.status });
+      const cursor = encodeCursor({
+        afterId: page.pets[page.pets.length - 1].id,
+        status: query.status,
+      });
       headers.link = `<${publicBase}/pets?${listQueryString(query, cursor)}>; rel="next"`;
     }
     return jsonResponse(body, { headers });
@@ -39,12 +46,18 @@ export function petRoutes(deps: { config: Config }): Route<RequestContext>[] {
     const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
     const body = await readJsonBody(request, config.maxBodyBytes);
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
-      throw new HttpError(400, "invalid_body", "Cannot use body: it must be a JSON object (a NewPet)");
+      throw new HttpError(
+        400,
+        "invalid_body",
+        "Cannot use body: it must be a JSON object (a NewPet)",
+      );
     }
     const validation = validateNewPet(body);
     if (!validation.ok) {
       const fields = validation.details.map((detail) => detail.message).join("; ");
-      throw new HttpError(400, "validation_failed", `Invalid NewPet: ${fields}`, { details: validation.details });
+      throw new HttpError(400, "validation_failed", `Invalid NewPet: ${fields}`, {
+        details: validation.details,
+      });
     }
     const newPet = validation.value;
     const claim: IdempotencyClaim | undefined = idempotencyKey === undefined ? undefined : {
@@ -56,27 +69,45 @@ export function petRoutes(deps: { config: Config }): Route<RequestContext>[] {
     switch (outcome.kind) {
       case "created":
       case "replayed": {
-        const headers: Record<string, string> = { location: `${publicBase}/pets/${outcome.pet.id}` };
+        const headers: Record<string, string> = {
+          location: `${publicBase}/pets/${outcome.pet.id}`,
+        };
         if (outcome.kind === "replayed") headers["idempotent-replayed"] = "true";
         return jsonResponse(outcome.pet.json, { status: 201, headers });
       }
       case "key_reused":
-        throw new HttpError(422, "idempotency_key_reused", "Idempotency-Key was already used with a different body");
+        throw new HttpError(
+          422,
+          "idempotency_key_reused",
+          "Idempotency-Key was already used with a different body",
+        );
       case "key_in_flight":
-        throw new HttpError(409, "idempotency_key_in_flight", "A request with this Idempotency-Key is still being processed; retry later", {
-          headers: { "retry-after": "1" },
-        });
+        throw new HttpError(
+          409,
+          "idempotency_key_in_flight",
+          "A request with this Idempotency-Key is still being processed; retry later",
+          {
+            headers: { "retry-after": "1" },
+          },
+        );
       case "unavailable":
-        throw new HttpError(503, "unavailable", "The pet could not be stored; nothing was saved, retry later", {
-          headers: { "retry-after": "1" },
-        });
+        throw new HttpError(
+          503,
+          "unavailable",
+          "The pet could not be stored; nothing was saved, retry later",
+          {
+            headers: { "retry-after": "1" },
+          },
+        );
     }
   }
 
   async function getPet(context: RequestContext): Promise<Response> {
     const id = parsePetId(context.params.petId);
     const pet = id === undefined ? undefined : await context.store().get(id);
-    if (pet === undefined) throw new HttpError(404, "not_found", `No pet with id ${context.params.petId}`);
+    if (pet === undefined) {
+      throw new HttpError(404, "not_found", `No pet with id ${context.params.petId}`);
+    }
     return jsonResponse(pet.json);
   }
 

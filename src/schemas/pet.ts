@@ -23,6 +23,7 @@ export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
 /** Unicode control characters (general category Cc) are refused in names. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001F\u007F-\u009F]/;
 
 /** True when a name is storable and meaningful: well-formed UTF-16, no Cc, not blank. */
@@ -36,7 +37,8 @@ export const PetName = Type.Refine(
     minLength: 1,
     maxLength: 200,
     pattern: "^[^\\u0000-\\u001F\\u007F-\\u009F]*$",
-    description: "1 to 200 Unicode characters, not blank, no control characters; stored exactly as sent",
+    description:
+      "1 to 200 Unicode characters, not blank, no control characters; stored exactly as sent",
   }),
   isAcceptableName,
   () => "must be 1 to 200 characters, not blank, without control characters or lone surrogates",

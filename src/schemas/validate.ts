@@ -16,7 +16,10 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; details: Error
 export function validateNewPet(body: JsonValue): Validation<NewPet> {
   if (newPetValidator.Check(body)) {
     const { name, categoryId, status } = body as NewPet;
-    return { ok: true, value: status === undefined ? { name, categoryId } : { name, categoryId, status } };
+    return {
+      ok: true,
+      value: status === undefined ? { name, categoryId } : { name, categoryId, status },
+    };
   }
   return { ok: false, details: describeErrors(newPetValidator.Errors(body)) };
 }
@@ -30,7 +33,8 @@ interface SchemaError {
 
 const MESSAGE_BY_FIELD_AND_KEYWORD: Record<string, string> = {
   "/name type": "must be a string",
-  "/categoryId type": "must be an integer from -9223372036854775808 to 9223372036854775807, written without fraction or exponent",
+  "/categoryId type":
+    "must be an integer from -9223372036854775808 to 9223372036854775807, written without fraction or exponent",
   "/status type": 'must be one of "available", "pending", "sold"',
   "/status enum": 'must be one of "available", "pending", "sold"',
 };
@@ -51,7 +55,8 @@ function describeErrors(errors: readonly SchemaError[]): ErrorDetail[] {
       details.push({ path: "", message: "body must be a JSON object" });
     } else {
       const field = error.instancePath.slice(1);
-      const message = MESSAGE_BY_FIELD_AND_KEYWORD[`${error.instancePath} ${error.keyword}`] ?? error.message;
+      const message = MESSAGE_BY_FIELD_AND_KEYWORD[`${error.instancePath} ${error.keyword}`] ??
+        error.message;
       details.push({ path: error.instancePath, message: `${field} ${message}` });
     }
   }

@@ -30,22 +30,54 @@ describe("loadConfig()", () => {
 
   it("reads every setting", () => {
     const config = loadConfig({
-      PORT: "0", HOST: "127.0.0.1", DATA_DIR: "/tmp/x", API_KEYS: "a, b", BASE_PATH: "/api/v1",
-      MAX_BODY_BYTES: "1000", PUBLIC_URL: "https://pets.example.com/", CORS_ORIGINS: "https://a.example,*", RATE_LIMIT: "60",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: "/tmp/x",
+      API_KEYS: "a, b",
+      BASE_PATH: "/api/v1",
+      MAX_BODY_BYTES: "1000",
+      PUBLIC_URL: "https://pets.example.com/",
+      CORS_ORIGINS: "https://a.example,*",
+      RATE_LIMIT: "60",
     });
     assert.deepEqual(
-      [config.port, config.host, config.dataDir, config.apiKeys, config.basePath, config.maxBodyBytes, config.publicUrl, config.corsOrigins, config.rateLimit],
-      [0, "127.0.0.1", "/tmp/x", ["a", "b"], "/api/v1", 1000, "https://pets.example.com", ["https://a.example", "*"], 60],
+      [
+        config.port,
+        config.host,
+        config.dataDir,
+        config.apiKeys,
+        config.basePath,
+        config.maxBodyBytes,
+        config.publicUrl,
+        config.corsOrigins,
+        config.rateLimit,
+      ],
+      [0, "127.0.0.1", "/tmp/x", ["a", "b"], "/api/v1", 1000, "https://pets.example.com", [
+        "https://a.example",
+        "*",
+      ], 60],
     );
   });
 
   it("names the setting of every bad value", () => {
     const cases: [Record<string, string>, string][] = [
-      [{ PORT: "abc" }, "PORT"], [{ PORT: "-1" }, "PORT"], [{ PORT: "65536" }, "PORT"], [{ PORT: "80.5" }, "PORT"], [{ PORT: "" }, "PORT"],
-      [{ MAX_BODY_BYTES: "1.5" }, "MAX_BODY_BYTES"], [{ MAX_BODY_BYTES: "0" }, "MAX_BODY_BYTES"], [{ MAX_BODY_BYTES: "64k" }, "MAX_BODY_BYTES"],
-      [{ RATE_LIMIT: "x" }, "RATE_LIMIT"], [{ API_KEYS: "" }, "API_KEYS"], [{ API_KEYS: " ,, " }, "API_KEYS"],
-      [{ BASE_PATH: "v1" }, "BASE_PATH"], [{ BASE_PATH: "/v1/" }, "BASE_PATH"], [{ PUBLIC_URL: "https://x.example/path" }, "PUBLIC_URL"],
-      [{ PUBLIC_URL: "not a url" }, "PUBLIC_URL"], [{ CORS_ORIGINS: "https://a.example/x" }, "CORS_ORIGINS"], [{ API_KEYS_FILE: "" }, "API_KEYS_FILE"],
+      [{ PORT: "abc" }, "PORT"],
+      [{ PORT: "-1" }, "PORT"],
+      [{ PORT: "65536" }, "PORT"],
+      [{ PORT: "80.5" }, "PORT"],
+      [{ PORT: "" }, "PORT"],
+      [{ MAX_BODY_BYTES: "1.5" }, "MAX_BODY_BYTES"],
+      [{ MAX_BODY_BYTES: "0" }, "MAX_BODY_BYTES"],
+      [{ MAX_BODY_BYTES: "64k" }, "MAX_BODY_BYTES"],
+      [{ RATE_LIMIT: "x" }, "RATE_LIMIT"],
+      [{ API_KEYS: "" }, "API_KEYS"],
+      [{ API_KEYS: " ,, " }, "API_KEYS"],
+      [{ BASE_PATH: "v1" }, "BASE_PATH"],
+      [{ BASE_PATH: "/v1/" }, "BASE_PATH"],
+      [{ PUBLIC_URL: "https://x.example/path" }, "PUBLIC_URL"],
+      [{ PUBLIC_URL: "not a url" }, "PUBLIC_URL"],
+      [{ CORS_ORIGINS: "https://a.example/x" }, "CORS_ORIGINS"],
+      [{ API_KEYS_FILE: "" }, "API_KEYS_FILE"],
     ];
     for (const [env, setting] of cases) assert.equal(settingOf(env), setting, JSON.stringify(env));
   });

@@ -16,14 +16,20 @@ describe("parseJsonExact()", () => {
   });
 
   it("keeps other number forms as numbers, so an integer schema refuses them", () => {
-    for (const [text, value] of [["1.0", 1], ["1e3", 1000], ["-0", -0], ["1.5", 1.5], ["2E-1", 0.2]] as const) {
+    for (
+      const [text, value] of [["1.0", 1], ["1e3", 1000], ["-0", -0], ["1.5", 1.5], [
+        "2E-1",
+        0.2,
+      ]] as const
+    ) {
       assert.equal(typeof parsed(text), "number", text);
       assert.equal(parsed(text), value);
     }
   });
 
   it("parses objects, arrays, strings and escapes like JSON.parse", () => {
-    const text = '{"a":[true,false,null,"x\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00"],"b":{}, "c" : [ ] }';
+    const text =
+      '{"a":[true,false,null,"x\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00"],"b":{}, "c" : [ ] }';
     const value = parsed(text) as Record<string, unknown>;
     assert.deepEqual({ ...value, b: { ...(value.b as object) } }, JSON.parse(text));
   });
@@ -36,7 +42,27 @@ describe("parseJsonExact()", () => {
   });
 
   it("refuses what is not JSON, with a reason and position", () => {
-    for (const text of ["", "{", "[1,]", "{\"a\":1,}", "01", "+1", ".5", "1.", "NaN", "'a'", '"\u0001"', '"\\x"', '"\\u12"', "{a:1}", "[1] 2", '{"a":1,"a":2}', "tru"]) {
+    for (
+      const text of [
+        "",
+        "{",
+        "[1,]",
+        '{"a":1,}',
+        "01",
+        "+1",
+        ".5",
+        "1.",
+        "NaN",
+        "'a'",
+        '"\u0001"',
+        '"\\x"',
+        '"\\u12"',
+        "{a:1}",
+        "[1] 2",
+        '{"a":1,"a":2}',
+        "tru",
+      ]
+    ) {
       const result = parseJsonExact(text);
       assert.equal(result.ok, false, text);
       if (!result.ok) assert.match(result.reason, /at position \d+$/);

@@ -5,7 +5,12 @@ import { decodeCursor, encodeCursor } from "../../src/http/pagination.ts";
 
 describe("cursors", () => {
   it("encodeCursor() and decodeCursor() round-trip a position", () => {
-    for (const position of [{ afterId: 0, status: undefined }, { afterId: 123456789, status: "sold" as const }]) {
+    for (
+      const position of [{ afterId: 0, status: undefined }, {
+        afterId: 123456789,
+        status: "sold" as const,
+      }]
+    ) {
       assert.deepEqual(decodeCursor(encodeCursor(position)), position);
     }
   });
@@ -14,7 +19,18 @@ describe("cursors", () => {
     const cursor = encodeCursor({ afterId: 41, status: "pending" });
     const [payload, check] = cursor.split(".");
     const forged = Buffer.from("42.pending").toString("base64url");
-    for (const bad of ["", ".", cursor.slice(0, -1), `${payload}.`, `${forged}.${check}`, `${payload}=.${check}`, "abc", `${cursor}x`]) {
+    for (
+      const bad of [
+        "",
+        ".",
+        cursor.slice(0, -1),
+        `${payload}.`,
+        `${forged}.${check}`,
+        `${payload}=.${check}`,
+        "abc",
+        `${cursor}x`,
+      ]
+    ) {
       assert.equal(decodeCursor(bad), undefined, bad);
     }
   });

@@ -26,7 +26,15 @@ describe("Router", () => {
   });
 
   it("refuses bad routes when they are registered", () => {
-    assert.throws(() => new Router([{ method: "GET", pattern: "/a", handler: ok }, { method: "GET", pattern: "/a", handler: ok }]), /Duplicate/);
+    assert.throws(
+      () =>
+        new Router([{ method: "GET", pattern: "/a", handler: ok }, {
+          method: "GET",
+          pattern: "/a",
+          handler: ok,
+        }]),
+      /Duplicate/,
+    );
     assert.throws(() => new Router([{ method: "get", pattern: "/a", handler: ok }]), /method/);
     assert.throws(() => new Router([{ method: "GET", pattern: "/a/", handler: ok }]), /pattern/);
     assert.throws(() => new Router([{ method: "HEAD", pattern: "/a", handler: ok }]), /HEAD/);

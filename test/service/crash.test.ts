@@ -19,7 +19,11 @@ describe(`kill -9 on ${targetRuntime()}`, { timeout: 90_000 }, () => {
         let stopped = false;
         const client = async (clientId: number) => {
           for (let n = 0; !stopped && n < 5000; n++) {
-            const body = JSON.stringify({ name: `c${clientId}-${n}`, categoryId: 9007199254740993, status: "pending" });
+            const body = JSON.stringify({
+              name: `c${clientId}-${n}`,
+              categoryId: 9007199254740993,
+              status: "pending",
+            });
             try {
               const response = await fetch(`${service.url}/v1/pets`, {
                 method: "POST",
@@ -37,7 +41,7 @@ describe(`kill -9 on ${targetRuntime()}`, { timeout: 90_000 }, () => {
         };
         const clients = Array.from({ length: CLIENTS }, (_, i) => client(i));
         await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 700));
-        service.child.kill("SIGKILL");
+        service.kill("SIGKILL");
         stopped = true;
         await Promise.all(clients);
         await service.exited;
@@ -46,7 +50,9 @@ describe(`kill -9 on ${targetRuntime()}`, { timeout: 90_000 }, () => {
         const restarted = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
         try {
           for (const [id, text] of acknowledged) {
-            const response = await fetch(`${restarted.url}/v1/pets/${id}`, { headers: { authorization: `Bearer ${KEY}` } });
+            const response = await fetch(`${restarted.url}/v1/pets/${id}`, {
+              headers: { authorization: `Bearer ${KEY}` },
+            });
             assert.equal(response.status, 200, `pet ${id} answered 201 before the kill`);
             assert.equal(await response.text(), text);
           }

@@ -7,16 +7,28 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { runService, startService, type ServiceProcess, targetRuntime, temporaryDirectory } from "../support/server_process.ts";
+import {
+  runService,
+  type ServiceProcess,
+  startService,
+  targetRuntime,
+  temporaryDirectory,
+} from "../support/server_process.ts";
 
 const KEY = "http-suite-key";
 const runtime = targetRuntime();
 const TIMEOUT = { timeout: 60_000 };
 
-function api(service: ServiceProcess, path: string, init: RequestInit = {}): Promise<Response> {
+function api(
+  service: ServiceProcess,
+  path: string,
+  init: RequestInit & { duplex?: "half" } = {},
+): Promise<Response> {
   const headers = new Headers(init.headers);
   if (!headers.has("authorization")) headers.set("authorization", `Bearer ${KEY}`);
-  if (init.body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
+  if (init.body !== undefined && !headers.has("content-type")) {
+    headers.set("content-type", "application/json");
+  }
   return fetch(`${service.url}${path}`, { ...init, headers });
 }
 
@@ -25,7 +37,10 @@ describe(`service over HTTP on ${runtime}`, TIMEOUT, () => {
   let service: ServiceProcess;
 
   before(async () => {
-    service = await startService({ dataDir: dir.path, env: { API_KEYS: KEY, MAX_BODY_BYTES: "1024" } });
+    service = await startService({
+      dataDir: dir.path,
+      env: { API_KEYS: KEY, MAX_BODY_BYTES: "1024" },
+    });
   });
   after(async () => {
     await service?.stop();
@@ -33,7 +48,10 @@ describe(`service over HTTP on ${runtime}`, TIMEOUT, () => {
   });
 
   it("creates, lists and gets pets with exact int64 categoryIds", async () => {
-    const created = await api(service, "/v1/pets", { method: "POST", body: '{"name":"Rex","categoryId":9223372036854775807,"status":"sold"}' });
+    const created = await api(service, "/v1/pets", {
+      method: "POST",
+      body: '{"name":"Rex","categoryId":9223372036854775807,"status":"sold"}',
+    });
     assert.equal(created.status, 201);
     const text = await created.text();
     assert.match(text, /"categoryId":9223372036854775807/);
@@ -52,7 +70,10 @@ describe(`service over HTTP on ${runtime}`, TIMEOUT, () => {
     const declared = await api(service, "/v1/pets", { method: "POST", body: big });
     assert.equal(declared.status, 413);
     assert.equal((await declared.json()).code, "payload_too_large");
-    const chunks = [new TextEncoder().encode(big.slice(0, 800)), new TextEncoder().encode(big.slice(800))];
+    const chunks = [
+      new TextEncoder().encode(big.slice(0, 800)),
+      new TextEncoder().encode(big.slice(800)),
+    ];
     const stream = new ReadableStream({
       pull(controller) {
         const next = chunks.shift();
@@ -60,12 +81,18 @@ describe(`service over HTTP on ${runtime}`, TIMEOUT, () => {
         else controller.enqueue(next);
       },
     });
-    // @ts-ignore: duplex is required for a streamed request body
-    const chunked = await api(service, "/v1/pets", { method: "POST", body: stream, duplex: "half" });
+    const chunked = await api(service, "/v1/pets", {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+    });
     assert.equal(chunked.status, 413);
     assert.equal((await chunked.json()).code, "payload_too_large");
     // A much larger body than the runtime's own limits still gets our Error JSON.
-    const huge = await api(service, "/v1/pets", { method: "POST", body: "x".repeat(2 * 1024 * 1024) });
+    const huge = await api(service, "/v1/pets", {
+      method: "POST",
+      body: "x".repeat(2 * 1024 * 1024),
+    });
     assert.equal(huge.status, 413);
     assert.equal((await huge.json()).code, "payload_too_large");
   });
@@ -103,12 +130,18 @@ describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
     const dir = temporaryDirectory();
     try {
       const first = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
-      const created = await (await api(first, "/v1/pets", { method: "POST", body: '{"name":"Keeper","categoryId":-5}' })).json();
+      const created = await (await api(first, "/v1/pets", {
+        method: "POST",
+        body: '{"name":"Keeper","categoryId":-5}',
+      })).json();
       assert.equal(await first.stop("SIGTERM"), 0);
       const second = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
       const fetched = await (await api(second, `/v1/pets/${created.id}`)).json();
       assert.deepEqual(fetched, created);
-      const next = await (await api(second, "/v1/pets", { method: "POST", body: '{"name":"Next","categoryId":1}' })).json();
+      const next = await (await api(second, "/v1/pets", {
+        method: "POST",
+        body: '{"name":"Next","categoryId":1}',
+      })).json();
       assert.ok(next.id > created.id, "ids keep increasing after a restart");
       assert.equal(await second.stop("SIGINT"), 0);
     } finally {
@@ -131,10 +164,9 @@ describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
           controller.close();
         },
       });
-      // @ts-ignore: duplex is required for a streamed request body
       const pending = api(service, "/v1/pets", { method: "POST", body, duplex: "half" });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      service.child.kill("SIGTERM");
+      service.kill("SIGTERM");
       await new Promise((resolve) => setTimeout(resolve, 300));
       release();
       const response = await pending;
@@ -149,7 +181,9 @@ describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
     const dir = temporaryDirectory();
     try {
       const first = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
-      const second = await runService([], { env: { API_KEYS: KEY, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dir.path } });
+      const second = await runService([], {
+        env: { API_KEYS: KEY, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dir.path },
+      });
       assert.equal(second.code, 1);
       assert.ok(second.stderr.includes(dir.path), second.stderr);
       assert.equal(second.stderr.trim().split("\n").length, 1, "one line");
@@ -191,7 +225,9 @@ describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
       const keyFile = join(dir.path, "api-key");
       assert.equal(statSync(keyFile).mode & 0o777, 0o600);
       assert.equal(readFileSync(keyFile, "utf8").trim(), key);
-      const ok = await fetch(`${first.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
+      const ok = await fetch(`${first.url}/v1/pets`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       assert.equal(ok.status, 200);
       assert.equal(await first.stop(), 0);
       const second = await startService({ dataDir: dir.path });
@@ -211,12 +247,19 @@ describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
       const file = join(dir.path, "keys.txt");
       const digest = createHash("sha256").update("digest-key").digest("hex");
       writeFileSync(file, `# keys\nfile-key\n\nsha256:${digest}\n`);
-      const service = await startService({ dataDir: join(dir.path, "data"), env: { API_KEYS: KEY, API_KEYS_FILE: file } });
+      const service = await startService({
+        dataDir: join(dir.path, "data"),
+        env: { API_KEYS: KEY, API_KEYS_FILE: file },
+      });
       for (const key of [KEY, "file-key", "digest-key"]) {
-        const response = await fetch(`${service.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
+        const response = await fetch(`${service.url}/v1/pets`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
         assert.equal(response.status, 200, key);
       }
-      const bad = await fetch(`${service.url}/v1/pets`, { headers: { authorization: `Bearer sha256:${digest}` } });
+      const bad = await fetch(`${service.url}/v1/pets`, {
+        headers: { authorization: `Bearer sha256:${digest}` },
+      });
       assert.equal(bad.status, 401, "the digest itself is not a key");
       assert.equal(await service.stop(), 0);
     } finally {

@@ -213,6 +213,14 @@ describe("openJsonlStore: directory lock", () => {
     await store.close();
   });
 
+  it("takes over a lock naming this pid that this process does not hold (container restart as pid 1)", async () => {
+    const dataDir = join(tempDir({ "data/pets.jsonl": "" }), "data");
+    writeLock(dataDir, { pid: process.pid, startTime: null, hostname: hostname() });
+    const store = await openJsonlStore({ dataDir });
+    await assert.rejects(openJsonlStore({ dataDir }), /in use by process/);
+    await store.close();
+  });
+
   it("takes over the lock of a reused pid (running, but started at another time)", async () => {
     const dataDir = join(tempDir({ "data/pets.jsonl": "" }), "data");
     writeLock(dataDir, { pid: process.pid, startTime: "1", hostname: hostname() });

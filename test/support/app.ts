@@ -1,7 +1,7 @@
 /** Building the app for handler tests: no socket, a memory store, a fixed key. */
 import { createApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config/config.ts";
-import { KeyRing, keyDigest } from "../../src/http/auth.ts";
+import { keyDigest, KeyRing } from "../../src/http/auth.ts";
 import { createMemoryLogger } from "../../src/log.ts";
 import { MemoryStore } from "./memory_store.ts";
 
@@ -15,11 +15,18 @@ export function testApp(options: { env?: Record<string, string>; clock?: () => n
   const log = createMemoryLogger();
   const keys = new KeyRing([keyDigest(KEY), keyDigest(OTHER_KEY)]);
   const app = createApp({ config, keys, log, store, clock: options.clock });
-  const request = (path: string, init: RequestInit & { key?: string | null } = {}) => {
+  const request = (
+    path: string,
+    init: RequestInit & { key?: string | null; duplex?: "half" } = {},
+  ) => {
     const headers = new Headers(init.headers);
     const key = init.key === undefined ? KEY : init.key;
-    if (key !== null && !headers.has("authorization")) headers.set("authorization", `Bearer ${key}`);
-    if (typeof init.body === "string" && !headers.has("content-type")) headers.set("content-type", "application/json");
+    if (key !== null && !headers.has("authorization")) {
+      headers.set("authorization", `Bearer ${key}`);
+    }
+    if (typeof init.body === "string" && !headers.has("content-type")) {
+      headers.set("content-type", "application/json");
+    }
     return app.fetch(new Request(`http://localhost${path}`, { ...init, headers }));
   };
   return { app, store, log, config, request };

@@ -4,7 +4,14 @@
  */
 import type { NewPet } from "../../src/schemas/pet.ts";
 import { petJson } from "../../src/store/pet_json.ts";
-import type { CreateOutcome, IdempotencyClaim, PageQuery, PetPage, PetStore, StoredPet } from "../../src/store/store.ts";
+import type {
+  CreateOutcome,
+  IdempotencyClaim,
+  PageQuery,
+  PetPage,
+  PetStore,
+  StoredPet,
+} from "../../src/store/store.ts";
 
 export class MemoryStore implements PetStore {
   readonly pets: StoredPet[] = [];

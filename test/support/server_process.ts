@@ -26,11 +26,25 @@ export function serviceCommand(runtime: RuntimeName, args: string[] = []): [stri
   const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
   switch (runtime) {
     case "deno":
-      return [bin("deno"), ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys", join(ROOT, "src/main.ts"), ...args]];
+      // The same permissions as `deno task start` (deno.json).
+      return [bin("deno"), [
+        "run",
+        "--allow-net",
+        "--allow-env",
+        "--allow-read",
+        "--allow-write",
+        "--allow-sys=hostname",
+        "--allow-run",
+        join(ROOT, "src/main.ts"),
+        ...args,
+      ]];
     case "bun":
       return [bin("bun"), [join(ROOT, "src/main.ts"), ...args]];
     case "node":
-      return [process.execPath.includes("node") ? process.execPath : "node", [join(ROOT, "dist/animal-store.mjs"), ...args]];
+      return [process.execPath.includes("node") ? process.execPath : "node", [
+        join(ROOT, "dist/animal-store.mjs"),
+        ...args,
+      ]];
   }
 }
 
@@ -68,7 +82,10 @@ export function runService(
   options: { env?: Record<string, string>; runtime?: RuntimeName; timeoutMs?: number } = {},
 ): Promise<{ code: number | string; stdout: string; stderr: string }> {
   const [command, commandArgs] = serviceCommand(options.runtime ?? targetRuntime(), args);
-  const child = spawn(command, commandArgs, { env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, commandArgs, {
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (chunk) => (stdout += chunk));
@@ -89,7 +106,13 @@ export function runService(
 /** Starts the service and waits until it is ready. */
 export async function startService(options: StartOptions): Promise<ServiceProcess> {
   const [command, args] = serviceCommand(options.runtime ?? targetRuntime());
-  const env = { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: options.dataDir, ...options.env };
+  const env = {
+    ...process.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: options.dataDir,
+    ...options.env,
+  };
   const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -100,7 +123,10 @@ export async function startService(options: StartOptions): Promise<ServiceProces
   });
 
   const port = await new Promise<number>((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${stdout}\n${stderr}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`service did not start:\n${stdout}\n${stderr}`)),
+      20_000,
+    );
     const check = () => {
       const match = /"port":(\d+)/.exec(stdout);
       if (match !== null) {

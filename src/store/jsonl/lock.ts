@@ -25,6 +25,9 @@ export const LOCK_FILE = "animal-store.lock";
 
 const UNREADABLE_GRACE_MS = 5_000;
 
+/** Lock paths this process holds now, to tell its own live locks from a dead namesake's. */
+const heldHere = new Set<string>();
+
 /** What a lock file holds. */
 export interface LockOwner {
   readonly pid: number;
@@ -49,14 +52,20 @@ export async function acquireLock(
   const me: LockOwner = { pid: process.pid, startTime, hostname: hostname() };
   for (let attempt = 0; attempt < 3; attempt++) {
     if (await createLockFile(path, me, files)) {
-      return { release: () => unlink(path).catch(() => {}) };
+      heldHere.add(path);
+      return {
+        release: () => {
+          heldHere.delete(path);
+          return unlink(path).catch(() => {});
+        },
+      };
     }
     const text = await readFile(path, "utf8").catch(() => undefined);
     if (text === undefined) continue; // removed meanwhile: try again
     const owner = parseOwner(text);
     const verdict = owner === undefined
       ? await unreadableVerdict(path)
-      : await ownerVerdict(owner, me);
+      : await ownerVerdict(path, owner, me);
     if (verdict !== "gone") return { refused: verdict };
     if (!(await moveAside(path, text))) {
       return { refused: "another process took the lock over at the same time" };
@@ -71,6 +80,7 @@ export async function processStartTime(pid: number): Promise<string | null | und
   try {
     stat = await readFile(`/proc/${pid}/stat`, "utf8");
   } catch (error) {
+    // No readable /proc (macOS, or Deno without --allow-all): fall back to the pid alone.
     if (!(await procAvailable())) return isRunning(pid) ? null : undefined;
     return (error as NodeJS.ErrnoException).code === "ENOENT" ? undefined : null;
   }
@@ -97,9 +107,16 @@ async function createLockFile(path: string, me: LockOwner, files: FileLayer): Pr
 }
 
 /** "gone" when the owner is surely not running, else the reason to refuse. */
-async function ownerVerdict(owner: LockOwner, me: LockOwner): Promise<string> {
+async function ownerVerdict(path: string, owner: LockOwner, me: LockOwner): Promise<string> {
   if (owner.hostname !== me.hostname) {
     return `process ${owner.pid} on host ${owner.hostname} (remove ${LOCK_FILE} if it no longer runs)`;
+  }
+  // Our own pid in a lock this process does not hold (see `heldHere`): a previous run with the
+  // same pid died without cleaning up — typical in containers, where the service is pid 1 on
+  // every start.
+  if (owner.pid === me.pid) {
+    const sameStart = owner.startTime !== null && owner.startTime === me.startTime;
+    return heldHere.has(path) || sameStart ? `process ${owner.pid}` : "gone";
   }
   const startTime = await processStartTime(owner.pid);
   if (startTime === undefined) return "gone";
@@ -153,11 +170,16 @@ async function procAvailable(): Promise<boolean> {
   return procChecked;
 }
 
+/**
+ * Whether a pid runs: signal 0 checks without sending anything. Only ESRCH proves the process is
+ * gone; any other failure (EPERM, or Deno refusing without --allow-run) counts as running, so a
+ * live owner is never taken over because this process was not allowed to look.
+ */
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
