@@ -46,12 +46,8 @@ async function handle(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
 ): Promise<void> {
-  const abort = new AbortController();
-  outgoing.once("close", () => {
-    if (!outgoing.writableFinished) abort.abort();
-  });
-  const host = incoming.headers.host ?? "localhost";
-  const request = new NodeRequest(incoming, `http://${host}`, abort.signal);
+  // The abort signal is created only if the handler reads it (see `NodeRequest.signal`).
+  const request = new NodeRequest(incoming, outgoing);
   let response: Response;
   try {
     response = await fetch(request as unknown as Request);

@@ -84,6 +84,17 @@ describe("openJsonlStore: crash matrix", () => {
     assert.ok(!existsSync(join(root, "data/animal-store.lock")), "a failed open releases the lock");
   });
 
+  it("refuses a middle line that is not valid UTF-8, naming its line number", async () => {
+    const root = tempDir({ "data/pets.jsonl": line(1) + line(2) + line(3) });
+    const path = join(root, "data/pets.jsonl");
+    const bytes = bytesOf(path);
+    const nameAt = bytes.indexOf(0x0a) + 1 + line(2).indexOf('"name":"') + 8;
+    bytes[nameAt] = 0xff;
+    writeFileSync(path, bytes);
+    assert.match(await openFails(join(root, "data")), /line 2 is not valid UTF-8/);
+    assert.deepEqual(bytesOf(path), bytes);
+  });
+
   it("refuses a final complete line that is damaged (it has its newline, so it is no torn write)", async () => {
     const root = tempDir({ "data/pets.jsonl": line(1) + "garbage\n" });
     assert.match(await openFails(join(root, "data")), /line 2 is not valid JSON/);

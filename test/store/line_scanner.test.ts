@@ -21,6 +21,9 @@ const valid = [
 
 const invalid = [
   "",
+  '{"type":"pet","v":1,"pet":{"id":1,"name":"a\\qb","categoryId":1}}',
+  '{"type":"pet","v":1,"pet":{"id":1,"name":"a\\u12g4","categoryId":1}}',
+  '{"type":"pet","v":1,"pet":{"id":1,"name":"a\\u12","categoryId":1}}',
   "{}",
   '{"type":"pet","v":2,"pet":{"id":1,"name":"a","categoryId":1}}',
   '{"type":"pet","v":1,"pet":{"id":0,"name":"a","categoryId":1}}',

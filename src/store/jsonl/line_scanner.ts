@@ -9,9 +9,10 @@
  * value, and that the line ends right after the record. A claim is parsed with JSON.parse (lines
  * with a claim are few) and must be in its exact written form.
  *
- * What it does not check: escape sequences and UTF-8 inside the name, and the name's length and
- * character rules. Those are only ever written by this service after validation, and a flipped
- * byte there leaves a line that still reads back as a pet; `verify` (record.ts) checks them all.
+ * Together with the UTF-8 check of each chunk in replay.ts, every line served from these bytes
+ * is valid JSON in the Pet shape. What it does not check is the name's length and character
+ * rules: names are only ever written by this service after validation, and a flipped byte there
+ * still reads back as a pet; `verify` (record.ts) checks them all.
  * Any line the scanner rejects is re-read by `parseRecordLine` to say why.
  */
 import { PET_STATUSES, type PetStatus } from "../../schemas/pet.ts";
@@ -66,12 +67,19 @@ export class LineScanner {
     while (p < end && bytes[p] >= ZERO && bytes[p] <= NINE) id = id * 10 + (bytes[p++] - ZERO);
     if (id > Number.MAX_SAFE_INTEGER) return false;
 
-    // name: a JSON string; an escape hides the next byte, a raw control byte is invalid JSON.
+    // name: a JSON string — no raw control byte, and every escape one JSON allows, so the text
+    // served from these bytes is always valid JSON.
     if (!matches(bytes, p, end, NAME_KEY)) return false;
     p += NAME_KEY.length;
     while (p < end && bytes[p] !== QUOTE) {
       if (bytes[p] < 0x20) return false;
-      p += bytes[p] === BACKSLASH ? 2 : 1;
+      if (bytes[p] === BACKSLASH) {
+        const length = escapeLength(bytes, p, end);
+        if (length === 0) return false;
+        p += length;
+      } else {
+        p++;
+      }
     }
     if (p >= end) return false;
     p++;
@@ -127,6 +135,17 @@ export class LineScanner {
     this.claim = claim;
     return true;
   }
+}
+
+const SIMPLE_ESCAPES = new Set([...'"\\/bfnrt'].map((char) => char.charCodeAt(0)));
+const HEX = /^[0-9a-fA-F]{4}$/;
+
+/** Length of the JSON escape at `at` (a backslash), or 0 when it is not a valid one. */
+function escapeLength(bytes: Uint8Array, at: number, end: number): number {
+  const next = bytes[at + 1];
+  if (SIMPLE_ESCAPES.has(next)) return 2;
+  if (next !== 0x75 /* u */ || at + 6 > end) return 0;
+  return HEX.test(String.fromCharCode(...bytes.subarray(at + 2, at + 6))) ? 6 : 0;
 }
 
 function matches(bytes: Uint8Array, at: number, end: number, expected: Uint8Array): boolean {

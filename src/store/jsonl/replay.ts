@@ -12,6 +12,7 @@
  * Of the chunks read only the pets' texts are kept (see pet_texts.ts); the fast path is
  * line_scanner.ts.
  */
+import { isUtf8 } from "node:buffer";
 import { StatusIndex } from "../status_index.ts";
 import type { DataFile } from "./file_layer.ts";
 import { IdempotencyKeys } from "./idempotency_keys.ts";
@@ -52,6 +53,11 @@ export async function replayFile(file: DataFile): Promise<ReplayResult> {
   let damage: { line: number; reason: string } | undefined;
 
   const end = await readLines(file, (bytes, end) => {
+    // One native pass per chunk: pet texts are served as they are, so they must be UTF-8.
+    if (!isUtf8(bytes.subarray(0, end))) {
+      damage = { line: line + firstLineNotUtf8(bytes, end), reason: "is not valid UTF-8" };
+      return false;
+    }
     // Keep only the pet texts: each is moved down over the record framing of its line (the
     // write point never passes the line being read), then the chunk is cut to what is kept.
     const segment = texts.addSegment(bytes);
@@ -95,6 +101,17 @@ export async function replayFile(file: DataFile): Promise<ReplayResult> {
     : undefined;
   const length = end.kind === "torn_tail" ? end.offset : end.length;
   return { ok: true, texts, index, keys, nextId: lastId + 1, length, tornTail };
+}
+
+/** 1-based number, within the chunk, of the first line that is not UTF-8. */
+function firstLineNotUtf8(bytes: Uint8Array, end: number): number {
+  let start = 0;
+  for (let line = 1; start < end; line++) {
+    const newline = bytes.indexOf(NEWLINE, start);
+    if (!isUtf8(bytes.subarray(start, newline))) return line;
+    start = newline + 1;
+  }
+  return 1;
 }
 
 /** Why the fast path refused a line, in the full check's words. */
