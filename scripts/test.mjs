@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite under Deno and under Bun (the HTTP process suites start the
-// service on that same runtime), then the HTTP process suites against the Node build. Prints a
+// service on that same runtime), then the HTTP process suites against the Node build, then the
+// smoke test and the operator's commands against the single executable (built first). Prints a
 // summary line per runtime and a final "N passed, N failed" line; exits non-zero on any failure.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -72,6 +73,21 @@ if (only.length === 0 || only.includes("node")) {
       TARGET_RUNTIME: "node",
     });
     record("node", code, denoCounts(output));
+  }
+}
+if (only.length === 0 || only.includes("executable")) {
+  // The single executable (scripts/compile-bun.sh): its smoke test and the operator's commands.
+  const [buildCode] = run("executable build", "bash", ["scripts/compile-bun.sh"]);
+  if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
+    record("executable", 1, { passed: 0, failed: 1 });
+  } else {
+    const [code, output] = run("executable", bin("deno"), [
+      "test",
+      "--allow-all",
+      "test/ship/executable.test.ts",
+      "test/service/commands.test.ts",
+    ], { TARGET_RUNTIME: "executable" });
+    record("executable", code, denoCounts(output));
   }
 }
 

@@ -9,12 +9,17 @@
  */
 import type { Config } from "./config/config.ts";
 import { authenticate, type KeyRing } from "./http/auth.ts";
+import { corsPolicyFor } from "./http/cors.ts";
 import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
+import { enforceRateLimit, RateLimiter } from "./http/rate_limit.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { type PathMatch, Router } from "./http/router.ts";
+import { checkUrlLength } from "./http/url_limit.ts";
 import type { Logger } from "./log.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { docsRoutes } from "./routes/docs.ts";
+import { openapiRoutes } from "./routes/openapi.ts";
 import { petRoutes } from "./routes/pets.ts";
 import type { PetStore } from "./store/store.ts";
 
@@ -78,10 +83,18 @@ export function createApp(options: AppOptions): App {
     throw new HttpError(503, "unavailable", message, { headers: { "retry-after": "1" } });
   };
 
-  const apiRouter = new Router<RequestContext>(petRoutes({ config }));
+  const apiRouter = new Router<RequestContext>([
+    ...petRoutes({ config }),
+    ...openapiRoutes({ config }),
+    ...docsRoutes(),
+  ]);
   const healthRouter = new Router<RequestContext>(healthRoutes({ readiness: () => readiness }));
   const successorUrl = `${config.publicUrl ?? ""}${config.basePath}/pets`;
   const deprecated = deprecationHeaders(successorUrl);
+  const cors = corsPolicyFor(config.corsOrigins);
+  const rateLimiter = config.rateLimit > 0
+    ? new RateLimiter({ limit: config.rateLimit, clock })
+    : undefined;
 
   async function route(context: MutableContext, headers: Headers): Promise<Response> {
     const { path, method } = context;
@@ -98,12 +111,16 @@ export function createApp(options: AppOptions): App {
     }
     if (match !== undefined && method === "OPTIONS") {
       headers.set("allow", match.allow);
+      cors?.preflight(context.request, match.allow, headers);
       return new Response(null, { status: 204 });
     }
     if (inApi && !isPublic) {
       context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
       headers.set("cache-control", "no-store");
+      // Counted after the key check: only accepted keys get buckets, and 401s cost nothing.
+      if (rateLimiter !== undefined) enforceRateLimit(rateLimiter, context.keyScope, headers);
     }
+    checkUrlLength(path, context.query);
     if (match === undefined) {
       throw new HttpError(404, "not_found", `No such path: ${path.slice(0, 200)}`);
     }
@@ -171,6 +188,7 @@ export function createApp(options: AppOptions): App {
     }
     response.headers.set("x-request-id", requestId);
     response.headers.set("x-content-type-options", "nosniff");
+    cors?.decorate(request.headers.get("origin"), response.headers);
     log.info({
       msg: "request",
       method: request.method,

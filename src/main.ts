@@ -4,6 +4,7 @@
  */
 import process from "node:process";
 import { runHealthcheck } from "./commands/healthcheck.ts";
+import { runOpenapi } from "./commands/openapi.ts";
 import { USAGE } from "./commands/usage.ts";
 import { runServe } from "./commands/serve.ts";
 import { runVerify } from "./commands/verify.ts";
@@ -12,6 +13,7 @@ const commands: Record<string, () => Promise<number>> = {
   serve: runServe,
   healthcheck: runHealthcheck,
   verify: runVerify,
+  openapi: runOpenapi,
 };
 
 async function main(args: readonly string[]): Promise<number> {

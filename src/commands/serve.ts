@@ -1,11 +1,13 @@
 /**
  * `serve`: read the settings, listen, load the store, serve; on SIGTERM/SIGINT stop accepting,
- * finish requests in flight, close the store (flushing it and releasing the lock) and exit 0.
+ * finish requests in flight, close the store (flushing it and releasing the lock) and exit 0;
+ * on SIGHUP re-read the keys file.
  */
 import process from "node:process";
 import { createApp } from "../app.ts";
 import { loadApiKeys } from "../config/api_keys.ts";
 import { type Config, ConfigError, loadConfig } from "../config/config.ts";
+import { reloadApiKeys } from "../config/key_reload.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import { detectRuntime } from "../runtime/server.ts";
@@ -107,6 +109,7 @@ export async function runServe(): Promise<number> {
   };
   runtime.onSignal("SIGTERM", () => void stop("SIGTERM"));
   runtime.onSignal("SIGINT", () => void stop("SIGINT"));
+  runtime.onSignal("SIGHUP", () => void reloadApiKeys(config, keys, log));
   return -1;
 }
 

@@ -7,6 +7,7 @@ Commands:
   serve         Start the HTTP service (default)
   healthcheck   Exit 0 when GET /healthz on PORT answers 200 (for container health checks)
   verify        Check the data file in DATA_DIR: counts per status, damage; changes nothing
+  openapi       Print the OpenAPI 3.1 document (as served at BASE_PATH/openapi.json) and exit
   --help        Show this text
 
 Settings (environment variables):

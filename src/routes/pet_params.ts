@@ -100,7 +100,8 @@ export function parsePetId(raw: string): number | undefined {
   return Number.isSafeInteger(id) ? id : undefined;
 }
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** A valid `Idempotency-Key`: 1–255 visible ASCII characters (also the OpenAPI pattern). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The `Idempotency-Key` header: 1–255 visible ASCII characters, else 400 naming the header. */
 export function parseIdempotencyKey(header: string | null): string | undefined {

@@ -14,12 +14,18 @@ import type { RuntimeAdapter, ServeOptions } from "./server.ts";
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** How often the timeouts above are checked (Node's default, 30 s, would let a slow head last 40 s). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+/** Request line plus headers, in bytes (Node's default, stated): over it Node answers 431. */
+const MAX_HEADER_BYTES = 16 * 1024;
 
 function serve(options: ServeOptions) {
   const server = createServer({
     headersTimeout: HEADERS_TIMEOUT_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    maxHeaderSize: MAX_HEADER_BYTES,
   }, (incoming, outgoing) => {
     handle(options.fetch, incoming, outgoing).catch(() => outgoing.destroy());
   });

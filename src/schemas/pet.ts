@@ -36,9 +36,13 @@ export const PetName = Type.Refine(
   Type.String({
     minLength: 1,
     maxLength: 200,
-    pattern: "^[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+    // No control character anywhere, and at least one character that is not white space: `\s`
+    // is exactly the set `String.prototype.trim()` strips, so the pattern says "not blank" in
+    // the OpenAPI document too. Only the lone-surrogate rule is left to the refinement below.
+    pattern:
+      "^[^\\u0000-\\u001F\\u007F-\\u009F]*[^\\s\\u0000-\\u001F\\u007F-\\u009F][^\\u0000-\\u001F\\u007F-\\u009F]*$",
     description:
-      "1 to 200 Unicode characters, not blank, no control characters; stored exactly as sent",
+      "1 to 200 Unicode characters (code points), not only white space, no control characters, no lone surrogates; stored exactly as sent",
   }),
   isAcceptableName,
   () => "must be 1 to 200 characters, not blank, without control characters or lone surrogates",
@@ -46,7 +50,11 @@ export const PetName = Type.Refine(
 
 /** An int64 category identifier, kept exactly (see the module comment). */
 export const CategoryId = Type.Refine(
-  Type.BigInt({ description: "Identifier of the category (int64, kept exactly)", format: "int64" }),
+  Type.BigInt({
+    description:
+      "Identifier of the category: an int64 written as a plain JSON integer (no fraction, no exponent, not -0), kept digit for digit",
+    format: "int64",
+  }),
   (value: bigint) => value >= INT64_MIN && value <= INT64_MAX,
   () => "must be an integer from -9223372036854775808 to 9223372036854775807",
 );

@@ -33,6 +33,7 @@ interface SchemaError {
 
 const MESSAGE_BY_FIELD_AND_KEYWORD: Record<string, string> = {
   "/name type": "must be a string",
+  "/name pattern": "must not be blank and must not contain control characters",
   "/categoryId type":
     "must be an integer from -9223372036854775808 to 9223372036854775807, written without fraction or exponent",
   "/status type": 'must be one of "available", "pending", "sold"',

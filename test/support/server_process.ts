@@ -1,7 +1,8 @@
 /**
  * Starting the real service as a child process, on the runtime under test, on a free port and a
- * temporary data directory. The runtime is `TARGET_RUNTIME` (deno, bun or node), defaulting to
- * the one running the tests; node runs the esbuild bundle (`npm run build` first).
+ * temporary data directory. The runtime is `TARGET_RUNTIME` (deno, bun, node or executable),
+ * defaulting to the one running the tests; node runs the esbuild bundle (`npm run build` first),
+ * executable the single executable (`npm run compile` first).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -9,14 +10,21 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
 
-export type RuntimeName = "deno" | "bun" | "node";
+/** A runtime, or `executable`: the single executable `npm run compile` builds (dist/animal-store). */
+export type RuntimeName = "deno" | "bun" | "node" | "executable";
 
 const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
+
+/** The single executable built by `npm run compile` (scripts/compile-bun.sh). */
+export const EXECUTABLE = join(ROOT, "dist/animal-store");
 
 /** The runtime the HTTP suites start the service on. */
 export function targetRuntime(): RuntimeName {
   const requested = process.env.TARGET_RUNTIME;
-  if (requested === "deno" || requested === "bun" || requested === "node") return requested;
+  if (
+    requested === "deno" || requested === "bun" || requested === "node" ||
+    requested === "executable"
+  ) return requested;
   const globals = globalThis as { Deno?: unknown; Bun?: unknown };
   return globals.Deno !== undefined ? "deno" : globals.Bun !== undefined ? "bun" : "node";
 }
@@ -40,11 +48,18 @@ export function serviceCommand(runtime: RuntimeName, args: string[] = []): [stri
       ]];
     case "bun":
       return [bin("bun"), [join(ROOT, "src/main.ts"), ...args]];
-    case "node":
-      return [process.execPath.includes("node") ? process.execPath : "node", [
+    case "node": {
+      // Only Node's own execPath will do: under Deno or Bun, execPath is that runtime (and its
+      // path contains "node_modules"), which would run the bundle on the wrong runtime.
+      const globals = globalThis as { Deno?: unknown; Bun?: unknown };
+      const onNode = globals.Deno === undefined && globals.Bun === undefined;
+      return [onNode ? process.execPath : "node", [
         join(ROOT, "dist/animal-store.mjs"),
         ...args,
       ]];
+    }
+    case "executable":
+      return [EXECUTABLE, args];
   }
 }
 

@@ -1,0 +1,136 @@
+/**
+ * The reusable parts of the OpenAPI document: security scheme, parameters, response headers and
+ * the Error responses of SPEC.md's table. Parameter rules come from the code that enforces them
+ * (`routes/pet_params.ts`, `http/deprecation.ts`), not from a second copy written by hand.
+ */
+import { DEPRECATED_AT, SUNSET_AT } from "../http/deprecation.ts";
+import { DEFAULT_LIMIT, IDEMPOTENCY_KEY, MAX_LIMIT } from "../routes/pet_params.ts";
+import { INT64_MAX } from "../schemas/pet.ts";
+import type { ExactJsonValue } from "./exact_json.ts";
+
+type Json = { [key: string]: ExactJsonValue };
+
+/** `components.securitySchemes`: the seed's HTTP bearer scheme. */
+export const SECURITY_SCHEMES: Json = {
+  bearerAuth: {
+    type: "http",
+    scheme: "bearer",
+    description: "The API key as a bearer token: `Authorization: Bearer <API_KEY>`",
+  },
+};
+
+/** `components.parameters`, by name. */
+export const PARAMETERS: Json = {
+  limit: {
+    name: "limit",
+    in: "query",
+    required: false,
+    description:
+      `Page size: at most this many pets. Given twice, or not an integer from 1 to ${MAX_LIMIT}, is 400`,
+    schema: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+  },
+  status: {
+    name: "status",
+    in: "query",
+    required: false,
+    description: "Only pets with this status (pets created without a status never match)",
+    schema: { $ref: "#/components/schemas/PetStatus" },
+  },
+  cursor: {
+    name: "cursor",
+    in: "query",
+    required: false,
+    description:
+      'Opaque position from the `Link: <…>; rel="next"` header of the previous page; keep `limit` and `status` as they were. An altered cursor is 400',
+    schema: { type: "string", minLength: 1 },
+  },
+  petId: {
+    name: "petId",
+    in: "path",
+    required: true,
+    description: "Identifier of the pet",
+    schema: { type: "integer", format: "int64", minimum: 1, maximum: INT64_MAX },
+  },
+  idempotencyKey: {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description:
+      "Makes the create safe to retry (IETF draft, as Stripe does it): the same key with the same body returns the original 201 with `Idempotent-Replayed: true`; with a different body, 422. Scoped per API key, kept across restarts",
+    schema: { type: "string", pattern: IDEMPOTENCY_KEY.source },
+  },
+  requestId: {
+    name: "X-Request-Id",
+    in: "header",
+    required: false,
+    description: "Echoed back when it is 1 to 200 characters of `[A-Za-z0-9._:=-]`",
+    schema: { type: "string", pattern: "^[A-Za-z0-9._:=-]{1,200}$" },
+  },
+};
+
+const SUNSET = new Date(SUNSET_AT).toUTCString();
+
+function header(description: string, schema: Json, example?: ExactJsonValue): Json {
+  return { description, schema, ...(example === undefined ? {} : { example }) };
+}
+
+/** `components.headers`, by name; a response's `headers` map names the actual header. */
+export const HEADERS: Json = {
+  XRequestId: header("The request id, as sent or generated; also in the log line", {
+    type: "string",
+  }, "req-4f9c1b"),
+  NextLink: header(
+    'RFC 8288. `<URL>; rel="next"` when more pets follow: the same query plus a `cursor`. Absent on the last page',
+    { type: "string" },
+    '</v1/pets?limit=20&cursor=MjAu.3LmVTpCgDpW8N0d0>; rel="next"',
+  ),
+  Location: header("URL of the new pet", { type: "string" }, "/v1/pets/1"),
+  IdempotentReplayed: header(
+    "`true` when this 201 replays the answer to an earlier request with the same Idempotency-Key",
+    { type: "string", enum: ["true"] },
+  ),
+  Deprecation: header(
+    "RFC 9745: when this endpoint was deprecated, as a structured-field date",
+    { type: "string" },
+    `@${DEPRECATED_AT / 1000}`,
+  ),
+  Sunset: header(
+    "RFC 8594: when this endpoint stops working (it then answers 410)",
+    { type: "string" },
+    SUNSET,
+  ),
+  SuccessorLink: header(
+    "RFC 8288: the replacement of this endpoint",
+    { type: "string" },
+    '</v1/pets>; rel="successor-version"',
+  ),
+  RetryAfter: header("RFC 9110: seconds to wait before retrying", {
+    type: "integer",
+    minimum: 0,
+  }, 1),
+  RateLimit: header(
+    "IETF draft ratelimit-headers: requests left (`r`) and seconds until the window resets (`t`); only with RATE_LIMIT set",
+    { type: "string" },
+    '"per-key";r=59;t=60',
+  ),
+  RateLimitPolicy: header(
+    "IETF draft ratelimit-headers: requests allowed (`q`) per window of `w` seconds; only with RATE_LIMIT set",
+    { type: "string" },
+    '"per-key";q=60;w=60',
+  ),
+  WwwAuthenticate: header(
+    'RFC 6750: `Bearer realm="animal-store"`, plus `error="invalid_token"` when a key was sent but not accepted',
+    { type: "string" },
+    'Bearer realm="animal-store"',
+  ),
+};
+
+/** A `headers` map entry that refers to `components.headers[name]`. */
+export function headerRef(name: string): Json {
+  return { $ref: `#/components/headers/${name}` };
+}
+
+/** A `parameters` entry that refers to `components.parameters[name]`. */
+export function parameterRef(name: string): Json {
+  return { $ref: `#/components/parameters/${name}` };
+}

@@ -1,0 +1,88 @@
+/**
+ * TypeBox schemas → plain JSON Schema 2020-12 for the OpenAPI document. The schemas that
+ * validate requests are the source; this only translates what JSON Schema cannot say as is:
+ *
+ * - TypeBox keeps its own bookkeeping in keys that start with `~` (`~kind`, `~optional`,
+ *   `~refine`); they are not JSON Schema and are dropped.
+ * - `categoryId` is a TypeBox `BigInt` (the body parser yields bigints so int64 stays exact);
+ *   on the wire it is a JSON integer, so it becomes `type: integer, format: int64` with the
+ *   int64 bounds as bigints, written digit for digit by `stringifyExact`.
+ * - A string enum gets `type: string`, which `Type.Enum` leaves out.
+ * - A subschema equal to a named component becomes a `$ref` to it, so `Pet.status` reads as
+ *   `PetStatus` and `Pets.items` as `Pet` in generated clients.
+ */
+import { INT64_MAX, INT64_MIN } from "../schemas/pet.ts";
+import type { ExactJsonValue } from "./exact_json.ts";
+
+/** A JSON Schema object as written into the document. */
+export type JsonSchema = { [key: string]: ExactJsonValue };
+
+/** Named schemas, by the name they get under `components.schemas`. */
+export type NamedSchemas = Readonly<Record<string, unknown>>;
+
+/** Converts every named schema, referring to the others by `$ref` where they recur. */
+export function componentSchemas(named: NamedSchemas): Record<string, JsonSchema> {
+  const plain = Object.entries(named).map(([name, schema]) => [name, plainSchema(schema)] as const);
+  const refByShape = new Map(plain.map(([name, schema]) => [shapeOf(schema), name]));
+  const result: Record<string, JsonSchema> = {};
+  for (const [name, schema] of plain) result[name] = withRefs(schema, refByShape, true);
+  return result;
+}
+
+/** Converts one schema (a parameter's, say), referring to named components where it can. */
+export function schemaWithRefs(schema: unknown, named: NamedSchemas): JsonSchema {
+  const refByShape = new Map(
+    Object.entries(named).map(([name, component]) => [shapeOf(plainSchema(component)), name]),
+  );
+  return withRefs(plainSchema(schema), refByShape, false);
+}
+
+/** The JSON Schema of a TypeBox schema: no `~` keys, bigint → int64 integer. */
+export function plainSchema(schema: unknown): JsonSchema {
+  return plain(schema) as JsonSchema;
+}
+
+function plain(value: unknown): ExactJsonValue {
+  if (Array.isArray(value)) return value.map(plain);
+  if (value === null || typeof value !== "object") return value as ExactJsonValue;
+  const result: Record<string, ExactJsonValue> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (key.startsWith("~") || typeof item === "function") continue;
+    result[key] = plain(item);
+  }
+  if (
+    result.type === undefined && Array.isArray(result.enum) &&
+    result.enum.every((item) => typeof item === "string")
+  ) {
+    // `Type.Enum` leaves out `type`; JSON Schema does not need it, but client generators
+    // (openapi-typescript, Redocly) type a bare enum as "unknown" without it.
+    return { type: "string", ...result };
+  }
+  if (result.type === "bigint") {
+    result.type = "integer";
+    result.format = "int64";
+    result.minimum = INT64_MIN;
+    result.maximum = INT64_MAX;
+  }
+  return result;
+}
+
+function withRefs(schema: JsonSchema, refByShape: Map<string, string>, isRoot: boolean) {
+  const ref = isRoot ? undefined : refByShape.get(shapeOf(schema));
+  if (ref !== undefined) return { $ref: `#/components/schemas/${ref}` };
+  const result: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    result[key] = refsIn(value, refByShape);
+  }
+  return result;
+}
+
+function refsIn(value: ExactJsonValue, refByShape: Map<string, string>): ExactJsonValue {
+  if (Array.isArray(value)) return value.map((item) => refsIn(item, refByShape));
+  if (value === null || typeof value !== "object") return value;
+  return withRefs(value as JsonSchema, refByShape, false);
+}
+
+function shapeOf(schema: ExactJsonValue): string {
+  return JSON.stringify(schema, (_key, value) => typeof value === "bigint" ? `${value}n` : value);
+}

@@ -1,0 +1,185 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { type JsonValue, parseJsonExact } from "../../src/http/json.ts";
+import { openApiJson } from "../../src/openapi/document.ts";
+import { testApp } from "../support/app.ts";
+import { schemaErrors } from "../support/json_schema.ts";
+
+type Json = { [key: string]: JsonValue };
+
+function parse(text: string): Json {
+  const parsed = parseJsonExact(text);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  return withPrototypes(parsed.value) as Json;
+}
+
+/** The exact parser makes prototype-less objects; deepEqual compares prototypes too. */
+function withPrototypes(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(withPrototypes);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withPrototypes(v)]));
+}
+
+const text = openApiJson({ basePath: "/v1" });
+const document = parse(text);
+const paths = document.paths as Record<string, Record<string, Json>>;
+const operations: [string, Json][] = [
+  ["listPets", paths["/pets"].get],
+  ["createPet", paths["/pets"].post],
+  ["getPet", paths["/pets/{petId}"].get],
+];
+
+function headersOf(op: Json, status: string): string[] {
+  return Object.keys(((op.responses as Json)[status] as Json).headers as Json);
+}
+
+function walk(value: JsonValue, visit: (key: string, value: JsonValue) => void): void {
+  if (Array.isArray(value)) value.forEach((item) => walk(item, visit));
+  else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      visit(key, item);
+      walk(item, visit);
+    }
+  }
+}
+
+describe("openApiDocument()", () => {
+  it("is OpenAPI 3.1 with info version 1.0.0 and the seed's operations", () => {
+    assert.equal(document.openapi, "3.1.0");
+    assert.equal((document.info as Json).version, "1.0.0");
+    assert.deepEqual(operations.map(([, op]) => op.operationId), [
+      "listPets",
+      "createPet",
+      "getPet",
+    ]);
+    assert.deepEqual(Object.keys(paths), ["/pets", "/pets/{petId}"]);
+  });
+
+  it("names the schemas as the seed does", () => {
+    const schemas = (document.components as Json).schemas as Json;
+    assert.deepEqual(Object.keys(schemas).sort(), ["Error", "NewPet", "Pet", "PetStatus", "Pets"]);
+    assert.deepEqual((schemas.PetStatus as Json).enum, ["available", "pending", "sold"]);
+    assert.deepEqual((schemas.Pets as Json).items, { $ref: "#/components/schemas/Pet" });
+  });
+
+  it("writes categoryId as int64 with the exact bounds and no TypeBox internals", () => {
+    const exact =
+      /"categoryId": \{\s*"type": "integer",[^}]*"format": "int64",\s*"minimum": -9223372036854775808,\s*"maximum": 9223372036854775807\s*\}/g;
+    assert.equal(text.match(exact)?.length, 2, "NewPet and Pet"); // exact digits, not 9223372036854776000
+    walk(document, (key) => assert.ok(!key.startsWith("~"), `TypeBox key ${key} leaked`));
+    assert.doesNotMatch(text, /"bigint"|~kind|~refine|~optional/);
+  });
+
+  it("applies the bearer scheme to every operation", () => {
+    const schemes = (document.components as Json).securitySchemes as Json;
+    assert.deepEqual(schemes.bearerAuth, {
+      type: "http",
+      scheme: "bearer",
+      description: (schemes.bearerAuth as Json).description,
+    });
+    for (const [id, op] of operations) assert.deepEqual(op.security, [{ bearerAuth: [] }], id);
+  });
+
+  it("marks getPet deprecated with its sunset date", () => {
+    const getPet = operations[2][1];
+    assert.equal(getPet.deprecated, true);
+    assert.equal(getPet["x-sunset"], "2030-12-05T00:00:00.000Z");
+    assert.match(getPet.description as string, /Thu, 05 Dec 2030 00:00:00 GMT/);
+    for (const status of Object.keys(getPet.responses as Json)) {
+      for (const name of ["Deprecation", "Sunset", "Link"]) {
+        assert.ok(headersOf(getPet, status).includes(name), `${status} ${name}`);
+      }
+    }
+  });
+
+  it("lists every status of SPEC.md's error table each operation can return", () => {
+    const expected: Record<string, string[]> = {
+      listPets: ["200", "400", "401", "429", "500", "503"],
+      createPet: ["201", "400", "401", "409", "413", "415", "422", "429", "500", "503"],
+      getPet: ["200", "400", "401", "404", "410", "429", "500", "503"],
+    };
+    for (const [id, op] of operations) {
+      assert.deepEqual(Object.keys(op.responses as Json), expected[id], id);
+    }
+  });
+
+  it("declares the response headers", () => {
+    const [[, list], [, create], [, get]] = operations;
+    assert.ok(headersOf(list, "200").includes("Link"));
+    assert.ok(headersOf(create, "201").includes("Location"));
+    assert.ok(headersOf(create, "201").includes("Idempotent-Replayed"));
+    assert.ok(headersOf(get, "200").includes("Sunset"));
+    for (const [id, op] of operations) {
+      for (const status of Object.keys(op.responses as Json)) {
+        const names = headersOf(op, status);
+        for (const name of ["X-Request-Id", "RateLimit", "RateLimit-Policy"]) {
+          assert.ok(names.includes(name), `${id} ${status} ${name}`);
+        }
+        if (["409", "429", "503"].includes(status)) assert.ok(names.includes("Retry-After"));
+        if (status === "401") assert.ok(names.includes("WWW-Authenticate"));
+      }
+    }
+  });
+
+  it("declares cursor, limit, status and the Idempotency-Key header", () => {
+    const parameters = (document.components as Json).parameters as Record<string, Json>;
+    const names = (op: Json) =>
+      (op.parameters as Json[]).map((p) => parameters[(p.$ref as string).split("/").pop()!].name);
+    assert.deepEqual(names(operations[0][1]), ["limit", "status", "cursor", "X-Request-Id"]);
+    assert.deepEqual(names(operations[1][1]), ["Idempotency-Key", "X-Request-Id"]);
+    assert.deepEqual(names(operations[2][1]), ["petId", "X-Request-Id"]);
+    assert.deepEqual(parameters.limit.schema, {
+      type: "integer",
+      minimum: 1n,
+      maximum: 100n,
+      default: 20n,
+    });
+  });
+
+  it("has examples for each body, and each is valid under its schema", () => {
+    let count = 0;
+    walk(document, (key, value) => {
+      if (key !== "application/json") return;
+      const media = value as Json;
+      const examples = Object.values(media.examples as Json) as Json[];
+      assert.ok(examples.length > 0);
+      for (const example of examples) {
+        assert.deepEqual(
+          schemaErrors(media.schema, example.value, document),
+          [],
+          example.summary as string,
+        );
+        count++;
+      }
+    });
+    assert.ok(count >= 25, `${count} examples`);
+  });
+
+  it("lists production and staging as server variables, or PUBLIC_URL when set", () => {
+    const servers = document.servers as Json[];
+    assert.deepEqual(servers.map((s) => [s.url, s.description]), [
+      ["{origin}/v1", "production"],
+      ["{origin}/v1", "staging"],
+    ]);
+    const pinned = parse(openApiJson({ basePath: "/api/v2", publicUrl: "https://pets.test" }));
+    assert.deepEqual(pinned.servers, [{
+      url: "https://pets.test/api/v2",
+      description: "This deployment",
+    }]);
+  });
+});
+
+describe("GET /v1/openapi.json", () => {
+  it("serves the document without a key, as the settings shape it", async () => {
+    const { request } = testApp({ env: { BASE_PATH: "/api", PUBLIC_URL: "https://pets.test" } });
+    const response = await request("/api/openapi.json", { key: null });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "application/json");
+    assert.equal(
+      await response.text(),
+      openApiJson({ basePath: "/api", publicUrl: "https://pets.test" }),
+    );
+    assert.equal((await request("/api/openapi.json", { method: "HEAD", key: null })).status, 200);
+    assert.equal((await request("/api/openapi.json", { method: "POST", key: null })).status, 405);
+  });
+});

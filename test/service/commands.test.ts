@@ -1,0 +1,138 @@
+/**
+ * The operator's commands (`--help`, `verify`, `healthcheck`, `openapi`, unknown ones), run as a
+ * process on the runtime under test (TARGET_RUNTIME): the same suite runs on Deno, Bun, the Node
+ * build and the single executable, so the commands behave identically on each.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import {
+  runService,
+  type ServiceProcess,
+  startService,
+  targetRuntime,
+  temporaryDirectory,
+} from "../support/server_process.ts";
+
+const runtime = targetRuntime();
+const TIMEOUT = { timeout: 60_000 };
+
+/** A record line of the data file, as the store writes it. */
+function record(id: number, status?: string): string {
+  const pet = { id, name: `Pet ${id}`, categoryId: id, ...(status && { status }) };
+  return `${JSON.stringify({ type: "pet", v: 1, pet })}\n`;
+}
+
+/** A port nothing listens on: bound, then released. */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+describe(`operator commands on ${runtime}`, TIMEOUT, () => {
+  const dir = temporaryDirectory();
+  after(() => dir.remove());
+
+  /** Writes `content` as a data directory's pets.jsonl; returns the directory. */
+  function dataDir(name: string, content: string): string {
+    const path = join(dir.path, name);
+    mkdirSync(path);
+    writeFileSync(join(path, "pets.jsonl"), content);
+    return path;
+  }
+
+  it("--help exits 0 and lists every command", async () => {
+    const result = await runService(["--help"]);
+    assert.equal(result.code, 0, result.stderr);
+    for (const command of ["serve", "openapi", "healthcheck", "verify", "--help"]) {
+      assert.match(result.stdout, new RegExp(`^\\s+${command}\\s`, "m"), command);
+    }
+  });
+
+  it("an unknown command exits 2 and prints the usage on stderr", async () => {
+    const result = await runService(["frobnicate"]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /^Unknown command: frobnicate\n/);
+    assert.match(result.stderr, /Usage: animal-store/);
+    assert.equal(result.stdout, "");
+  });
+
+  it("verify exits 0 for a sound file and prints the counts per status", async () => {
+    const content = record(1, "sold") + record(2) + record(3, "available") + record(4, "sold");
+    const path = dataDir("sound", content);
+    const result = await runService(["verify"], { env: { DATA_DIR: path } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /4 pets \(available 1, pending 0, sold 2, no status 1\)/);
+    assert.match(result.stdout, /ok: the file is sound/);
+    assert.equal(readFileSync(join(path, "pets.jsonl"), "utf8"), content);
+  });
+
+  it("verify exits 1 for a damaged file, naming the line, and changes nothing", async () => {
+    const content = record(1) + "{oops\n" + record(3);
+    const path = dataDir("damaged", content);
+    const result = await runService(["verify"], { env: { DATA_DIR: path } });
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(result.stdout, /error: line 2 is not valid JSON/);
+    assert.equal(readFileSync(join(path, "pets.jsonl"), "utf8"), content);
+    assert.equal(existsSync(join(path, "animal-store.lock")), false, "verify takes no lock");
+  });
+
+  it("verify exits 0 with a warning for a torn last line, and does not cut it", async () => {
+    const content = record(1, "pending") + record(2).slice(0, 12);
+    const path = dataDir("torn", content);
+    const result = await runService(["verify"], { env: { DATA_DIR: path } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /1 pets \(available 0, pending 1/);
+    assert.match(result.stdout, /warning: torn last line at byte offset \d+ \(12 bytes/);
+    assert.equal(readFileSync(join(path, "pets.jsonl"), "utf8"), content);
+  });
+
+  it("healthcheck exits 1 when nothing listens on PORT", async () => {
+    const port = await freePort();
+    const result = await runService(["healthcheck"], { env: { PORT: String(port) } });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, new RegExp(`^Unhealthy: .*${port}`));
+  });
+
+  it("healthcheck exits 2 for a bad PORT", async () => {
+    const result = await runService(["healthcheck"], { env: { PORT: "eighty" } });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /PORT/);
+  });
+
+  describe("against a running service", () => {
+    let service: ServiceProcess;
+    before(async () => {
+      service = await startService({
+        dataDir: join(dir.path, "running"),
+        env: { API_KEYS: "commands-suite-key" },
+      });
+    });
+    after(async () => {
+      await service?.stop();
+    });
+
+    it("healthcheck exits 0 against the service on its PORT", async () => {
+      const result = await runService(["healthcheck"], { env: { PORT: String(service.port) } });
+      assert.equal(result.code, 0, result.stderr);
+    });
+  });
+
+  it("openapi prints the OpenAPI document and exits, without touching DATA_DIR", async () => {
+    const untouched = join(dir.path, "never-created");
+    const result = await runService(["openapi"], { env: { DATA_DIR: untouched } });
+    assert.equal(result.code, 0, result.stderr);
+    const document = JSON.parse(result.stdout);
+    assert.match(document.openapi, /^3\./);
+    assert.ok(document.paths["/pets"] ?? document.paths["/v1/pets"], "documents /pets");
+    assert.equal(existsSync(untouched), false);
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * On the runtime under test (deno, bun, or the node build): the `openapi` sub-command prints,
+ * byte for byte, the document the running service serves, with the same settings.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  runService,
+  type ServiceProcess,
+  startService,
+  temporaryDirectory,
+} from "../support/server_process.ts";
+
+const env = { API_KEYS: "openapi-test-key", BASE_PATH: "/api/v1", PUBLIC_URL: "https://pets.test" };
+
+describe("openapi sub-command and GET {BASE_PATH}/openapi.json", () => {
+  let service: ServiceProcess;
+  let dataDir: { path: string; remove: () => void };
+
+  before(async () => {
+    dataDir = temporaryDirectory();
+    service = await startService({ dataDir: dataDir.path, env });
+  });
+
+  after(async () => {
+    await service?.stop();
+    dataDir?.remove();
+  });
+
+  it("print and serve the same text, with the int64 bounds digit for digit", async () => {
+    const served = await fetch(`${service.url}/api/v1/openapi.json`);
+    assert.equal(served.status, 200);
+    const text = await served.text();
+    const printed = await runService(["openapi"], { env });
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.equal(printed.stdout, text);
+    assert.match(text, /"minimum": -9223372036854775808,\s*"maximum": 9223372036854775807/);
+    assert.match(text, /"url": "https:\/\/pets\.test\/api\/v1"/);
+  });
+});
