@@ -168,6 +168,16 @@ describe("POST /v1/pets", () => {
     assert.equal(store.pets.length, 0);
   });
 
+  it("refuses a near-limit name with a control character in linear time (no ReDoS)", async () => {
+    const { request } = testApp();
+    const body = JSON.stringify({ name: "a".repeat(65_000) + "\u0001", categoryId: 1 });
+    const started = performance.now();
+    const response = await request("/v1/pets", { method: "POST", body });
+    assert.equal(response.status, 400);
+    // A backtracking pattern took seconds here; a linear one takes milliseconds.
+    assert.ok(performance.now() - started < 1000, "validation must not backtrack quadratically");
+  });
+
   it("refuses malformed JSON and non-objects with 400 invalid_body", async () => {
     const { request, store } = testApp();
     for (
