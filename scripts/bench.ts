@@ -1,0 +1,637 @@
+/**
+ * The performance benchmark of issue 7: our service on Bun, Deno and Node, side by side with
+ * what users would otherwise pick, each driven by `wrk`, plus replay (open time and memory) of
+ * large data files and CPU profiles of our service under load. Prints figures; asserts nothing.
+ *
+ *   npm run bench                                   # throughput table (about 15 minutes)
+ *   npm run bench -- --rounds=2 --duration=3        # a shorter run
+ *   npm run bench -- --profile                      # CPU profiles of our service under load
+ *   npm run bench -- --replay [--ten-million]       # open time and RSS of 1 M (and 10 M) pets
+ *
+ * `npm run bench` bundles this file with esbuild for Node 20 and runs it with Node; the servers
+ * it measures run on their own runtimes. Needs `wrk` (apt-get install -y wrk) and, for pinning,
+ * `taskset` and two cores.
+ *
+ * Throughput: every configuration runs as its own child process, one at a time, on 127.0.0.1
+ * and a free port, pinned to core 0 while wrk (1 thread, 64 keep-alive connections) runs on
+ * core 1. Per runtime: (a) `ceiling` — the runtime's bare server answering the fixed bytes of a
+ * 20-pet page; (b) `ours` — the real entry point (`src/main.ts` on Bun and Deno, the
+ * `npm run build` bundle on Node) with a data file of `--pets` pets and `API_KEYS`; (c) `hono`
+ * and (d) `elysia` (Bun) / `fastify` (Node) doing the same three endpoints with the same auth
+ * and a TypeBox check over an in-memory store (`scripts/bench/peers/`). Measured: the first list
+ * page, `GET /v1/pets/{id}`, a deep `status=sold` page reached by following `Link` headers, and
+ * durable `POST /v1/pets` for ours with fsync on, ours with fsync off
+ * (`scripts/bench/service_nofsync.ts`) and bun:sqlite (WAL, synchronous=FULL). Each endpoint
+ * gets a warm-up run before the measured one. Configurations are interleaved over `--rounds`
+ * rounds in a rotating order, so a slow patch on the machine hits all of them alike; the table
+ * shows medians, min–max and p99 (median of the rounds), and the ratios the issue's targets use.
+ *
+ * Options: --rounds=3 --duration=5 --warmup=1 --connections=64 --pets=1000
+ * --runtimes=bun,deno,node --servers=ceiling,ours,hono,elysia,fastify --no-post
+ * --node-bundle=dist/animal-store.mjs (use that bundle instead of building one)
+ * --json=FILE (also write every run's figures) --profile[=DIR] --replay --replay-pets=N
+ * --ten-million --replay-runs=2 --summarize=FILE.cpuprofile
+ * --quiet-wait=30 (seconds to wait, before each measured run, for other processes to leave the
+ * machine idle; runs made on a busy machine are marked "!" in the table)
+ */
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { writePetFile } from "./bench/data_file.ts";
+import { BENCH_KEY, fixedPageBody } from "./bench/peers/pet_fixture.ts";
+import {
+  buildNodeBundles,
+  hasCommand,
+  HOST,
+  memoryOf,
+  pinning,
+  ROOT,
+  type Running,
+  type Runtime,
+  serverCommand,
+  type ServerKind,
+  startServer,
+  stopServer,
+} from "./bench/processes.ts";
+import { busyPercent, cpuSecondsOf, waitForQuiet } from "./bench/machine_load.ts";
+import { printProfileSummary } from "./bench/profile_summary.ts";
+import { rate, runWrk, writeWrkScripts, type WrkResult } from "./bench/wrk.ts";
+
+type Endpoint = "list" | "get" | "deep" | "post";
+
+const ENDPOINT_NAMES: Record<Endpoint, string> = {
+  list: "GET /v1/pets?limit=20",
+  get: "GET /v1/pets/{id}",
+  deep: "GET /v1/pets?status=sold&limit=20&cursor=… (deep)",
+  post: "POST /v1/pets (durable)",
+};
+
+interface Options {
+  rounds: number;
+  duration: number;
+  warmup: number;
+  connections: number;
+  pets: number;
+  runtimes: Runtime[];
+  servers: ServerKind[];
+  post: boolean;
+  nodeBundle: string | undefined;
+  json: string | undefined;
+  profile: string | undefined;
+  replay: boolean;
+  replayPets: number;
+  tenMillion: boolean;
+  replayRuns: number;
+  summarize: string | undefined;
+  /** Before each configuration, wait up to `quietWait` seconds for the machine to be idle. */
+  quietWait: number;
+}
+
+/** A wrk run plus what the machine was doing around it. */
+interface Measured extends WrkResult {
+  /** Busy % of the whole machine just before the run, our server idle (other users' work). */
+  readonly busyBefore: number;
+  /** Share of one core our server used during the run (near 100 when it is the bottleneck). */
+  readonly serverCpu: number;
+}
+
+function parseOptions(args: string[]): Options {
+  const options: Options = {
+    rounds: 3,
+    duration: 5,
+    warmup: 1,
+    connections: 64,
+    pets: 1000,
+    runtimes: ["bun", "deno", "node"],
+    servers: ["ceiling", "ours", "hono", "elysia", "fastify"],
+    post: true,
+    nodeBundle: undefined,
+    json: undefined,
+    profile: undefined,
+    replay: false,
+    replayPets: 1_000_000,
+    tenMillion: false,
+    replayRuns: 2,
+    summarize: undefined,
+    quietWait: 30,
+  };
+  const numbers = [
+    "rounds",
+    "duration",
+    "warmup",
+    "connections",
+    "pets",
+    "replayPets",
+    "replayRuns",
+    "quietWait",
+  ];
+  for (const arg of args) {
+    const [rawName, value] = arg.replace(/^--/, "").split("=", 2);
+    const name = rawName.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    if (numbers.includes(name) && /^[0-9]+$/.test(value ?? "")) {
+      (options as unknown as Record<string, number>)[name] = Number(value);
+    } else if (name === "runtimes" && value) options.runtimes = value.split(",") as Runtime[];
+    else if (name === "servers" && value) options.servers = value.split(",") as ServerKind[];
+    else if (name === "noPost") options.post = false;
+    else if (name === "nodeBundle" && value) options.nodeBundle = join(ROOT, value);
+    else if (name === "json" && value) options.json = value;
+    else if (name === "profile") {
+      options.profile = value ?? join(tmpdir(), `animal-store-profiles-${Date.now()}`);
+    } else if (name === "replay") options.replay = true;
+    else if (name === "tenMillion") options.tenMillion = true;
+    else if (name === "summarize" && value) options.summarize = value;
+    else throw new Error(`Cannot parse option: ${arg}`);
+  }
+  if (options.duration < 1 || options.rounds < 1 || options.duration > 120 || options.rounds > 20) {
+    throw new Error("Cannot run: --duration must be 1 to 120 and --rounds 1 to 20");
+  }
+  return options;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** One server to start, and what to measure on it. */
+interface Configuration {
+  readonly runtime: Runtime;
+  readonly kind: ServerKind;
+  readonly endpoints: readonly Endpoint[];
+}
+
+function configurations(options: Options): Configuration[] {
+  const list: Configuration[] = [];
+  const wanted = (kind: ServerKind) => options.servers.includes(kind);
+  for (const runtime of options.runtimes) {
+    if (wanted("ceiling")) list.push({ runtime, kind: "ceiling", endpoints: ["list"] });
+    const gets: Endpoint[] = ["list", "get", "deep"];
+    if (wanted("ours")) list.push({ runtime, kind: "ours", endpoints: gets });
+    if (wanted("hono")) list.push({ runtime, kind: "hono", endpoints: gets });
+    if (runtime === "bun" && wanted("elysia")) {
+      list.push({ runtime, kind: "elysia", endpoints: gets });
+    }
+    if (runtime === "node" && wanted("fastify")) {
+      list.push({ runtime, kind: "fastify", endpoints: gets });
+    }
+    if (options.post && wanted("ours")) {
+      list.push({ runtime, kind: "ours", endpoints: ["post"] });
+      list.push({ runtime, kind: "ours-nofsync", endpoints: ["post"] });
+      if (runtime === "bun") list.push({ runtime, kind: "sqlite", endpoints: ["post"] });
+    }
+  }
+  return list;
+}
+
+const key = (runtime: Runtime, kind: ServerKind, endpoint: Endpoint) =>
+  `${runtime}|${kind}|${endpoint}`;
+
+/** Follows `Link: rel="next"` from the first sold page, `hops` times; the path reached. */
+async function deepPagePath(port: number, hops: number): Promise<string> {
+  let path = "/v1/pets?status=sold&limit=20";
+  for (let hop = 0; hop < hops; hop++) {
+    const response = await fetch(`http://${HOST}:${port}${path}`, {
+      headers: { authorization: `Bearer ${BENCH_KEY}` },
+    });
+    await response.arrayBuffer();
+    const next = /<([^>]*)>;\s*rel="next"/.exec(response.headers.get("link") ?? "")?.[1];
+    if (response.status !== 200 || next === undefined) break;
+    path = next.replace(/^https?:\/\/[^/]+/, "");
+  }
+  return path;
+}
+
+/** Warns when a server's first page is not the ceiling's bytes (the comparison would be off). */
+async function checkFirstPage(port: number, label: string): Promise<void> {
+  const response = await fetch(`http://${HOST}:${port}/v1/pets?limit=20`, {
+    headers: { authorization: `Bearer ${BENCH_KEY}` },
+  });
+  const body = await response.text();
+  if (response.status !== 200 || body !== fixedPageBody()) {
+    console.log(
+      `  ! ${label}: first page differs from the ceiling body (${response.status}, ` +
+        `${body.length} vs ${fixedPageBody().length} bytes)`,
+    );
+  }
+}
+
+interface Scratch {
+  readonly dir: string;
+  readonly template: string;
+  readonly scripts: { get: string; post: string };
+  readonly stderrFile: string;
+}
+
+async function startConfiguration(
+  configuration: Configuration,
+  options: Options,
+  scratch: Scratch,
+  extra: { profileDir?: string } = {},
+): Promise<{ running: Running; dataDir: string }> {
+  const dataDir = mkdtempSync(join(scratch.dir, "data-"));
+  if (configuration.kind === "ours" || configuration.kind === "ours-nofsync") {
+    copyFileSync(join(scratch.template, "pets.jsonl"), join(dataDir, "pets.jsonl"));
+  }
+  const command = serverCommand(configuration.runtime, configuration.kind, {
+    nodeBundle: options.nodeBundle,
+    profileDir: extra.profileDir,
+  });
+  const running = await startServer(command, {
+    kind: configuration.kind,
+    env: { DATA_DIR: dataDir, PET_COUNT: String(options.pets) },
+    stderrFile: scratch.stderrFile,
+  });
+  return { running, dataDir };
+}
+
+async function measureConfiguration(
+  configuration: Configuration,
+  options: Options,
+  scratch: Scratch,
+): Promise<Map<Endpoint, Measured>> {
+  const results = new Map<Endpoint, Measured>();
+  const { running, dataDir } = await startConfiguration(configuration, options, scratch);
+  try {
+    const label = `${configuration.runtime} ${configuration.kind}`;
+    if (configuration.endpoints.includes("list")) await checkFirstPage(running.port, label);
+    for (const endpoint of configuration.endpoints) {
+      const path = endpoint === "list"
+        ? "/v1/pets?limit=20"
+        : endpoint === "get"
+        ? `/v1/pets/${Math.ceil(options.pets / 2)}`
+        : endpoint === "deep"
+        ? await deepPagePath(running.port, 10)
+        : "/v1/pets";
+      const script = endpoint === "post" ? scratch.scripts.post : scratch.scripts.get;
+      const run = (seconds: number) =>
+        runWrk({ port: running.port, path, script, seconds, connections: options.connections });
+      if (options.warmup > 0) await run(options.warmup);
+      // Other users of a shared machine skew a run: wait for a quiet moment (bounded).
+      const busyBefore = await waitForQuiet(QUIET_BELOW_PERCENT, options.quietWait * 1000);
+      const cpuBefore = cpuSecondsOf(running.pid) ?? 0;
+      const result = await run(options.duration);
+      const serverCpu = (100 * ((cpuSecondsOf(running.pid) ?? 0) - cpuBefore)) /
+        (result.durationUs / 1e6);
+      results.set(endpoint, { ...result, busyBefore, serverCpu });
+    }
+  } finally {
+    await stopServer(running);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+/** Machine busy % (both cores) under which a moment counts as quiet. */
+const QUIET_BELOW_PERCENT = 10;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((row) => row[i].length))
+  );
+  const line = (cells: string[]) =>
+    "| " + cells.map((cell, i) => cell.padEnd(widths[i])).join(" | ") + " |";
+  console.log(line(header));
+  console.log("|" + widths.map((width) => "-".repeat(width + 2)).join("|") + "|");
+  for (const row of rows) console.log(line(row));
+}
+
+function setupScratch(options: Options): Scratch {
+  const dir = mkdtempSync(join(tmpdir(), "animal-store-bench-"));
+  const template = join(dir, "template");
+  mkdirSync(template);
+  writePetFile(template, options.pets);
+  return { dir, template, scripts: writeWrkScripts(dir), stderrFile: join(dir, "servers.stderr") };
+}
+
+function requireTools(options: Options): void {
+  if (!hasCommand("wrk")) {
+    throw new Error("Cannot run the benchmark: wrk is not installed (apt-get install -y wrk)");
+  }
+  if (options.runtimes.includes("node")) buildNodeBundles({ nodeBundle: options.nodeBundle });
+}
+
+function machineLine(options: Options): string {
+  const pinned = pinning(0).length > 0;
+  return `node ${process.versions.node}; wrk -t1 -c${options.connections} -d${options.duration}s ` +
+    `(+${options.warmup}s warm-up per endpoint), ${options.rounds} rounds, ${options.pets} pets; ` +
+    (pinned
+      ? "servers pinned to core 0, wrk to core 1"
+      : "NOT pinned (taskset missing or one core)");
+}
+
+async function throughput(options: Options): Promise<void> {
+  requireTools(options);
+  const scratch = setupScratch(options);
+  const configs = configurations(options);
+  const runs = new Map<string, Measured[]>();
+  console.log(machineLine(options));
+  console.log(`machine busy before start: ${(await busyPercent(1000))?.toFixed(0) ?? "?"}%`);
+  try {
+    for (let round = 0; round < options.rounds; round++) {
+      // Rotate the order each round, so no configuration always runs first or after another.
+      const order = configs.map((_, i) => configs[(i + round * 3) % configs.length]);
+      for (const configuration of order) {
+        const results = await measureConfiguration(configuration, options, scratch);
+        for (const [endpoint, result] of results) {
+          const id = key(configuration.runtime, configuration.kind, endpoint);
+          runs.set(id, [...(runs.get(id) ?? []), result]);
+          console.log(
+            `  round ${round + 1}: ${configuration.runtime.padEnd(5)} ${
+              configuration.kind.padEnd(13)
+            }` +
+              `${endpoint.padEnd(5)} ${rate(result).toFixed(0).padStart(7)} req/s  ` +
+              `p99 ${(result.p99Us / 1000).toFixed(2).padStart(7)} ms  ` +
+              `server cpu ${result.serverCpu.toFixed(0).padStart(3)}%  ` +
+              `busy before ${result.busyBefore.toFixed(0).padStart(3)}%` +
+              (result.errors + result.non2xx > 0
+                ? `  (${result.errors} errors, ${result.non2xx} non-2xx)`
+                : ""),
+          );
+        }
+      }
+    }
+  } finally {
+    rmSync(scratch.dir, { recursive: true, force: true });
+  }
+  report(options, runs);
+}
+
+function report(options: Options, runs: Map<string, Measured[]>): void {
+  const rateOf = (id: string) => {
+    const list = runs.get(id);
+    return list === undefined ? undefined : median(list.map(rate));
+  };
+  const p99Of = (id: string) => {
+    const list = runs.get(id);
+    return list === undefined ? undefined : median(list.map((run) => run.p99Us / 1000));
+  };
+  console.log(`\n${machineLine(options)}; ${new Date().toISOString()}\n`);
+  const rows: string[][] = [];
+  for (const runtime of options.runtimes) {
+    for (const endpoint of ["list", "get", "deep", "post"] as Endpoint[]) {
+      for (
+        const kind of [
+          "ceiling",
+          "ours",
+          "ours-nofsync",
+          "hono",
+          "elysia",
+          "fastify",
+          "sqlite",
+        ] as ServerKind[]
+      ) {
+        const list = runs.get(key(runtime, kind, endpoint));
+        if (list === undefined) continue;
+        const rates = list.map(rate);
+        const failures = list.reduce((sum, run) => sum + run.errors + run.non2xx, 0);
+        const busy = Math.max(...list.map((run) => run.busyBefore));
+        rows.push([
+          runtime,
+          ENDPOINT_NAMES[endpoint],
+          kind === "ours-nofsync" ? "ours, fsync OFF" : kind === "sqlite" ? "bun:sqlite" : kind,
+          median(rates).toFixed(0),
+          `${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`,
+          p99Of(key(runtime, kind, endpoint))!.toFixed(2),
+          String(failures),
+          median(list.map((run) => run.serverCpu)).toFixed(0),
+          busy >= QUIET_BELOW_PERCENT ? `${busy.toFixed(0)}% !` : `${busy.toFixed(0)}%`,
+        ]);
+      }
+    }
+  }
+  printTable(
+    [
+      "runtime",
+      "endpoint",
+      "server",
+      "req/s median",
+      "min–max",
+      "p99 ms",
+      "errors",
+      "server cpu %",
+      "max busy before",
+    ],
+    rows,
+  );
+  console.log(
+    `\n"server cpu %": share of core 0 our server used (about 100 when it is the bottleneck); ` +
+      `"max busy before": the machine's load from other processes before a run ("!" when over ` +
+      `${QUIET_BELOW_PERCENT}%: those figures are skewed).`,
+  );
+
+  const ratio = (a: number | undefined, b: number | undefined, digits = 2) =>
+    a === undefined || b === undefined ? "—" : (a / b).toFixed(digits);
+  console.log(
+    "\nRatios (medians of the same run). Targets: ours/ceiling ≥ 0.9 (Bun, Deno), " +
+      "≥ 0.8 (Node); ours/Hono ≥ 1.2; ours p99 ≤ 2× ceiling p99\n",
+  );
+  const ratioRows: string[][] = [];
+  for (const runtime of options.runtimes) {
+    const ceiling = rateOf(key(runtime, "ceiling", "list"));
+    const ceilingP99 = p99Of(key(runtime, "ceiling", "list"));
+    const peer: ServerKind | undefined = runtime === "bun"
+      ? "elysia"
+      : runtime === "node"
+      ? "fastify"
+      : undefined;
+    for (const endpoint of ["list", "get", "deep"] as Endpoint[]) {
+      const ours = rateOf(key(runtime, "ours", endpoint));
+      if (ours === undefined) continue;
+      ratioRows.push([
+        runtime,
+        ENDPOINT_NAMES[endpoint],
+        ratio(ours, ceiling),
+        ratio(ours, rateOf(key(runtime, "hono", endpoint))),
+        peer === undefined ? "—" : `${ratio(ours, rateOf(key(runtime, peer, endpoint)))} (${peer})`,
+        ratio(p99Of(key(runtime, "ours", endpoint)), ceilingP99),
+      ]);
+    }
+  }
+  printTable([
+    "runtime",
+    "endpoint",
+    "ours/ceiling",
+    "ours/Hono",
+    "ours/Elysia|Fastify",
+    "p99 ours/ceiling",
+  ], ratioRows);
+
+  if (options.post) {
+    console.log(
+      "\nDurable creates at 64 connections. Targets: fsync on/off ≥ 0.8; ours/bun:sqlite ≥ 5\n",
+    );
+    const postRows: string[][] = [];
+    const sqlite = rateOf(key("bun", "sqlite", "post"));
+    for (const runtime of options.runtimes) {
+      const on = rateOf(key(runtime, "ours", "post"));
+      const off = rateOf(key(runtime, "ours-nofsync", "post"));
+      if (on === undefined) continue;
+      postRows.push([
+        runtime,
+        on.toFixed(0),
+        off === undefined ? "—" : off.toFixed(0),
+        ratio(on, off),
+        sqlite === undefined ? "—" : `${ratio(on, sqlite, 1)}× (${sqlite.toFixed(0)})`,
+      ]);
+    }
+    printTable([
+      "runtime",
+      "ours fsync on req/s",
+      "ours fsync OFF req/s",
+      "on/off",
+      "ours/bun:sqlite",
+    ], postRows);
+  }
+  if (options.json !== undefined) {
+    writeFileSync(options.json, JSON.stringify(Object.fromEntries(runs), null, 1));
+    console.log(`\nEvery run's figures: ${options.json}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// --profile: our service under `--cpu-prof` on each runtime, one process per measured endpoint.
+
+async function profile(options: Options): Promise<void> {
+  requireTools(options);
+  const scratch = setupScratch(options);
+  const base = options.profile!;
+  mkdirSync(base, { recursive: true });
+  try {
+    for (const runtime of options.runtimes) {
+      for (const endpoint of ["list", "deep", "post"] as Endpoint[]) {
+        const profileDir = join(base, `${runtime}-${endpoint}`);
+        mkdirSync(profileDir, { recursive: true });
+        const configuration: Configuration = { runtime, kind: "ours", endpoints: [endpoint] };
+        const { running, dataDir } = await startConfiguration(configuration, options, scratch, {
+          profileDir,
+        });
+        let result: WrkResult;
+        try {
+          const path = endpoint === "list"
+            ? "/v1/pets?limit=20"
+            : endpoint === "deep"
+            ? await deepPagePath(running.port, 10)
+            : "/v1/pets";
+          const script = endpoint === "post" ? scratch.scripts.post : scratch.scripts.get;
+          result = await runWrk({
+            port: running.port,
+            path,
+            script,
+            seconds: options.duration + options.warmup,
+            connections: options.connections,
+          });
+        } finally {
+          await stopServer(running);
+          rmSync(dataDir, { recursive: true, force: true });
+        }
+        console.log(
+          `\n== ${runtime}: ${ENDPOINT_NAMES[endpoint]} under --cpu-prof: ` +
+            `${rate(result).toFixed(0)} req/s (profiling slows it) ==`,
+        );
+        const files = readdirSync(profileDir).filter((name) => name.endsWith(".cpuprofile"));
+        if (files.length === 0) {
+          console.log(`  no .cpuprofile written in ${profileDir}`);
+          continue;
+        }
+        printProfileSummary(join(profileDir, files[0]));
+      }
+    }
+  } finally {
+    rmSync(scratch.dir, { recursive: true, force: true });
+  }
+  console.log(`\nProfiles kept in ${base} (open them in Chrome DevTools or speedscope)`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// --replay: open time (spawn → /readyz 200) and memory of the real service on a large file.
+
+async function replay(options: Options): Promise<void> {
+  if (options.runtimes.includes("node")) buildNodeBundles({ nodeBundle: options.nodeBundle });
+  const counts = [options.replayPets, ...(options.tenMillion ? [10_000_000] : [])];
+  const dir = mkdtempSync(join(tmpdir(), "animal-store-replay-"));
+  const stderrFile = join(dir, "servers.stderr");
+  const rows: string[][] = [];
+  try {
+    for (const count of counts) {
+      const dataDir = join(dir, `pets-${count}`);
+      mkdirSync(dataDir);
+      const started = performance.now();
+      const bytes = writePetFile(dataDir, count);
+      console.log(
+        `generated ${count} pets, ${(bytes / 1e6).toFixed(0)} MB, in ` +
+          `${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
+      for (let run = 1; run <= options.replayRuns; run++) {
+        for (const runtime of options.runtimes) {
+          const command = serverCommand(runtime, "ours", { nodeBundle: options.nodeBundle });
+          const running = await startServer(command, {
+            kind: "ours",
+            env: { DATA_DIR: dataDir },
+            stderrFile,
+            captureStdout: true,
+            timeoutMs: 300_000,
+            pollMs: 5,
+          });
+          try {
+            const memory = memoryOf(running.pid);
+            // The start-up line may still be in the child's log buffer or the pipe: wait a little.
+            for (let wait = 0; wait < 50 && !running.stdout().includes('"loadMs"'); wait++) {
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+            const loadMs = /"loadMs":(\d+)/.exec(running.stdout())?.[1] ?? "?";
+            const deep = await fetch(
+              `http://${HOST}:${running.port}/v1/pets?status=sold&limit=100`,
+              { headers: { authorization: `Bearer ${BENCH_KEY}` } },
+            );
+            await deep.arrayBuffer();
+            const row = [
+              String(count),
+              runtime,
+              String(run),
+              running.readyMs.toFixed(0),
+              loadMs,
+              memory?.rssMb.toFixed(0) ?? "?",
+              memory?.peakMb.toFixed(0) ?? "?",
+              String(deep.status),
+            ];
+            rows.push(row);
+            console.log(`  ${row.join("  ")}`);
+          } finally {
+            await stopServer(running, 60_000);
+          }
+        }
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log();
+  printTable(
+    ["pets", "runtime", "run", "spawn→ready ms", "store loadMs", "RSS MB", "peak RSS MB", "serves"],
+    rows,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const options = parseOptions(process.argv.slice(2));
+if (!existsSync(join(ROOT, "src/main.ts"))) {
+  throw new Error("Cannot run: start the benchmark from the repository root (npm run bench)");
+}
+if (options.summarize !== undefined) printProfileSummary(options.summarize, 40);
+else if (options.profile !== undefined) await profile(options);
+else if (options.replay) await replay(options);
+else await throughput(options);
