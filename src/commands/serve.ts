@@ -11,12 +11,19 @@ import { reloadApiKeys } from "../config/key_reload.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import { detectRuntime } from "../runtime/server.ts";
+import { watchLauncher } from "./launcher_watch.ts";
 import { openJsonlStore } from "../store/jsonl/jsonl_store.ts";
 import { StoreOpenError } from "../store/jsonl/open_error.ts";
 import { VERSION } from "../version.ts";
 
 /** How long shutdown waits for requests in flight before closing connections anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * How long start-up waits for a previous instance that is still shutting down to release the
+ * data directory, before refusing with "in use".
+ */
+const LOCK_WAIT_MS = 1_500;
 
 /** Starts the service; returns -1 while it runs (it exits from its signal handler), or an exit code. */
 export async function runServe(): Promise<number> {
@@ -58,6 +65,7 @@ export async function runServe(): Promise<number> {
     store = await openJsonlStore({
       dataDir: config.dataDir,
       onWarning: (message) => log.warn({ msg: message }),
+      lockWaitMs: LOCK_WAIT_MS,
     });
   } catch (error) {
     if (!(error instanceof StoreOpenError)) throw error;
@@ -90,10 +98,10 @@ export async function runServe(): Promise<number> {
   });
 
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ msg: `${signal} received: finishing requests in flight, then exiting` });
+    log.info({ msg: `${reason}: finishing requests in flight, then exiting` });
     app.drain();
     // Let requests in flight finish before the runtime closes connections: Deno's shutdown()
     // cuts off request bodies still being read. Bounded, so a stuck client cannot hold us.
@@ -107,8 +115,9 @@ export async function runServe(): Promise<number> {
     log.flush();
     process.exit(0);
   };
-  runtime.onSignal("SIGTERM", () => void stop("SIGTERM"));
-  runtime.onSignal("SIGINT", () => void stop("SIGINT"));
+  runtime.onSignal("SIGTERM", () => void stop("SIGTERM received"));
+  runtime.onSignal("SIGINT", () => void stop("SIGINT received"));
+  watchLauncher((pid) => void stop(`The npm process that started the service (${pid}) is gone`));
   runtime.onSignal("SIGHUP", () => void reloadApiKeys(config, keys, log));
   return -1;
 }

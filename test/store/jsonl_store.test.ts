@@ -200,6 +200,15 @@ describe("openJsonlStore: directory lock", () => {
     await store.close();
   });
 
+  it("waits up to lockWaitMs for a live owner to let go of the directory", async () => {
+    const dataDir = join(tempDir(), "data");
+    const first = await openJsonlStore({ dataDir });
+    setTimeout(() => void first.close(), 200);
+    const second = await openJsonlStore({ dataDir, lockWaitMs: 3_000 });
+    assert.equal(second.size, 0);
+    await second.close();
+  });
+
   it("refuses a lock held by a running process (pid and start time match)", async () => {
     const dataDir = join(tempDir({ "data/pets.jsonl": "" }), "data");
     const startTime = await processStartTime(process.pid);

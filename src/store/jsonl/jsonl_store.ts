@@ -38,6 +38,11 @@ export interface JsonlStoreOptions {
   readonly onWarning?: (message: string) => void;
   /** The file layer; tests inject failures through it. */
   readonly files?: FileLayer;
+  /**
+   * How long to wait for a live owner of the lock to let go before refusing (default 0). A
+   * service restarted right after its predecessor was told to stop may find it still exiting.
+   */
+  readonly lockWaitMs?: number;
 }
 
 /**
@@ -45,7 +50,8 @@ export interface JsonlStoreOptions {
  * starts the writer. Throws `StoreOpenError` with a one-line message when it cannot.
  */
 export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlStore> {
-  const { dataDir, fsync = true, onWarning = () => {}, files = nodeFileLayer } = options;
+  const { dataDir, fsync = true, onWarning = () => {}, files = nodeFileLayer, lockWaitMs = 0 } =
+    options;
   try {
     await mkdir(dataDir, { recursive: true });
   } catch (error) {
@@ -53,7 +59,7 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
       `Cannot open store: cannot create data directory ${dataDir}: ${codeOf(error)}`,
     );
   }
-  const lock = await acquireLock(dataDir, files).catch((error) => {
+  const lock = await acquireLockWithin(dataDir, files, lockWaitMs).catch((error) => {
     throw new StoreOpenError(
       `Cannot open store: cannot lock data directory ${dataDir}: ${codeOf(error)}`,
     );
@@ -74,6 +80,16 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
     throw new StoreOpenError(
       `Cannot open store: cannot read ${join(dataDir, DATA_FILE)}: ${codeOf(error)}`,
     );
+  }
+}
+
+/** Takes the lock, retrying while a live owner holds it, for up to `waitMs`. */
+async function acquireLockWithin(dataDir: string, files: FileLayer, waitMs: number) {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const lock = await acquireLock(dataDir, files);
+    if (!("refused" in lock) || Date.now() >= deadline) return lock;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

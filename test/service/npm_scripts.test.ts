@@ -1,0 +1,135 @@
+/**
+ * The service as the npm scripts start it (`npm start`, `npm run start:bun`,
+ * `npm run start:node`), the way an operator or a test harness outside the project does: a
+ * SIGTERM to npm stops the service with exit 0, and a kill -9 of npm does not leave the service
+ * running without it, holding the port and the data directory.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import process from "node:process";
+import { describe, it } from "node:test";
+import { targetRuntime, temporaryDirectory } from "../support/server_process.ts";
+
+const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
+const KEY = "npm-scripts-key";
+const SCRIPTS = { deno: "start", bun: "start:bun", node: "start:node" } as const;
+const runtime = targetRuntime();
+const script = runtime === "executable" ? undefined : SCRIPTS[runtime];
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return await new Promise((done) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
+const answers = (url: string) => async (): Promise<boolean> => {
+  try {
+    const response = await fetch(url);
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+};
+const refuses = (url: string) => () => fetch(url).then(() => false, () => true);
+
+function npmStart(
+  port: number,
+  dataDir: string,
+): { child: ChildProcess; exited: Promise<number | string> } {
+  const child = spawn("npm", ["run", "--silent", script!], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      API_KEYS: KEY,
+    },
+    stdio: ["ignore", "ignore", "ignore"],
+  });
+  const exited = new Promise<number | string>((done) =>
+    child.on("exit", (code, signal) => done(code ?? signal ?? -1))
+  );
+  return { child, exited };
+}
+
+describe(`npm run ${script ?? "(none for the executable)"}`, {
+  timeout: 90_000,
+  skip: script === undefined,
+}, () => {
+  it("exits 0 on a SIGTERM sent to npm", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const port = await freePort();
+      const { child, exited } = npmStart(port, dir.path);
+      assert.ok(await waitFor(answers(`http://127.0.0.1:${port}/readyz`), 30_000), "ready");
+      process.kill(child.pid!, "SIGTERM");
+      assert.equal(await exited, 0);
+      assert.ok(await waitFor(refuses(`http://127.0.0.1:${port}/healthz`), 5_000), "stopped");
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("stops the service when npm is killed with SIGKILL, so a restart gets the data back", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const port = await freePort();
+      const first = npmStart(port, dir.path);
+      const base = `http://127.0.0.1:${port}`;
+      assert.ok(await waitFor(answers(`${base}/readyz`), 30_000), "ready");
+      const created = await fetch(`${base}/v1/pets`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+        body: '{"name":"Survivor","categoryId":9007199254740993}',
+      });
+      assert.equal(created.status, 201);
+      const pet = await created.text();
+      process.kill(first.child.pid!, "SIGKILL");
+      await first.exited;
+      // Restart at once, as a supervisor would: the old service must get out of the way.
+      const second = npmStart(port, dir.path);
+      assert.ok(await waitFor(answers(`${base}/readyz`), 30_000), "the restart became ready");
+      const fetched = await fetch(`${base}/v1/pets/${JSON.parse(pet).id}`, {
+        headers: { authorization: `Bearer ${KEY}` },
+      });
+      assert.equal(await fetched.text(), pet);
+      process.kill(second.child.pid!, "SIGTERM");
+      assert.equal(await second.exited, 0);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("npm start runs deno with exactly the permissions of deno task start", () => {
+    const packageJson = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    const denoJson = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8"));
+    const flags = (command: string) => command.split(" ").filter((word) => word.startsWith("--"));
+    assert.deepEqual(flags(packageJson.scripts.start), flags(denoJson.tasks.start));
+  });
+
+  it("deno.json tasks call Deno by its path, never as bare `deno`", () => {
+    // With node_modules/.bin/deno present (npm ci), `deno task` would run a bare `deno` as an
+    // npm bin script, i.e. try to execute the Deno binary as JavaScript.
+    const denoJson = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8"));
+    for (const [name, command] of Object.entries<string>(denoJson.tasks)) {
+      assert.doesNotMatch(command, /(^|[;&|]\s*)deno\s/, `task ${name}: ${command}`);
+    }
+  });
+});
