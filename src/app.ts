@@ -4,16 +4,18 @@
  *
  * A request walks one line: split the URL → match the path → key check (SPEC.md: the key is
  * checked first, whatever else is wrong) → method → route handler → store; the answer comes back
- * as a Response and gets the common headers here. Errors are values (`HttpError`) turned into
- * the Error body in one place; anything else is logged and answered with a bare 500.
+ * as a `Reply` and becomes, with the common headers, the request's one Response here. Errors
+ * are values (`HttpError`) turned into the Error body in one place; anything else is logged and
+ * answered with a bare 500.
  */
 import type { Config } from "./config/config.ts";
 import { authenticate, type KeyRing } from "./http/auth.ts";
 import { corsPolicyFor } from "./http/cors.ts";
 import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
-import { errorResponse, HttpError } from "./http/errors.ts";
+import { errorReply, HttpError } from "./http/errors.ts";
 import { enforceRateLimit, RateLimiter } from "./http/rate_limit.ts";
 import { requestIdFor } from "./http/request_id.ts";
+import { plainHeaderTarget, type Reply, type ResponseConstructor } from "./http/responses.ts";
 import { type PathMatch, Router } from "./http/router.ts";
 import { checkUrlLength } from "./http/url_limit.ts";
 import type { Logger } from "./log.ts";
@@ -62,33 +64,45 @@ export interface AppOptions {
   readonly clock?: () => number;
   /** A store that is ready from the start (tests); otherwise call `app.ready(store)`. */
   readonly store?: PetStore;
+  /**
+   * Builds each request's one response; the global `Response` unless a runtime adapter offers a
+   * lighter Response-compatible class (`RuntimeAdapter.Response`, see runtime/node).
+   */
+  readonly Response?: ResponseConstructor;
 }
 
 /** Creates the service's fetch handler. */
 export function createApp(options: AppOptions): App {
   const { config, keys, log } = options;
   const clock = options.clock ?? Date.now;
+  const ResponseClass: ResponseConstructor = options.Response ?? Response;
   let readiness: Readiness = options.store === undefined ? "loading" : "ready";
   let store = options.store;
 
   let inFlight = 0;
   let idleWaiters: (() => void)[] = [];
 
-  /** The store for a request that arrived in state `arrivedIn`: in-flight requests finish. */
-  const storeFor = (arrivedIn: Readiness) => (): PetStore => {
-    if (arrivedIn === "ready" && store !== undefined) return store;
-    const message = arrivedIn === "loading"
-      ? "The store is still loading"
-      : "The service is shutting down";
+  /**
+   * The store for a request by the state it arrived in, so requests in flight at a drain finish.
+   * One function per state, made once, rather than a closure per request.
+   */
+  const unavailable = (message: string) => (): PetStore => {
     throw new HttpError(503, "unavailable", message, { headers: { "retry-after": "1" } });
   };
+  const storeFor: Record<Readiness, () => PetStore> = {
+    loading: unavailable("The store is still loading"),
+    ready: () => store ?? storeFor.loading(),
+    draining: unavailable("The service is shutting down"),
+  };
 
-  const apiRouter = new Router<RequestContext>([
+  const apiRouter = new Router<RequestContext, Reply>([
     ...petRoutes({ config }),
     ...openapiRoutes({ config }),
     ...docsRoutes(),
   ]);
-  const healthRouter = new Router<RequestContext>(healthRoutes({ readiness: () => readiness }));
+  const healthRouter = new Router<RequestContext, Reply>(
+    healthRoutes({ readiness: () => readiness }),
+  );
   const successorUrl = `${config.publicUrl ?? ""}${config.basePath}/pets`;
   const deprecated = deprecationHeaders(successorUrl);
   const cors = corsPolicyFor(config.corsOrigins);
@@ -96,7 +110,11 @@ export function createApp(options: AppOptions): App {
     ? new RateLimiter({ limit: config.rateLimit, clock })
     : undefined;
 
-  async function route(context: MutableContext, headers: Headers): Promise<Response> {
+  /** Routes a request; the common headers it earns (key, deprecation, …) go into `headers`. */
+  async function route(
+    context: MutableContext,
+    headers: Record<string, string>,
+  ): Promise<Reply> {
     const { path, method } = context;
     const inApi = config.basePath === "" || path === config.basePath ||
       path.startsWith(config.basePath + "/");
@@ -106,19 +124,21 @@ export function createApp(options: AppOptions): App {
       match = apiRouter.match(path.slice(config.basePath.length) || "/");
       isPublic = match?.options.public === true;
       if (match?.options.deprecated) {
-        for (const name in deprecated) headers.set(name, deprecated[name]);
+        for (const name in deprecated) headers[name] = deprecated[name];
       }
     }
     if (match !== undefined && method === "OPTIONS") {
-      headers.set("allow", match.allow);
-      cors?.preflight(context.request, match.allow, headers);
-      return new Response(null, { status: 204 });
+      headers.allow = match.allow;
+      cors?.preflight(context.request, match.allow, plainHeaderTarget(headers));
+      return { status: 204, body: null, headers: {} };
     }
     if (inApi && !isPublic) {
       context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
-      headers.set("cache-control", "no-store");
+      headers["cache-control"] = "no-store";
       // Counted after the key check: only accepted keys get buckets, and 401s cost nothing.
-      if (rateLimiter !== undefined) enforceRateLimit(rateLimiter, context.keyScope, headers);
+      if (rateLimiter !== undefined) {
+        enforceRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(headers));
+      }
     }
     checkUrlLength(path, context.query);
     if (match === undefined) {
@@ -170,34 +190,37 @@ export function createApp(options: AppOptions): App {
       params: {},
       requestId,
       keyScope: "",
-      store: storeFor(readiness),
+      store: storeFor[readiness],
     };
-    const headers = new Headers();
-    let response: Response;
+    // The common headers, as one plain object: the response is then built once, with all of them,
+    // instead of merging two Headers objects per request.
+    const headers: Record<string, string> = {};
+    let reply: Reply;
     try {
-      response = await route(context, headers);
+      reply = await route(context, headers);
     } catch (error) {
-      response = errorResponse(toHttpError(error, requestId, log), requestId);
+      reply = errorReply(toHttpError(error, requestId, log), requestId);
     }
-    if (request.method === "HEAD") {
-      // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same.
-      response = new Response(null, { status: response.status, headers: response.headers });
-    }
-    for (const [name, value] of headers) {
-      if (!response.headers.has(name)) response.headers.set(name, value);
-    }
-    response.headers.set("x-request-id", requestId);
-    response.headers.set("x-content-type-options", "nosniff");
-    cors?.decorate(request.headers.get("origin"), response.headers);
-    log.info({
+    // The reply's own headers win over common ones of the same name; these two always hold.
+    for (const name in reply.headers) headers[name] = reply.headers[name];
+    headers["x-request-id"] = requestId;
+    headers["x-content-type-options"] = "nosniff";
+    cors?.decorate(request.headers.get("origin"), plainHeaderTarget(headers));
+    // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same.
+    const body = request.method === "HEAD" ? null : reply.body;
+    const response = new ResponseClass(body, { status: reply.status, headers });
+    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    // Fields in a fixed order, the key only when one was presented (no spread per request).
+    const fields: Record<string, unknown> = {
       msg: "request",
       method: request.method,
       path,
-      status: response.status,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      status: reply.status,
+      durationMs,
       requestId,
-      ...(context.keyScope === "" ? {} : { key: context.keyScope }),
-    });
+    };
+    if (context.keyScope !== "") fields.key = context.keyScope;
+    log.info(fields);
     return response;
   }
 
@@ -222,7 +245,7 @@ export function createApp(options: AppOptions): App {
 
 type MutableContext = { -readonly [K in keyof RequestContext]: RequestContext[K] };
 
-function findHandler(match: PathMatch<RequestContext>, method: string) {
+function findHandler(match: PathMatch<RequestContext, Reply>, method: string) {
   return match.handlers.get(method === "HEAD" ? "GET" : method);
 }
 

@@ -25,7 +25,11 @@ export function createJsonLogger(write: (text: string) => void): Logger {
     write(text);
   };
   const emit = (level: string, fields: Record<string, unknown>) => {
-    buffer += JSON.stringify({ time: new Date().toISOString(), level, ...fields }) + "\n";
+    // `{"time":…,"level":…,` then the caller's fields: the same line as stringifying
+    // `{ time, level, ...fields }`, without copying the fields into a new object per line.
+    const rest = JSON.stringify(fields);
+    buffer += `{"time":"${isoTime()}","level":${JSON.stringify(level)}` +
+      (rest === "{}" ? "}" : `,${rest.slice(1)}`) + "\n";
     if (buffer.length > 65536) return flush();
     if (!scheduled) {
       scheduled = true;
@@ -38,6 +42,19 @@ export function createJsonLogger(write: (text: string) => void): Logger {
     error: (fields) => emit("error", fields),
     flush,
   };
+}
+
+let isoMillis = NaN;
+let isoText = "";
+
+/** `new Date().toISOString()`, made once per millisecond: a busy server logs many per ms. */
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== isoMillis) {
+    isoMillis = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
 }
 
 /** A logger that keeps lines in memory, for tests. */

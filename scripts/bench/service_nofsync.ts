@@ -19,7 +19,7 @@ const log = createJsonLogger((text) => process.stdout.write(text));
 const config = loadConfig(process.env);
 const keys = new KeyRing(loadApiKeys(config).digests);
 const runtime = await detectRuntime();
-const app = createApp({ config, keys, log });
+const app = createApp({ config, keys, log, Response: runtime.Response });
 const server = await runtime.serve({
   fetch: app.fetch,
   port: config.port,

@@ -10,9 +10,9 @@ import { type Config, ConfigError, loadConfig } from "../config/config.ts";
 import { reloadApiKeys } from "../config/key_reload.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
-import { detectRuntime } from "../runtime/server.ts";
+import { detectRuntime, type RunningServer } from "../runtime/server.ts";
 import { watchLauncher } from "./launcher_watch.ts";
-import { openJsonlStore } from "../store/jsonl/jsonl_store.ts";
+import { type JsonlStore, openJsonlStore } from "../store/jsonl/jsonl_store.ts";
 import { StoreOpenError } from "../store/jsonl/open_error.ts";
 import { VERSION } from "../version.ts";
 
@@ -43,8 +43,36 @@ export async function runServe(): Promise<number> {
   }
 
   const runtime = await detectRuntime();
-  const app = createApp({ config, keys, log });
-  let server;
+  const app = createApp({ config, keys, log, Response: runtime.Response });
+  let server: RunningServer | undefined;
+  let storeOpening: Promise<JsonlStore> | undefined;
+
+  // Signals are heard from the start: a SIGTERM that arrives while the store is still loading
+  // also ends in a clean exit 0, with the lock released.
+  let stopping = false;
+  const stop = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ msg: `${reason}: finishing requests in flight, then exiting` });
+    app.drain();
+    // Let requests in flight finish before the runtime closes connections: Deno's shutdown()
+    // cuts off request bodies still being read. Bounded, so a stuck client cannot hold us.
+    await Promise.race([
+      app.idle(),
+      new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),
+    ]);
+    await server?.shutdown();
+    const store = await storeOpening?.catch(() => undefined);
+    await store?.close();
+    log.info({ msg: "stopped" });
+    log.flush();
+    process.exit(0);
+  };
+  runtime.onSignal("SIGTERM", () => void stop("SIGTERM received"));
+  runtime.onSignal("SIGINT", () => void stop("SIGINT received"));
+  runtime.onSignal("SIGHUP", () => void reloadApiKeys(config, keys, log));
+  watchLauncher((pid) => void stop(`The npm process that started the service (${pid}) is gone`));
+
   try {
     server = await runtime.serve({
       fetch: app.fetch,
@@ -60,13 +88,14 @@ export async function runServe(): Promise<number> {
   }
 
   const loadStarted = performance.now();
-  let store;
+  storeOpening = openJsonlStore({
+    dataDir: config.dataDir,
+    onWarning: (message) => log.warn({ msg: message }),
+    lockWaitMs: LOCK_WAIT_MS,
+  });
+  let store: JsonlStore;
   try {
-    store = await openJsonlStore({
-      dataDir: config.dataDir,
-      onWarning: (message) => log.warn({ msg: message }),
-      lockWaitMs: LOCK_WAIT_MS,
-    });
+    store = await storeOpening;
   } catch (error) {
     if (!(error instanceof StoreOpenError)) throw error;
     process.stderr.write(`${error.message}\n`);
@@ -74,6 +103,7 @@ export async function runServe(): Promise<number> {
     await server.shutdown();
     return 1;
   }
+  if (stopping) return -1; // stop() closes the store and exits
   const loadMs = Math.round(performance.now() - loadStarted);
   app.ready(store);
 
@@ -96,29 +126,6 @@ export async function runServe(): Promise<number> {
     pets: store.size,
     loadMs,
   });
-
-  let stopping = false;
-  const stop = async (reason: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ msg: `${reason}: finishing requests in flight, then exiting` });
-    app.drain();
-    // Let requests in flight finish before the runtime closes connections: Deno's shutdown()
-    // cuts off request bodies still being read. Bounded, so a stuck client cannot hold us.
-    await Promise.race([
-      app.idle(),
-      new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),
-    ]);
-    await server.shutdown();
-    await store.close();
-    log.info({ msg: "stopped" });
-    log.flush();
-    process.exit(0);
-  };
-  runtime.onSignal("SIGTERM", () => void stop("SIGTERM received"));
-  runtime.onSignal("SIGINT", () => void stop("SIGINT received"));
-  watchLauncher((pid) => void stop(`The npm process that started the service (${pid}) is gone`));
-  runtime.onSignal("SIGHUP", () => void reloadApiKeys(config, keys, log));
   return -1;
 }
 

@@ -19,14 +19,19 @@ export function keyFingerprint(digest: Uint8Array): string {
 /** The set of accepted keys, by digest. Replaceable as a whole (SIGHUP reload). */
 export class KeyRing {
   private digests: readonly Uint8Array[];
+  /** `keyFingerprint` of each digest, made once per key set rather than once per request. */
+  private fingerprints: readonly string[];
 
   constructor(digests: readonly Uint8Array[]) {
     this.digests = digests;
+    this.fingerprints = digests.map(keyFingerprint);
   }
 
   /** Swaps in a new set of accepted keys at once. */
   replace(digests: readonly Uint8Array[]): void {
+    const fingerprints = digests.map(keyFingerprint);
     this.digests = digests;
+    this.fingerprints = fingerprints;
   }
 
   get size(): number {
@@ -36,12 +41,13 @@ export class KeyRing {
   /** The fingerprint of the accepted key that matches `key`, or undefined. */
   verify(key: string): string | undefined {
     const presented = keyDigest(key);
-    let matched: Uint8Array | undefined;
-    for (const digest of this.digests) {
+    const { digests, fingerprints } = this;
+    let matched: string | undefined;
+    for (let i = 0; i < digests.length; i++) {
       // Compare against every key: no early exit on a match.
-      if (timingSafeEqual(presented, digest)) matched = digest;
+      if (timingSafeEqual(presented, digests[i])) matched = fingerprints[i];
     }
-    return matched === undefined ? undefined : keyFingerprint(matched);
+    return matched;
   }
 }
 

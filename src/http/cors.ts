@@ -5,6 +5,7 @@
  * A preflight `OPTIONS` on a known path is answered without a key (the Fetch standard's CORS
  * preflight never carries credentials or `Authorization`).
  */
+import type { HeaderTarget } from "./responses.ts";
 
 /** Response headers browser code may read (Fetch standard: CORS-safelisted ones need not be listed). */
 export const EXPOSED_HEADERS = [
@@ -44,7 +45,7 @@ export class CorsPolicy {
   }
 
   /** Adds the CORS headers of an actual (non-preflight) response. */
-  decorate(origin: string | null, headers: Headers): void {
+  decorate(origin: string | null, headers: HeaderTarget): void {
     // The answer depends on Origin unless every origin gets `*`: tell caches (RFC 9110 §12.5.5).
     if (!this.anyOrigin) headers.append("vary", "Origin");
     const allowed = this.allowOrigin(origin);
@@ -57,7 +58,7 @@ export class CorsPolicy {
    * Adds the preflight headers when `request` is a CORS preflight from an allowed origin;
    * `allow` is the path's `Allow` value. Other OPTIONS requests get nothing extra.
    */
-  preflight(request: Request, allow: string, headers: Headers): void {
+  preflight(request: Request, allow: string, headers: HeaderTarget): void {
     const origin = request.headers.get("origin");
     if (request.headers.get("access-control-request-method") === null) return;
     if (this.allowOrigin(origin) === undefined) return;

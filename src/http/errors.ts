@@ -1,7 +1,8 @@
 /**
  * The contract's errors as values: one `HttpError` type with a stable code, and the one place
- * (`errorResponse`) that turns it into the Error body `{code, message, status}`.
+ * (`errorReply`) that turns it into the Error body `{code, message, status}`.
  */
+import { jsonReply, type Reply } from "./responses.ts";
 
 /** Every error code of SPEC.md, lower snake case and stable: clients switch on them. */
 export type ErrorCode =
@@ -27,7 +28,7 @@ export interface ErrorDetail {
   readonly message: string;
 }
 
-/** An error a handler returns or throws; turned into a response by `errorResponse`. */
+/** An error a handler returns or throws; turned into a reply by `errorReply`. */
 export class HttpError extends Error {
   readonly status: number;
   readonly code: ErrorCode;
@@ -49,8 +50,8 @@ export class HttpError extends Error {
   }
 }
 
-/** The Error body of the contract as a JSON response. */
-export function errorResponse(error: HttpError, requestId: string): Response {
+/** The Error body of the contract as a JSON reply. */
+export function errorReply(error: HttpError, requestId: string): Reply {
   const body: Record<string, unknown> = {
     code: error.code,
     message: error.message,
@@ -58,7 +59,5 @@ export function errorResponse(error: HttpError, requestId: string): Response {
   };
   if (error.details !== undefined) body.details = error.details;
   body.requestId = requestId;
-  const headers = new Headers(error.headers);
-  headers.set("content-type", "application/json");
-  return new Response(JSON.stringify(body), { status: error.status, headers });
+  return jsonReply(JSON.stringify(body), error.status, { ...error.headers });
 }

@@ -9,6 +9,7 @@
  * where `t` is the seconds until the bucket is full again.
  */
 import { HttpError } from "./errors.ts";
+import type { HeaderTarget } from "./responses.ts";
 
 const WINDOW_MS = 60_000;
 /** Sweep full buckets at most this often (clock time), so the map never outgrows active keys. */
@@ -93,7 +94,11 @@ export class RateLimiter {
  * Counts a request of the key `key` and sets the rate-limit headers in `headers`; over the limit
  * throws 429 `rate_limited` with `Retry-After` (RFC 9110 §10.2.3, delay in seconds).
  */
-export function enforceRateLimit(limiter: RateLimiter, key: string, headers: Headers): void {
+export function enforceRateLimit(
+  limiter: RateLimiter,
+  key: string,
+  headers: HeaderTarget,
+): void {
   const decision = limiter.take(key);
   headers.set("ratelimit-policy", `${POLICY};q=${limiter.limit};w=${WINDOW_MS / 1000}`);
   headers.set("ratelimit", `${POLICY};r=${decision.remaining};t=${decision.resetSeconds}`);

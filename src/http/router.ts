@@ -6,7 +6,7 @@
  */
 
 /** A route handler; params come from `:name` segments of the pattern. */
-export type Handler<Context> = (context: Context) => Promise<Response> | Response;
+export type Handler<Context, Result = Response> = (context: Context) => Promise<Result> | Result;
 
 /** Per-path facts the app acts on before the handler runs. */
 export interface PathOptions {
@@ -17,28 +17,28 @@ export interface PathOptions {
 }
 
 /** One route: a method and a pattern such as `/pets/:petId`. */
-export interface Route<Context> {
+export interface Route<Context, Result = Response> {
   readonly method: string;
   readonly pattern: string;
-  readonly handler: Handler<Context>;
+  readonly handler: Handler<Context, Result>;
   readonly options?: PathOptions;
 }
 
 /** A path that matched: its handlers per method and the captured params. */
-export interface PathMatch<Context> {
+export interface PathMatch<Context, Result = Response> {
   readonly pattern: string;
   readonly params: Record<string, string>;
   readonly options: PathOptions;
-  readonly handlers: ReadonlyMap<string, Handler<Context>>;
+  readonly handlers: ReadonlyMap<string, Handler<Context, Result>>;
   /** The `Allow` header value for this path: its methods, plus HEAD and OPTIONS. */
   readonly allow: string;
 }
 
-interface CompiledPath<Context> {
+interface CompiledPath<Context, Result> {
   readonly pattern: string;
   readonly segments: readonly string[];
   readonly options: PathOptions;
-  readonly handlers: Map<string, Handler<Context>>;
+  readonly handlers: Map<string, Handler<Context, Result>>;
   allow: string;
 }
 
@@ -47,15 +47,15 @@ const PARAM = /^:[A-Za-z][A-Za-z0-9]*$/;
 const LITERAL = /^[A-Za-z0-9._~-]+$/;
 
 /** Matches request paths against a table of routes. */
-export class Router<Context> {
-  private readonly paths: CompiledPath<Context>[] = [];
+export class Router<Context, Result = Response> {
+  private readonly paths: CompiledPath<Context, Result>[] = [];
 
-  constructor(routes: readonly Route<Context>[]) {
+  constructor(routes: readonly Route<Context, Result>[]) {
     for (const route of routes) this.add(route);
   }
 
   /** Registers a route; a malformed pattern or a duplicate fails here, not per request. */
-  add(route: Route<Context>): void {
+  add(route: Route<Context, Result>): void {
     if (!METHOD.test(route.method)) throw new Error(`Invalid route method: ${route.method}`);
     if (route.method === "HEAD" || route.method === "OPTIONS") {
       throw new Error(`Route ${route.pattern}: HEAD and OPTIONS are answered by the router`);
@@ -86,7 +86,7 @@ export class Router<Context> {
   }
 
   /** Finds the path a request path names, or undefined (a 404). */
-  match(path: string): PathMatch<Context> | undefined {
+  match(path: string): PathMatch<Context, Result> | undefined {
     const segments = splitPath(path);
     if (segments === undefined) return undefined;
     for (const candidate of this.paths) {

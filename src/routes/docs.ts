@@ -8,26 +8,28 @@ import type { RequestContext } from "../app.ts";
 import { DOCS_HTML } from "../docs/page_html.ts";
 import { DOCS_SCRIPT } from "../docs/page_script.ts";
 import { DOCS_CSS } from "../docs/page_style.ts";
+import type { Reply } from "../http/responses.ts";
 import type { Route } from "../http/router.ts";
 
 const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; " +
   "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
   "frame-ancestors 'none'";
 
-function asset(text: string, contentType: string): () => Response {
-  return () =>
-    new Response(text, {
-      headers: {
-        "content-type": contentType,
-        "cache-control": "no-cache",
-        "content-security-policy": CONTENT_SECURITY_POLICY,
-        "referrer-policy": "no-referrer",
-      },
-    });
+function asset(text: string, contentType: string): () => Reply {
+  return () => ({
+    status: 200,
+    body: text,
+    headers: {
+      "content-type": contentType,
+      "cache-control": "no-cache",
+      "content-security-policy": CONTENT_SECURITY_POLICY,
+      "referrer-policy": "no-referrer",
+    },
+  });
 }
 
 /** `GET /docs`, `/docs/app.js` and `/docs/style.css`, relative to BASE_PATH. */
-export function docsRoutes(): Route<RequestContext>[] {
+export function docsRoutes(): Route<RequestContext, Reply>[] {
   const options = { public: true };
   return [
     {

@@ -2,22 +2,22 @@
 import type { Readiness, RequestContext } from "../app.ts";
 import type { Route } from "../http/router.ts";
 import { HttpError } from "../http/errors.ts";
-import { jsonResponse } from "../http/responses.ts";
+import { jsonReply, type Reply } from "../http/responses.ts";
 
 /** `GET /healthz` (the process runs) and `GET /readyz` (the store is loaded and not draining). */
-export function healthRoutes(deps: { readiness: () => Readiness }): Route<RequestContext>[] {
+export function healthRoutes(deps: { readiness: () => Readiness }): Route<RequestContext, Reply>[] {
   return [
     {
       method: "GET",
       pattern: "/healthz",
-      handler: () => jsonResponse('{"status":"ok"}'),
+      handler: () => jsonReply('{"status":"ok"}'),
     },
     {
       method: "GET",
       pattern: "/readyz",
       handler: () => {
         const readiness = deps.readiness();
-        if (readiness === "ready") return jsonResponse('{"status":"ready"}');
+        if (readiness === "ready") return jsonReply('{"status":"ready"}');
         const message = readiness === "loading"
           ? "The store is still loading"
           : "The service is shutting down";

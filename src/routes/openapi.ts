@@ -1,20 +1,22 @@
 /** `GET {BASE_PATH}/openapi.json`: the OpenAPI document, public (no key) like the docs page. */
 import type { RequestContext } from "../app.ts";
 import type { Config } from "../config/config.ts";
+import type { Reply } from "../http/responses.ts";
 import type { Route } from "../http/router.ts";
 import { openApiJson } from "../openapi/document.ts";
 
 /** The document route; the text is built once, since it only depends on the settings. */
-export function openapiRoutes(deps: { config: Config }): Route<RequestContext>[] {
+export function openapiRoutes(deps: { config: Config }): Route<RequestContext, Reply>[] {
   const text = openApiJson({ basePath: deps.config.basePath, publicUrl: deps.config.publicUrl });
   return [
     {
       method: "GET",
       pattern: "/openapi.json",
-      handler: () =>
-        new Response(text, {
-          headers: { "content-type": "application/json", "cache-control": "no-cache" },
-        }),
+      handler: () => ({
+        status: 200,
+        body: text,
+        headers: { "content-type": "application/json", "cache-control": "no-cache" },
+      }),
       options: { public: true },
     },
   ];

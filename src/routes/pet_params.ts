@@ -23,18 +23,43 @@ function invalidQuery(message: string): HttpError {
   return new HttpError(400, "invalid_query", message);
 }
 
-function single(params: URLSearchParams, name: string): string | undefined {
-  const values = params.getAll(name);
-  if (values.length > 1) throw invalidQuery(`Query parameter ${name} must be given at most once`);
-  return values[0];
+const LIST_PARAMS = ["limit", "status", "cursor"] as const;
+type ListParam = typeof LIST_PARAMS[number];
+
+/**
+ * The raw values of `limit`, `status` and `cursor` (other names are ignored); 400 when one is
+ * given twice. Read as `URLSearchParams` reads a query, but split by hand when nothing needs
+ * decoding (no `%`, no `+`): building a URLSearchParams cost about 8% of a list request.
+ */
+function listParams(query: string): Partial<Record<ListParam, string>> {
+  const values: Partial<Record<ListParam, string>> = {};
+  let twice: Set<ListParam> | undefined;
+  const take = (name: string, value: string) => {
+    if (name !== "limit" && name !== "status" && name !== "cursor") return;
+    if (values[name] === undefined) values[name] = value;
+    else (twice ??= new Set()).add(name);
+  };
+  if (query.includes("%") || query.includes("+")) {
+    for (const [name, value] of new URLSearchParams(query)) take(name, value);
+  } else {
+    for (const part of query.split("&")) {
+      if (part === "") continue;
+      const equals = part.indexOf("=");
+      if (equals === -1) take(part, "");
+      else take(part.slice(0, equals), part.slice(equals + 1));
+    }
+  }
+  if (twice !== undefined) {
+    // Named in LIST_PARAMS order, whatever the query's order.
+    const name = LIST_PARAMS.find((candidate) => twice!.has(candidate));
+    throw invalidQuery(`Query parameter ${name} must be given at most once`);
+  }
+  return values;
 }
 
 /** Parses `limit`, `status` and `cursor`; anything out of the contract is 400 `invalid_query`. */
 export function parseListQuery(query: string): ListQuery {
-  const params = new URLSearchParams(query);
-  const rawLimit = single(params, "limit");
-  const rawStatus = single(params, "status");
-  const rawCursor = single(params, "cursor");
+  const { limit: rawLimit, status: rawStatus, cursor: rawCursor } = listParams(query);
 
   let limit = DEFAULT_LIMIT;
   if (rawLimit !== undefined) {

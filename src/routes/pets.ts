@@ -4,41 +4,35 @@ import type { Config } from "../config/config.ts";
 import { isJsonContentType, readJsonBody } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
 import { encodeCursor } from "../http/pagination.ts";
-import { jsonResponse } from "../http/responses.ts";
+import { jsonReply, type Reply } from "../http/responses.ts";
 import type { Route } from "../http/router.ts";
 import { validateNewPet } from "../schemas/validate.ts";
 import { listQueryString, parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { createHash } from "node:crypto";
 import { canonicalNewPetJson } from "../store/pet_json.ts";
-import type { IdempotencyClaim } from "../store/store.ts";
+import type { IdempotencyClaim, PageQuery, PetPageJson, PetStore } from "../store/store.ts";
 
 /** Routes under BASE_PATH for pets. */
-export function petRoutes(deps: { config: Config }): Route<RequestContext>[] {
+export function petRoutes(deps: { config: Config }): Route<RequestContext, Reply>[] {
   const { config } = deps;
   const publicBase = `${config.publicUrl ?? ""}${config.basePath}`;
 
-  async function listPets(context: RequestContext): Promise<Response> {
+  async function listPets(context: RequestContext): Promise<Reply> {
     const query = parseListQuery(context.query);
-    const page = await context.store().list({
+    const page = await pageJson(context.store(), {
       status: query.status,
       afterId: query.afterId,
       limit: query.limit,
     });
-    let body = "[";
-    for (let i = 0; i < page.pets.length; i++) body += (i === 0 ? "" : ",") + page.pets[i].json;
-    body += "]";
     const headers: Record<string, string> = {};
     if (page.hasMore) {
-      const cursor = encodeCursor({
-        afterId: page.pets[page.pets.length - 1].id,
-        status: query.status,
-      });
+      const cursor = encodeCursor({ afterId: page.lastId, status: query.status });
       headers.link = `<${publicBase}/pets?${listQueryString(query, cursor)}>; rel="next"`;
     }
-    return jsonResponse(body, { headers });
+    return jsonReply(page.body, 200, headers);
   }
 
-  async function createPet(context: RequestContext): Promise<Response> {
+  async function createPet(context: RequestContext): Promise<Reply> {
     const { request } = context;
     if (!isJsonContentType(request.headers.get("content-type"))) {
       throw new HttpError(415, "unsupported_media_type", "Content-Type must be application/json");
@@ -73,7 +67,7 @@ export function petRoutes(deps: { config: Config }): Route<RequestContext>[] {
           location: `${publicBase}/pets/${outcome.pet.id}`,
         };
         if (outcome.kind === "replayed") headers["idempotent-replayed"] = "true";
-        return jsonResponse(outcome.pet.json, { status: 201, headers });
+        return jsonReply(outcome.pet.json, 201, headers);
       }
       case "key_reused":
         throw new HttpError(
@@ -102,13 +96,13 @@ export function petRoutes(deps: { config: Config }): Route<RequestContext>[] {
     }
   }
 
-  async function getPet(context: RequestContext): Promise<Response> {
+  async function getPet(context: RequestContext): Promise<Reply> {
     const id = parsePetId(context.params.petId);
     const pet = id === undefined ? undefined : await context.store().get(id);
     if (pet === undefined) {
       throw new HttpError(404, "not_found", `No pet with id ${context.params.petId}`);
     }
-    return jsonResponse(pet.json);
+    return jsonReply(pet.json);
   }
 
   return [
@@ -117,3 +111,19 @@ export function petRoutes(deps: { config: Config }): Route<RequestContext>[] {
     { method: "GET", pattern: "/pets/:petId", handler: getPet, options: { deprecated: true } },
   ];
 }
+
+/**
+ * A page as JSON bytes: from the store's own `listJson` when it has one (the JSON-lines store
+ * copies the bytes it holds), otherwise by joining the texts of `list`.
+ */
+async function pageJson(store: PetStore, query: PageQuery): Promise<PetPageJson> {
+  if (store.listJson !== undefined) return await store.listJson(query);
+  const page = await store.list(query);
+  let text = "[";
+  for (let i = 0; i < page.pets.length; i++) text += (i === 0 ? "" : ",") + page.pets[i].json;
+  text += "]";
+  const lastId = page.pets.length === 0 ? 0 : page.pets[page.pets.length - 1].id;
+  return { body: encoder.encode(text), lastId, hasMore: page.hasMore };
+}
+
+const encoder = new TextEncoder();

@@ -7,7 +7,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import process from "node:process";
 import { NodeRequest } from "./node/node_request.ts";
+import { NodeResponse } from "./node/node_response.ts";
 import { writeResponse } from "./node/write_response.ts";
+import type { ResponseConstructor } from "../http/responses.ts";
 import type { RuntimeAdapter, ServeOptions } from "./server.ts";
 
 /** Slow clients (slowloris): limits on how long headers and a whole request may take. */
@@ -54,7 +56,7 @@ async function handle(
 ): Promise<void> {
   // The abort signal is created only if the handler reads it (see `NodeRequest.signal`).
   const request = new NodeRequest(incoming, outgoing);
-  let response: Response;
+  let response: Response | NodeResponse;
   try {
     response = await fetch(request as unknown as Request);
   } catch {
@@ -73,6 +75,8 @@ export const nodeRuntime: RuntimeAdapter = {
   name: "node",
   version: process.versions.node,
   serve,
+  // The app answers with NodeResponse, which `writeResponse` sends in one write.
+  Response: NodeResponse as unknown as ResponseConstructor,
   onSignal(signal, handler) {
     process.on(signal, handler);
   },

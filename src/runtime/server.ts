@@ -2,6 +2,7 @@
  * The contract every runtime adapter fulfils. Adapters are the only modules that know which
  * runtime runs; each owns listening, signals and graceful shutdown for its runtime.
  */
+import type { ResponseConstructor } from "../http/responses.ts";
 
 /** What an adapter needs to serve the app. */
 export interface ServeOptions {
@@ -25,6 +26,11 @@ export interface RuntimeAdapter {
   readonly name: string;
   readonly version: string;
   serve(options: ServeOptions): Promise<RunningServer>;
+  /**
+   * A lighter Response-compatible class for the app to answer with, when this runtime's server
+   * can write it more cheaply than a global `Response` (Node); absent, the app uses `Response`.
+   */
+  readonly Response?: ResponseConstructor;
   /** Calls `handler` once per SIGTERM / SIGINT / SIGHUP the process receives. */
   onSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void): void;
 }

@@ -4,7 +4,8 @@
  *
  * Pets travel as `StoredPet`: the id and status (for indexing and headers) plus the pet's exact
  * JSON text, so an int64 `categoryId` never passes through a JavaScript number and list pages
- * are built by joining strings.
+ * are built by joining strings — or, from a store that keeps pets as UTF-8 bytes, by copying
+ * those bytes (`listJson`).
  */
 import type { NewPet, PetStatus } from "../schemas/pet.ts";
 
@@ -47,6 +48,15 @@ export interface PageQuery {
   readonly limit: number;
 }
 
+/** One page already serialised: the JSON array of Pet that clients receive, in UTF-8. */
+export interface PetPageJson {
+  /** `[pet,pet,…]`, byte for byte what joining the `json` texts of `list()` would give. */
+  readonly body: Uint8Array<ArrayBuffer>;
+  /** The id of the page's last pet, where the next page starts (0 for an empty page). */
+  readonly lastId: number;
+  readonly hasMore: boolean;
+}
+
 type MaybePromise<T> = T | Promise<T>;
 
 /** A pet store. `create` resolves only once the pet is durable. */
@@ -54,6 +64,11 @@ export interface PetStore {
   create(pet: NewPet, idempotency?: IdempotencyClaim): Promise<CreateOutcome>;
   get(id: number): MaybePromise<StoredPet | undefined>;
   list(query: PageQuery): MaybePromise<PetPage>;
+  /**
+   * Optional fast path for `list`: the page as bytes, for a store that holds pets as UTF-8 (no
+   * string per pet, no re-encoding). Callers fall back to `list` when a store lacks it.
+   */
+  listJson?(query: PageQuery): MaybePromise<PetPageJson>;
   /** Waits for pending writes, then releases every resource (file handles, the lock). */
   close(): Promise<void>;
 }

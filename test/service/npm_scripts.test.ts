@@ -46,6 +46,15 @@ const answers = (url: string) => async (): Promise<boolean> => {
     return false;
   }
 };
+/** The pid in the data directory's lock file, if there is one. */
+function lockOwner(dataDir: string): number | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dataDir, "animal-store.lock"), "utf8")).pid;
+  } catch {
+    return undefined;
+  }
+}
+
 const refuses = (url: string) => () => fetch(url).then(() => false, () => true);
 
 function npmStart(
@@ -101,11 +110,17 @@ describe(`npm run ${script ?? "(none for the executable)"}`, {
       });
       assert.equal(created.status, 201);
       const pet = await created.text();
+      const firstOwner = lockOwner(dir.path);
       process.kill(first.child.pid!, "SIGKILL");
       await first.exited;
-      // Restart at once, as a supervisor would: the old service must get out of the way.
+      // Restart at once, as a supervisor would: the old service must get out of the way. Until
+      // it has, /readyz may still be answered by it, so wait for the new owner of the lock.
       const second = npmStart(port, dir.path);
-      assert.ok(await waitFor(answers(`${base}/readyz`), 30_000), "the restart became ready");
+      const restarted = async () => {
+        const owner = lockOwner(dir.path);
+        return owner !== undefined && owner !== firstOwner && await answers(`${base}/readyz`)();
+      };
+      assert.ok(await waitFor(restarted, 30_000), "the restart became ready");
       const fetched = await fetch(`${base}/v1/pets/${JSON.parse(pet).id}`, {
         headers: { authorization: `Bearer ${KEY}` },
       });

@@ -288,6 +288,38 @@ describe("JsonlStore", () => {
     await store.close();
   });
 
+  it("listJson() gives the bytes of list()'s texts joined as a JSON array, replayed or new", async () => {
+    const dataDir = join(tempDir(), "data");
+    const names = ["Rex", "Ünïcødé 😀", 'q"uote\\', "Tom"];
+    let store = await openJsonlStore({ dataDir });
+    for (const [i, name] of names.entries()) {
+      await store.create({
+        name,
+        categoryId: 9223372036854775807n,
+        status: i % 2 ? "sold" : undefined,
+      });
+    }
+    await store.close();
+    store = await openJsonlStore({ dataDir });
+    await store.create({ name: "New", categoryId: -1n, status: "sold" });
+    const queries = [
+      { status: undefined, afterId: 0, limit: 20 },
+      { status: undefined, afterId: 1, limit: 2 },
+      { status: "sold", afterId: 0, limit: 2 },
+      { status: "sold", afterId: 4, limit: 2 },
+      { status: "pending", afterId: 0, limit: 20 },
+    ] as const;
+    for (const query of queries) {
+      const page = store.list(query);
+      const json = store.listJson(query);
+      const joined = `[${page.pets.map((pet) => pet.json).join(",")}]`;
+      assert.equal(new TextDecoder().decode(json.body), joined, JSON.stringify(query));
+      assert.equal(json.hasMore, page.hasMore);
+      assert.equal(json.lastId, page.pets.at(-1)?.id ?? 0);
+    }
+    await store.close();
+  });
+
   it("close() waits for pending creates, and a create after close() is unavailable", async () => {
     const dataDir = join(tempDir(), "data");
     const store = await openJsonlStore({ dataDir });

@@ -105,8 +105,31 @@ export class NodeRequest {
     return this.toRequest().json();
   }
 
-  arrayBuffer(): Promise<ArrayBuffer> {
-    return this.toRequest().arrayBuffer();
+  /**
+   * The whole body, read straight from `incoming` (no web stream, no full Request): the app's
+   * path for a body with a Content-Length, which node's parser holds to exactly that many bytes.
+   * Still bounded by it, in case a body arrives without one.
+   */
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#request !== undefined || this.#body !== undefined) {
+      return this.toRequest().arrayBuffer();
+    }
+    this.#body = null; // the body is being used: `body` and `toRequest()` see it as taken
+    const declared = Number(this.#incoming.headers["content-length"] ?? Infinity);
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of this.#incoming as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > declared) throw new RangeError("Request body is longer than its Content-Length");
+      chunks.push(chunk);
+    }
+    const bytes = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return bytes.buffer;
   }
 
   clone(): Request {

@@ -1,12 +1,23 @@
 /**
  * Writing a fetch `Response` to a node:http response: headers in one `writeHead`, the body
  * streamed chunk by chunk with backpressure. Errors and client aborts end the exchange quietly;
- * nothing escapes to crash the process.
+ * nothing escapes to crash the process. The app's own `NodeResponse`s skip all that: their body
+ * is already text or bytes, so they go out with one `writeHead` and one `end`.
  */
+import { Buffer } from "node:buffer";
 import type { ServerResponse } from "node:http";
+import { NodeResponse } from "./node_response.ts";
 
 /** Sends `response` on `outgoing`; resolves when it is written or the client went away. */
-export async function writeResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+export async function writeResponse(
+  response: Response | NodeResponse,
+  outgoing: ServerResponse,
+): Promise<void> {
+  if (response instanceof NodeResponse) {
+    const body = response.rawBody;
+    if (body !== undefined) return writeWhole(response.status, response.rawHeaders, body, outgoing);
+    response = response.toResponse();
+  }
   const headers: string[] = [];
   let hasCookies = false;
   let hasLength = false;
@@ -58,6 +69,25 @@ export async function writeResponse(response: Response, outgoing: ServerResponse
     // Stops the producer when the client went away or a read failed; a finished body needs no cancel.
     if (!finished) reader.cancel().catch(() => {});
   }
+}
+
+/**
+ * The fast path: headers and a body held whole, sent with a Content-Length in one write. The
+ * header object is the response's own and gains the length it was sent with.
+ */
+function writeWhole(
+  status: number,
+  headers: Record<string, string>,
+  body: string | Uint8Array | null,
+  outgoing: ServerResponse,
+): void {
+  if (body !== null && headers["content-length"] === undefined) {
+    const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+    headers["content-length"] = String(length);
+  }
+  outgoing.writeHead(status, headers);
+  if (body === null) outgoing.end();
+  else outgoing.end(body);
 }
 
 function drained(outgoing: ServerResponse): Promise<void> {
