@@ -13,16 +13,40 @@ export interface Logger {
   flush(): void;
 }
 
-/** A logger that writes JSON lines through `write` (e.g. stdout). */
-export function createJsonLogger(write: (text: string) => void): Logger {
+/** Where a JSON logger writes, and how much it has accepted but not yet delivered. */
+export interface LogSink {
+  write(text: string): void;
+  /** Bytes written but not yet taken by the reader (a pipe's backlog); 0 when unknown. */
+  backlog(): number;
+}
+
+/**
+ * Above this backlog, lines are dropped (and counted) instead of queued: a log reader that stalls
+ * must not make the service's memory grow without bound.
+ */
+const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
+
+/** A logger that writes JSON lines to `sink` (e.g. stdout). */
+export function createJsonLogger(sink: LogSink): Logger {
   let buffer = "";
   let scheduled = false;
+  let dropped = 0;
   const flush = () => {
     scheduled = false;
     if (buffer === "") return;
     const text = buffer;
     buffer = "";
-    write(text);
+    if (sink.backlog() > MAX_BACKLOG_BYTES) {
+      for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) dropped++;
+      return;
+    }
+    if (dropped > 0) {
+      const note =
+        `{"time":"${isoTime()}","level":"warn","msg":"${dropped} log lines dropped: stdout was not read fast enough"}\n`;
+      dropped = 0;
+      sink.write(note);
+    }
+    sink.write(text);
   };
   const emit = (level: string, fields: Record<string, unknown>) => {
     // `{"time":…,"level":…,` then the caller's fields: the same line as stringifying

@@ -51,7 +51,7 @@ export async function benchApp(): Promise<{ app: App; maxBodyBytes: number }> {
       status: STATUSES[id % 3],
     });
   }
-  const log = createJsonLogger(() => {});
+  const log = createJsonLogger({ write: () => {}, backlog: () => 0 });
   const keys = new KeyRing([keyDigest(BENCH_KEY)]);
   return { app: createApp({ config, keys, log, store }), maxBodyBytes: config.maxBodyBytes };
 }

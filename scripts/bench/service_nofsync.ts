@@ -15,7 +15,10 @@ import { createJsonLogger } from "../../src/log.ts";
 import { detectRuntime } from "../../src/runtime/server.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 
-const log = createJsonLogger((text) => process.stdout.write(text));
+const log = createJsonLogger({
+  write: (text) => process.stdout.write(text),
+  backlog: () => process.stdout.writableLength ?? 0,
+});
 const config = loadConfig(process.env);
 const keys = new KeyRing(loadApiKeys(config).digests);
 const runtime = await detectRuntime();

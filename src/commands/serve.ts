@@ -27,7 +27,10 @@ const LOCK_WAIT_MS = 1_500;
 
 /** Starts the service; returns -1 while it runs (it exits from its signal handler), or an exit code. */
 export async function runServe(): Promise<number> {
-  const log = createJsonLogger((text) => process.stdout.write(text));
+  const log = createJsonLogger({
+    write: (text) => process.stdout.write(text),
+    backlog: () => process.stdout.writableLength ?? 0,
+  });
   let config: Config;
   let keys: KeyRing;
   let generatedKey: { key: string; file: string } | undefined;

@@ -129,21 +129,23 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     ...options.env,
   };
   const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (chunk) => (stdout += chunk));
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const stdoutText = new OutputTail();
+  const stderrText = new OutputTail();
+  child.stdout!.on("data", (chunk) => stdoutText.add(String(chunk)));
+  child.stderr!.on("data", (chunk) => stderrText.add(String(chunk)));
+  const stdout = () => stdoutText.text();
+  const stderr = () => stderrText.text();
   const exited = new Promise<number | string>((resolvePromise) => {
     child.on("exit", (code, signal) => setTimeout(() => resolvePromise(code ?? signal ?? -1), 20));
   });
 
   const port = await new Promise<number>((resolvePromise, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`service did not start:\n${stdout}\n${stderr}`)),
+      () => reject(new Error(`service did not start:\n${stdout()}\n${stderr()}`)),
       20_000,
     );
     const check = () => {
-      const match = /"port":(\d+)/.exec(stdout);
+      const match = /"port":(\d+)/.exec(stdout());
       if (match !== null) {
         clearTimeout(timer);
         child.stdout!.off("data", check);
@@ -153,7 +155,7 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     child.stdout!.on("data", check);
     exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`service exited with ${code} before listening:\n${stdout}\n${stderr}`));
+      reject(new Error(`service exited with ${code} before listening:\n${stdout()}\n${stderr()}`));
     });
   });
   const url = `http://127.0.0.1:${port}`;
@@ -166,8 +168,8 @@ export async function startService(options: StartOptions): Promise<ServiceProces
     child,
     url,
     port,
-    stdout: () => stdout,
-    stderr: () => stderr,
+    stdout,
+    stderr,
     exited,
     kill,
     stop(signal: NodeJS.Signals = "SIGTERM") {
@@ -175,4 +177,33 @@ export async function startService(options: StartOptions): Promise<ServiceProces
       return exited;
     },
   };
+}
+
+/**
+ * A child's output as text, bounded: a long soak logs gigabytes, more than a string may hold. The
+ * first 1 MB (start-up lines) and the last 4 MB are kept.
+ */
+class OutputTail {
+  static readonly HEAD = 1024 * 1024;
+  static readonly TAIL = 4 * 1024 * 1024;
+  private head = "";
+  private tail = "";
+  private dropped = 0;
+
+  add(chunk: string): void {
+    if (this.head.length < OutputTail.HEAD) {
+      this.head += chunk;
+      return;
+    }
+    this.tail += chunk;
+    if (this.tail.length > 2 * OutputTail.TAIL) {
+      this.dropped += this.tail.length - OutputTail.TAIL;
+      this.tail = this.tail.slice(-OutputTail.TAIL);
+    }
+  }
+
+  text(): string {
+    const gap = this.dropped === 0 ? "" : `\n[… ${this.dropped} characters not kept …]\n`;
+    return this.head + gap + this.tail;
+  }
 }
