@@ -24,7 +24,11 @@ const DECIMAL = /^[0-9]+$/;
 export async function readBodyBounded(request: Request, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
-  if (declared !== null && DECIMAL.test(declared)) {
+  // Only without Transfer-Encoding: with both headers the runtime may frame by chunks, and then
+  // Content-Length bounds nothing.
+  if (
+    declared !== null && DECIMAL.test(declared) && !request.headers.has("transfer-encoding")
+  ) {
     // Fast path: with a Content-Length within the limit, HTTP framing delivers exactly that many
     // bytes, so reading it whole is bounded — and native on Bun and Deno, where the stream
     // reader below costs a promise per chunk. The check after is for a Request built in code,
