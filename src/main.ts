@@ -27,7 +27,15 @@ async function main(args: readonly string[]): Promise<number> {
     process.stderr.write(`Unknown command: ${args.join(" ")}\n\n${USAGE}`);
     return 2;
   }
-  return await command();
+  try {
+    return await command();
+  } catch (error) {
+    // A failure nothing else explained (a bug, or an environment the checks did not foresee):
+    // still one line and exit 1, as SPEC.md asks of every failure to start.
+    const reason = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`Cannot ${name}: ${reason.split("\n")[0]}\n`);
+    return 1;
+  }
 }
 
 const exitCode = await main(process.argv.slice(2));

@@ -5,7 +5,7 @@
  */
 import process from "node:process";
 import { createApp } from "../app.ts";
-import { loadApiKeys } from "../config/api_keys.ts";
+import { KeyFileError, loadApiKeys } from "../config/api_keys.ts";
 import { type Config, ConfigError, loadConfig } from "../config/config.ts";
 import { reloadApiKeys } from "../config/key_reload.ts";
 import { KeyRing } from "../http/auth.ts";
@@ -40,6 +40,10 @@ export async function runServe(): Promise<number> {
     keys = new KeyRing(loaded.digests);
     generatedKey = loaded.generatedKey;
   } catch (error) {
+    if (error instanceof KeyFileError) {
+      process.stderr.write(`Cannot start: ${error.message}\n`);
+      return 1;
+    }
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`Cannot start: ${error.message}\n`);
     return 2;

@@ -16,6 +16,14 @@ export interface LoadedKeys {
   readonly generatedKey?: { readonly key: string; readonly file: string };
 }
 
+/** The generated key could not be read or written: a failure to start (exit 1), not a setting. */
+export class KeyFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "KeyFileError";
+  }
+}
+
 const DIGEST_LINE = /^sha256:([0-9a-fA-F]{64})$/;
 const GENERATED_KEY_FILE = "api-key";
 
@@ -70,7 +78,13 @@ export function loadApiKeys(config: Config): LoadedKeys {
   if (config.apiKeys !== undefined || config.apiKeysFile !== undefined) return { digests };
 
   const file = join(config.dataDir, GENERATED_KEY_FILE);
-  const key = readOrCreateGeneratedKey(config.dataDir, file);
+  let key: string;
+  try {
+    key = readOrCreateGeneratedKey(config.dataDir, file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new KeyFileError(`cannot keep the generated API key in ${file}: ${code}`);
+  }
   return { digests: [keyDigest(key)], generatedKey: { key, file } };
 }
 

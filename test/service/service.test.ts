@@ -216,6 +216,24 @@ describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
     }
   });
 
+  it("exits 1 with one line when the data directory cannot be created", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const blocker = join(dir.path, "not-a-directory");
+      writeFileSync(blocker, "");
+      for (const env of [{ API_KEYS: KEY }, {}] as Record<string, string>[]) {
+        const result = await runService([], {
+          env: { ...env, DATA_DIR: join(blocker, "data"), PORT: "0", HOST: "127.0.0.1" },
+        });
+        assert.equal(result.code, 1, result.stderr);
+        assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+        assert.ok(result.stderr.includes(blocker), result.stderr);
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
   it("generates a key on first start, prints it on every start, and keeps it private", async () => {
     const dir = temporaryDirectory();
     try {
