@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { denoStartFlags } from "../../test/support/server_process.ts";
 import { BENCH_KEY } from "./peers/pet_fixture.ts";
 
 export type Runtime = "bun" | "deno" | "node";
@@ -34,14 +35,7 @@ export const BUNDLE_DIR = join(ROOT, "node_modules", ".cache", "animal-store-ben
 const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
 
 /** The same permissions as `deno task start` (deno.json). */
-const DENO_SERVICE_FLAGS = [
-  "--allow-net",
-  "--allow-env",
-  "--allow-read",
-  "--allow-write",
-  "--allow-sys=hostname",
-  "--allow-run",
-];
+const DENO_SERVICE_FLAGS = denoStartFlags();
 
 const PEER_FILES: Partial<Record<ServerKind, string>> = {
   ceiling: "bare_server",

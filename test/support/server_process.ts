@@ -5,7 +5,7 @@
  * executable the single executable (`npm run compile` first).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
@@ -29,23 +29,18 @@ export function targetRuntime(): RuntimeName {
   return globals.Deno !== undefined ? "deno" : globals.Bun !== undefined ? "bun" : "node";
 }
 
+/** The permission flags of `deno task start` (deno.json), the one place they are written. */
+export function denoStartFlags(): string[] {
+  const denoJson = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8"));
+  return (denoJson.tasks.start as string).split(" ").filter((word) => word.startsWith("--"));
+}
+
 /** The command line that runs the service (with `args` as sub-command) on a runtime. */
 export function serviceCommand(runtime: RuntimeName, args: string[] = []): [string, string[]] {
   const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
   switch (runtime) {
     case "deno":
-      // The same permissions as `deno task start` (deno.json).
-      return [bin("deno"), [
-        "run",
-        "--allow-net",
-        "--allow-env",
-        "--allow-read",
-        "--allow-write",
-        "--allow-sys=hostname",
-        "--allow-run",
-        join(ROOT, "src/main.ts"),
-        ...args,
-      ]];
+      return [bin("deno"), ["run", ...denoStartFlags(), join(ROOT, "src/main.ts"), ...args]];
     case "bun":
       return [bin("bun"), [join(ROOT, "src/main.ts"), ...args]];
     case "node": {
