@@ -41,7 +41,7 @@ export interface BenchServer {
 }
 
 /** The app with a memory store preloaded with `PET_COUNT` pets, and its body limit. */
-export async function benchApp(): Promise<{ app: App; maxBodyBytes: number }> {
+export async function benchApp(kind: ServerKind): Promise<{ app: App; maxBodyBytes: number }> {
   const config = loadConfig({ API_KEYS: BENCH_KEY });
   const store = new MemoryStore();
   for (let id = 1; id <= PET_COUNT; id++) {
@@ -53,7 +53,13 @@ export async function benchApp(): Promise<{ app: App; maxBodyBytes: number }> {
   }
   const log = createJsonLogger({ write: () => {}, backlog: () => 0 });
   const keys = new KeyRing([keyDigest(BENCH_KEY)]);
-  return { app: createApp({ config, keys, log, store }), maxBodyBytes: config.maxBodyBytes };
+  // Ours runs as in production, with the adapter's light Response; the naive bridge and the
+  // ceiling's page use the global one.
+  const Response = kind === "ours" ? nodeRuntime.Response : undefined;
+  return {
+    app: createApp({ config, keys, log, store, Response }),
+    maxBodyBytes: config.maxBodyBytes,
+  };
 }
 
 /** Starts the server of `kind` on `host`, on a free port. */
@@ -61,7 +67,7 @@ export async function startServer(
   kind: ServerKind,
   options: { host: string; wrapFetch?: (fetch: App["fetch"]) => App["fetch"] },
 ): Promise<BenchServer> {
-  const { app, maxBodyBytes } = await benchApp();
+  const { app, maxBodyBytes } = await benchApp(kind);
   const fetch = options.wrapFetch ? options.wrapFetch(app.fetch) : app.fetch;
   switch (kind) {
     case "ours": {
