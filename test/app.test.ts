@@ -414,11 +414,17 @@ describe("GET /v1/pets", () => {
     assert.deepEqual(seen, [1, 5, 9]);
   });
 
-  it("uses PUBLIC_URL for absolute Link URLs", async () => {
+  it("uses PUBLIC_URL for every URL it puts in a header: Link, Location, successor", async () => {
     const { request } = testApp({ env: { PUBLIC_URL: "https://pets.example.com" } });
     await seed(request, 3);
     const response = await request("/v1/pets?limit=2");
     assert.match(nextLink(response)!, /^https:\/\/pets\.example\.com\/v1\/pets\?limit=2&cursor=/);
+    const created = await request("/v1/pets", { method: "POST", body: rex });
+    assert.equal(created.headers.get("location"), "https://pets.example.com/v1/pets/4");
+    assert.equal(
+      (await request("/v1/pets/4")).headers.get("link"),
+      '<https://pets.example.com/v1/pets>; rel="successor-version"',
+    );
   });
 
   it("returns 400 invalid_query for bad limit, status or cursor", async () => {

@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { denoStartFlags } from "../../test/support/server_process.ts";
+import { denoStartFlags, freePort } from "../../test/support/server_process.ts";
 import { BENCH_KEY } from "./peers/pet_fixture.ts";
 
 export type Runtime = "bun" | "deno" | "node";
@@ -126,17 +126,8 @@ export function serverCommand(
   return [process.execPath, ...prof, bundle];
 }
 
-/** A free loopback port (asked of the kernel, then released for the child to take). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A free loopback port, as the test harness finds one. */
+export { freePort };
 
 /** A started server. */
 export interface Running {

@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
+  freePort,
   runService,
   type ServiceProcess,
   startService,
@@ -23,18 +23,6 @@ const TIMEOUT = { timeout: 60_000 };
 function record(id: number, status?: string): string {
   const pet = { id, name: `Pet ${id}`, categoryId: id, ...(status && { status }) };
   return `${JSON.stringify({ type: "pet", v: 1, pet })}\n`;
-}
-
-/** A port nothing listens on: bound, then released. */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 describe(`operator commands on ${runtime}`, TIMEOUT, () => {

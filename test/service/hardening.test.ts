@@ -13,6 +13,7 @@ import {
   startService,
   targetRuntime,
   temporaryDirectory,
+  waitFor,
 } from "../support/server_process.ts";
 
 const runtime = targetRuntime();
@@ -20,14 +21,6 @@ const TIMEOUT = { timeout: 60_000 };
 
 function get(service: ServiceProcess, path: string, key: string): Promise<Response> {
   return fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
-}
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** Sends raw bytes on a fresh connection; resolves with the status line, or "closed". */

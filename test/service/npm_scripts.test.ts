@@ -10,32 +10,13 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { describe, it } from "node:test";
-import { targetRuntime, temporaryDirectory } from "../support/server_process.ts";
+import { freePort, targetRuntime, temporaryDirectory, waitFor } from "../support/server_process.ts";
 
 const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
 const KEY = "npm-scripts-key";
 const SCRIPTS = { deno: "start", bun: "start:bun", node: "start:node" } as const;
 const runtime = targetRuntime();
 const script = runtime === "executable" ? undefined : SCRIPTS[runtime];
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  return await new Promise((done) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
-}
 
 const answers = (url: string) => async (): Promise<boolean> => {
   try {
@@ -87,10 +68,10 @@ describe(`npm run ${script ?? "(none for the executable)"}`, {
     try {
       const port = await freePort();
       const { child, exited } = npmStart(port, dir.path);
-      assert.ok(await waitFor(answers(`http://127.0.0.1:${port}/readyz`), 30_000), "ready");
+      await waitFor(answers(`http://127.0.0.1:${port}/readyz`), "ready", 30_000);
       process.kill(child.pid!, "SIGTERM");
       assert.equal(await exited, 0);
-      assert.ok(await waitFor(refuses(`http://127.0.0.1:${port}/healthz`), 5_000), "stopped");
+      await waitFor(refuses(`http://127.0.0.1:${port}/healthz`), "stopped", 5_000);
     } finally {
       dir.remove();
     }
@@ -102,7 +83,7 @@ describe(`npm run ${script ?? "(none for the executable)"}`, {
       const port = await freePort();
       const first = npmStart(port, dir.path);
       const base = `http://127.0.0.1:${port}`;
-      assert.ok(await waitFor(answers(`${base}/readyz`), 30_000), "ready");
+      await waitFor(answers(`${base}/readyz`), "ready", 30_000);
       const created = await fetch(`${base}/v1/pets`, {
         method: "POST",
         headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
@@ -120,7 +101,7 @@ describe(`npm run ${script ?? "(none for the executable)"}`, {
         const owner = lockOwner(dir.path);
         return owner !== undefined && owner !== firstOwner && await answers(`${base}/readyz`)();
       };
-      assert.ok(await waitFor(restarted, 30_000), "the restart became ready");
+      await waitFor(restarted, "the restart became ready", 30_000);
       const fetched = await fetch(`${base}/v1/pets/${JSON.parse(pet).id}`, {
         headers: { authorization: `Bearer ${KEY}` },
       });

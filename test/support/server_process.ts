@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
@@ -200,5 +201,30 @@ class OutputTail {
   text(): string {
     const gap = this.dropped === 0 ? "" : `\n[… ${this.dropped} characters not kept …]\n`;
     return this.head + gap + this.tail;
+  }
+}
+
+/** A free loopback port: bound, then released for a child to take. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Polls `check` until it holds; throws naming `what` after `timeoutMs`. */
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

@@ -18,6 +18,7 @@
 import { readFile, rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import type { FileLayer } from "./file_layer.ts";
 
 /** File name of the lock in the data directory. */
