@@ -23,7 +23,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { petRoutes } from "./routes/pets.ts";
-import type { PetStore } from "./store/store.ts";
+import { type PetStore, StoreUnavailableError } from "./store/store.ts";
 
 /** What a route handler gets: the request and everything already worked out about it. */
 export interface RequestContext {
@@ -101,7 +101,10 @@ export function createApp(options: AppOptions): App {
     ...docsRoutes(),
   ]);
   const healthRouter = new Router<RequestContext, Reply>(
-    healthRoutes({ readiness: () => readiness }),
+    healthRoutes({
+      readiness: () => readiness,
+      storeAvailable: () => store?.isAvailable?.() !== false,
+    }),
   );
   const successorUrl = `${config.publicUrl ?? ""}${config.basePath}/pets`;
   const deprecated = deprecationHeaders(successorUrl);
@@ -266,6 +269,12 @@ export function splitUrl(url: string): { path: string; query: string } {
 
 function toHttpError(error: unknown, requestId: string, log: Logger): HttpError {
   if (error instanceof HttpError) return error;
+  if (error instanceof StoreUnavailableError) {
+    log.warn({ msg: "store unavailable", requestId, error: error.message });
+    return new HttpError(503, "unavailable", "The store cannot answer right now; retry later", {
+      headers: { "retry-after": "1" },
+    });
+  }
   log.error({ msg: "unhandled error", requestId, error: describeError(error) });
   return new HttpError(
     500,

@@ -12,8 +12,8 @@ import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import { detectRuntime, type RunningServer } from "../runtime/server.ts";
 import { watchLauncher } from "./launcher_watch.ts";
-import { type JsonlStore, openJsonlStore } from "../store/jsonl/jsonl_store.ts";
 import { StoreOpenError } from "../store/jsonl/open_error.ts";
+import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { VERSION } from "../version.ts";
 
 /** How long shutdown waits for requests in flight before closing connections anyway. */
@@ -52,7 +52,9 @@ export async function runServe(): Promise<number> {
   const runtime = await detectRuntime();
   const app = createApp({ config, keys, log, Response: runtime.Response });
   let server: RunningServer | undefined;
-  let storeOpening: Promise<JsonlStore> | undefined;
+  let storeOpening: Promise<OpenedStore> | undefined;
+  // Ends a wait for an unreachable database when a signal asks the service to stop.
+  const stopLoading = new AbortController();
 
   // Signals are heard from the start: a SIGTERM that arrives while the store is still loading
   // also ends in a clean exit 0, with the lock released.
@@ -62,6 +64,7 @@ export async function runServe(): Promise<number> {
     stopping = true;
     log.info({ msg: `${reason}: finishing requests in flight, then exiting` });
     app.drain();
+    stopLoading.abort();
     // Let requests in flight finish before the runtime closes connections: Deno's shutdown()
     // cuts off request bodies still being read. Bounded, so a stuck client cannot hold us.
     await Promise.race([
@@ -69,8 +72,8 @@ export async function runServe(): Promise<number> {
       new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),
     ]);
     await server?.shutdown();
-    const store = await storeOpening?.catch(() => undefined);
-    await store?.close();
+    const opened = await storeOpening?.catch(() => undefined);
+    await opened?.store.close();
     log.info({ msg: "stopped" });
     log.flush();
     process.exit(0);
@@ -95,15 +98,17 @@ export async function runServe(): Promise<number> {
   }
 
   const loadStarted = performance.now();
-  storeOpening = openJsonlStore({
-    dataDir: config.dataDir,
+  storeOpening = openStore(config, {
     onWarning: (message) => log.warn({ msg: message }),
+    onInfo: (message) => log.info({ msg: message }),
     lockWaitMs: LOCK_WAIT_MS,
+    signal: stopLoading.signal,
   });
-  let store: JsonlStore;
+  let opened: OpenedStore;
   try {
-    store = await storeOpening;
+    opened = await storeOpening;
   } catch (error) {
+    if (stopping) return -1; // stop() exits 0
     if (!(error instanceof StoreOpenError)) throw error;
     process.stderr.write(`${error.message}\n`);
     log.flush();
@@ -112,7 +117,7 @@ export async function runServe(): Promise<number> {
   }
   if (stopping) return -1; // stop() closes the store and exits
   const loadMs = Math.round(performance.now() - loadStarted);
-  app.ready(store);
+  app.ready(opened.store);
 
   if (generatedKey !== undefined) {
     log.warn({
@@ -129,8 +134,8 @@ export async function runServe(): Promise<number> {
     runtime: `${runtime.name} ${runtime.version}`,
     address: `http://${displayHost(config.host)}:${server.port}`,
     port: server.port,
-    dataDir: config.dataDir,
-    pets: store.size,
+    store: opened.backend,
+    ...(opened.backend === "jsonl" ? { dataDir: config.dataDir, pets: opened.size } : {}),
     loadMs,
   });
   return -1;

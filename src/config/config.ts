@@ -21,7 +21,28 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** Requests per minute per API key; 0 when off. */
   readonly rateLimit: number;
+  /** The PostgreSQL store's settings when `DATABASE_URL` is set; undefined keeps the file store. */
+  readonly database: DatabaseConfig | undefined;
 }
+
+/** How the PostgreSQL store connects (README, "Running on PostgreSQL"). */
+export interface DatabaseConfig {
+  /** `postgres://user:password@host:port/database?…`; never logged (it may hold a password). */
+  readonly url: string;
+  /** Most connections this instance opens. */
+  readonly poolSize: number;
+  /** Server-side limit on one statement; 0 turns it off. */
+  readonly statementTimeoutMs: number;
+  /** TLS: `undefined` leaves it to the URL's `sslmode` (no TLS when it has none). */
+  readonly ssl: DatabaseSslMode | undefined;
+  /** PEM file of the certificate authorities that `verify-full` trusts instead of the system's. */
+  readonly sslCaFile: string | undefined;
+}
+
+/** `DATABASE_SSL`, with libpq's meanings: `require` encrypts, only `verify-full` checks the server. */
+export type DatabaseSslMode = "disable" | "prefer" | "require" | "verify-full";
+
+const SSL_MODES: readonly DatabaseSslMode[] = ["disable", "prefer", "require", "verify-full"];
 
 /** A setting that stops the start; `setting` is the environment variable's name. */
 export class ConfigError extends Error {
@@ -138,6 +159,52 @@ function corsSetting(env: Environment): string[] {
   return origins;
 }
 
+function databaseSetting(env: Environment): DatabaseConfig | undefined {
+  const url = env.DATABASE_URL;
+  if (url === undefined || url === "") {
+    for (const name of ["DATABASE_POOL_SIZE", "DATABASE_STATEMENT_TIMEOUT_MS", "DATABASE_SSL"]) {
+      if (env[name] !== undefined) {
+        throw new ConfigError(name, `${name} is set but DATABASE_URL is not; set both or neither`);
+      }
+    }
+    return undefined;
+  }
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch { /* reported below */ }
+  // The URL is never echoed: it may hold a password.
+  if (
+    parsed === undefined || (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:")
+  ) {
+    throw new ConfigError(
+      "DATABASE_URL",
+      "DATABASE_URL must be a URL such as postgres://user:password@host:5432/database",
+    );
+  }
+  const ssl = env.DATABASE_SSL;
+  if (ssl !== undefined && !SSL_MODES.includes(ssl as DatabaseSslMode)) {
+    throw new ConfigError(
+      "DATABASE_SSL",
+      `DATABASE_SSL must be one of ${SSL_MODES.join(", ")}, got ${JSON.stringify(ssl)}`,
+    );
+  }
+  const sslCaFile = env.DATABASE_SSL_CA_FILE;
+  if (sslCaFile !== undefined && ssl !== "verify-full") {
+    throw new ConfigError(
+      "DATABASE_SSL_CA_FILE",
+      "DATABASE_SSL_CA_FILE is used only with DATABASE_SSL=verify-full",
+    );
+  }
+  return {
+    url,
+    poolSize: integerSetting(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
+    statementTimeoutMs: integerSetting(env, "DATABASE_STATEMENT_TIMEOUT_MS", 5000, 0, 3_600_000),
+    ssl: ssl as DatabaseSslMode | undefined,
+    sslCaFile,
+  };
+}
+
 /** Reads and validates every setting; throws `ConfigError` on the first bad one. */
 export function loadConfig(env: Environment): Config {
   const host = env.HOST ?? "0.0.0.0";
@@ -163,5 +230,6 @@ export function loadConfig(env: Environment): Config {
     publicUrl: publicUrlSetting(env),
     corsOrigins: corsSetting(env),
     rateLimit: integerSetting(env, "RATE_LIMIT", 0, 0, 1_000_000_000),
+    database: databaseSetting(env),
   };
 }

@@ -4,8 +4,14 @@ import type { Route } from "../http/router.ts";
 import { HttpError } from "../http/errors.ts";
 import { jsonReply, type Reply } from "../http/responses.ts";
 
-/** `GET /healthz` (the process runs) and `GET /readyz` (the store is loaded and not draining). */
-export function healthRoutes(deps: { readiness: () => Readiness }): Route<RequestContext, Reply>[] {
+/**
+ * `GET /healthz` (the process runs) and `GET /readyz` (the store is loaded, can reach its data —
+ * a database store may lose its connection — and the service is not draining).
+ */
+export function healthRoutes(deps: {
+  readiness: () => Readiness;
+  storeAvailable: () => boolean;
+}): Route<RequestContext, Reply>[] {
   return [
     {
       method: "GET",
@@ -17,10 +23,13 @@ export function healthRoutes(deps: { readiness: () => Readiness }): Route<Reques
       pattern: "/readyz",
       handler: () => {
         const readiness = deps.readiness();
-        if (readiness === "ready") return jsonReply('{"status":"ready"}');
+        const available = deps.storeAvailable();
+        if (readiness === "ready" && available) return jsonReply('{"status":"ready"}');
         const message = readiness === "loading"
           ? "The store is still loading"
-          : "The service is shutting down";
+          : readiness === "draining"
+          ? "The service is shutting down"
+          : "The store cannot reach its database";
         throw new HttpError(503, "unavailable", message, { headers: { "retry-after": "1" } });
       },
     },

@@ -69,6 +69,23 @@ export interface PetStore {
    * string per pet, no re-encoding). Callers fall back to `list` when a store lacks it.
    */
   listJson?(query: PageQuery): MaybePromise<PetPageJson>;
+  /**
+   * False while the backend cannot serve at all (the database connection is lost); `/readyz`
+   * then answers 503. A store without it is always available once open.
+   */
+  isAvailable?(): boolean;
   /** Waits for pending writes, then releases every resource (file handles, the lock). */
   close(): Promise<void>;
+}
+
+/**
+ * A read the backend could not answer for a passing reason (a lost database connection, a
+ * statement timeout): the handler answers 503 `unavailable` instead of 500, and the client may
+ * retry. Its message is for the log, never for the client.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreUnavailableError";
+  }
 }

@@ -1,0 +1,104 @@
+// A throw-away PostgreSQL server for the tests and benchmarks: initdb into a temporary directory,
+// start it on a free loopback port (no Unix socket outside that directory), stop it and delete
+// everything afterwards. Needs PostgreSQL's server binaries (Debian: `apt-get install
+// postgresql`); as root, the server runs as the `postgres` user, since it refuses to run as root.
+//
+//   node scripts/postgres_cluster.mjs   starts one, prints its URL, stops it on Ctrl-C
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+
+/** The directory of initdb and pg_ctl, or undefined when PostgreSQL's server is not installed. */
+export function findPostgresBin() {
+  const fromPath = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" });
+  const candidates = [];
+  if (fromPath.status === 0) candidates.push(fromPath.stdout.trim());
+  if (existsSync("/usr/lib/postgresql")) {
+    const versions = readdirSync("/usr/lib/postgresql").sort((a, b) => Number(b) - Number(a));
+    for (const version of versions) candidates.push(`/usr/lib/postgresql/${version}/bin`);
+  }
+  return candidates.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a cluster; returns `{ url, adminUrl, port, stop() }`. `url` names a database made for
+ * the caller (`animal_store`); `adminUrl` the `postgres` database, to create more.
+ */
+export async function startPostgresCluster(options = {}) {
+  const bin = findPostgresBin();
+  if (bin === undefined) throw new Error("PostgreSQL server binaries (initdb, pg_ctl) not found");
+  const asRoot = process.getuid?.() === 0;
+  const run = (command, args) => {
+    const [file, argv] = asRoot
+      ? ["runuser", ["-u", "postgres", "--", join(bin, command), ...args]]
+      : [join(bin, command), args];
+    return execFileSync(file, argv, { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+  };
+  const dir = mkdtempSync(join(tmpdir(), "animal-store-pg-"));
+  if (asRoot) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }));
+    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }));
+    chownSync(dir, uid, gid);
+  }
+  chmodSync(dir, 0o700);
+  const data = join(dir, "data");
+  const port = options.port ?? await freePort();
+  run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8"]);
+  // fsync stays on (the default): the tests and benchmarks measure real commits.
+  const settings = [
+    "-c listen_addresses=127.0.0.1",
+    `-c port=${port}`,
+    `-c unix_socket_directories=${dir}`,
+    "-c max_connections=200",
+    ...(options.settings ?? []).map((setting) => `-c ${setting}`),
+  ].join(" ");
+  run("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", "start"]);
+  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const url = `postgres://postgres@127.0.0.1:${port}/animal_store`;
+  const psql = join(bin, "psql");
+  execFileSync(psql, [adminUrl, "-q", "-c", "CREATE DATABASE animal_store"], { stdio: "pipe" });
+  let stopped = false;
+  return {
+    url,
+    adminUrl,
+    port,
+    dataDirectory: data,
+    /** pg_ctl's own stop or start, e.g. to take the database away under a running service. */
+    control: (action) =>
+      run("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", "-m", "fast", action]),
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      } catch { /* already stopped */ }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const cluster = await startPostgresCluster();
+  console.log(cluster.url);
+  const stop = () => {
+    cluster.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  setInterval(() => {}, 1 << 30);
+}

@@ -1,0 +1,43 @@
+/**
+ * Picks the backend: the JSON-lines file in `DATA_DIR` by default, PostgreSQL when
+ * `DATABASE_URL` is set. The PostgreSQL store is imported only then, so the default path never
+ * loads its driver.
+ */
+import type { Config } from "../config/config.ts";
+import { openJsonlStore } from "./jsonl/jsonl_store.ts";
+import type { PetStore } from "./store.ts";
+
+/** An open store and how many pets it held at start (undefined when counting would cost a scan). */
+export interface OpenedStore {
+  readonly store: PetStore;
+  readonly backend: "jsonl" | "postgres";
+  readonly size: number | undefined;
+}
+
+/** Opens the configured store; throws `StoreOpenError` with one line when it cannot. */
+export async function openStore(
+  config: Config,
+  options: {
+    onWarning: (message: string) => void;
+    onInfo: (message: string) => void;
+    lockWaitMs: number;
+    signal: AbortSignal;
+  },
+): Promise<OpenedStore> {
+  if (config.database !== undefined) {
+    const { openPostgresStore } = await import("./postgres/postgres_store.ts");
+    const store = await openPostgresStore({
+      database: config.database,
+      onWarning: options.onWarning,
+      onInfo: options.onInfo,
+      signal: options.signal,
+    });
+    return { store, backend: "postgres", size: undefined };
+  }
+  const store = await openJsonlStore({
+    dataDir: config.dataDir,
+    onWarning: options.onWarning,
+    lockWaitMs: options.lockWaitMs,
+  });
+  return { store, backend: "jsonl", size: store.size };
+}

@@ -1,0 +1,53 @@
+/**
+ * The PostgreSQL connection pool, made from the `DATABASE_*` settings with the `postgres` package
+ * (one package that runs unchanged on Deno, Bun and Node). This module is imported only when
+ * `DATABASE_URL` is set, so the default file store never loads the driver.
+ */
+import { readFileSync } from "node:fs";
+import postgres from "postgres";
+import type { DatabaseConfig } from "../../config/config.ts";
+
+/** The pool: a tagged-template SQL function. */
+export type Sql = postgres.Sql;
+
+/**
+ * How long a new connection may take before the attempt counts as failed. Short, so that a
+ * database host that drops packets turns into a quick 503 rather than requests hanging.
+ */
+const CONNECT_TIMEOUT_SECONDS = 5;
+
+/** Opens a pool (lazily: the first query connects). Throws only for an unreadable CA file. */
+export function connectPool(config: DatabaseConfig, applicationName: string): Sql {
+  return postgres(config.url, {
+    max: config.poolSize,
+    connect_timeout: CONNECT_TIMEOUT_SECONDS,
+    // Idle connections are closed, so a pool sized for a peak does not hold the server's slots.
+    idle_timeout: 60,
+    ...(config.ssl === undefined ? {} : { ssl: sslOption(config) }),
+    connection: {
+      application_name: applicationName,
+      statement_timeout: config.statementTimeoutMs,
+    },
+    // NOTICEs ("relation already exists, skipping") are not errors; the service logs its own.
+    onnotice: () => {},
+  });
+}
+
+function sslOption(config: DatabaseConfig): boolean | "prefer" | "require" | object {
+  switch (config.ssl) {
+    case "disable":
+      return false;
+    case "prefer":
+    case "require":
+      // libpq's meaning: encrypted, but the server's certificate is not checked.
+      return config.ssl;
+    case "verify-full":
+      // Node's TLS defaults check the chain and the host name; a private CA replaces the system's.
+      return {
+        rejectUnauthorized: true,
+        ...(config.sslCaFile === undefined ? {} : { ca: readFileSync(config.sslCaFile, "utf8") }),
+      };
+    default:
+      return false;
+  }
+}

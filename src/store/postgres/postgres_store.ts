@@ -1,0 +1,191 @@
+/**
+ * The PostgreSQL store (`DATABASE_URL`): several instances of the service share one catalogue.
+ * Reads are keyset queries on the primary key and the (status, id) index; creates go through
+ * `CreateBatches`, which answers only after COMMIT. While the connection is lost, reads and
+ * creates answer 503 at once and `/readyz` says so; a probe notices when the database is back.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { setInterval } from "node:timers";
+import type { DatabaseConfig } from "../../config/config.ts";
+import type { NewPet } from "../../schemas/pet.ts";
+import { StoreOpenError } from "../jsonl/open_error.ts";
+import {
+  type CreateOutcome,
+  type IdempotencyClaim,
+  type PageQuery,
+  type PetPage,
+  type PetStore,
+  type StoredPet,
+  StoreUnavailableError,
+} from "../store.ts";
+import { connectPool, type Sql } from "./connect.ts";
+import { CreateBatches } from "./create_batches.ts";
+import {
+  describeDatabaseError,
+  fatalStartReason,
+  isConnectionLost,
+  isTransientDatabaseError,
+} from "./database_errors.ts";
+import { type PetRow, storedPetOf } from "./pet_rows.ts";
+import { migrate } from "./schema.ts";
+
+/** How to open the store. */
+export interface PostgresStoreOptions {
+  readonly database: DatabaseConfig;
+  /** Passing trouble: a failed connection attempt, the connection lost or back. */
+  readonly onWarning?: (message: string) => void;
+  /** News worth a log line: the schema was migrated. */
+  readonly onInfo?: (message: string) => void;
+  /** Ends the wait for an unreachable database at start (a SIGTERM while loading). */
+  readonly signal?: AbortSignal;
+  /** How often the connection is checked (default 2 s). */
+  readonly probeIntervalMs?: number;
+}
+
+const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 5000];
+
+/**
+ * Connects, applies missing migrations and returns the store. An unreachable database is waited
+ * for (retried with backoff, each failure logged) so instances may start before it; settings
+ * that no retry can fix (a refused password, a missing database, a certificate that does not
+ * verify) throw `StoreOpenError` with one line.
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const { database, onWarning = () => {}, onInfo = () => {}, signal } = options;
+  let sql: Sql;
+  try {
+    sql = connectPool(database, "animal-store");
+  } catch (error) {
+    throw new StoreOpenError(`Cannot open store: ${describeDatabaseError(error)}`);
+  }
+  for (let attempt = 0;; attempt++) {
+    try {
+      const applied = await migrate(sql);
+      if (applied.length > 0) {
+        onInfo(`Database schema migrated to version ${applied.at(-1)}`);
+      }
+      break;
+    } catch (error) {
+      const fatal = fatalStartReason(error);
+      if (fatal !== undefined) {
+        await sql.end({ timeout: 1 }).catch(() => {});
+        throw new StoreOpenError(`Cannot open store: database: ${fatal}`);
+      }
+      onWarning(`Database not reachable yet, retrying: ${describeDatabaseError(error)}`);
+      const wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
+      try {
+        await delay(wait, undefined, { signal });
+      } catch {
+        await sql.end({ timeout: 1 }).catch(() => {});
+        throw new StoreOpenError("Cannot open store: stopped while waiting for the database");
+      }
+    }
+  }
+  return new PostgresStore(sql, { onWarning, probeIntervalMs: options.probeIntervalMs ?? 2000 });
+}
+
+/** A PetStore on PostgreSQL; see openPostgresStore. */
+export class PostgresStore implements PetStore {
+  readonly #sql: Sql;
+  readonly #creates: CreateBatches;
+  readonly #onWarning: (message: string) => void;
+  readonly #probe: ReturnType<typeof setInterval>;
+  #available = true;
+  #probing = false;
+  #closing: Promise<void> | undefined;
+
+  /** Use openPostgresStore. */
+  constructor(sql: Sql, options: { onWarning: (message: string) => void; probeIntervalMs: number }) {
+    this.#sql = sql;
+    this.#onWarning = options.onWarning;
+    this.#creates = new CreateBatches(sql, { onFailure: (error) => this.#failed(error) });
+    // Checked on a timer, not only when a request fails: an idle instance's /readyz must still
+    // say when its database is gone. unref: the probe alone never keeps the process alive.
+    this.#probe = setInterval(() => void this.#checkConnection(), options.probeIntervalMs);
+    this.#probe.unref();
+  }
+
+  isAvailable(): boolean {
+    return this.#available;
+  }
+
+  create(pet: NewPet, idempotency?: IdempotencyClaim): Promise<CreateOutcome> {
+    if (this.#closing !== undefined) {
+      return Promise.resolve({ kind: "unavailable", reason: "the store is closing" });
+    }
+    if (!this.#available) {
+      return Promise.resolve({ kind: "unavailable", reason: "the database is not reachable" });
+    }
+    return this.#creates.create(pet, idempotency);
+  }
+
+  async get(id: number): Promise<StoredPet | undefined> {
+    const rows = await this.#read(() =>
+      this.#sql<PetRow[]>`SELECT id, name, category_id, status FROM pets WHERE id = ${id}`
+    );
+    return rows.length === 0 ? undefined : storedPetOf(rows[0]);
+  }
+
+  /** One page by keyset (never OFFSET): a further row is fetched only to learn `hasMore`. */
+  async list(query: PageQuery): Promise<PetPage> {
+    const { status, afterId, limit } = query;
+    const rows = await this.#read(() =>
+      status === undefined
+        ? this.#sql<PetRow[]>`
+            SELECT id, name, category_id, status FROM pets
+            WHERE id > ${afterId} ORDER BY id LIMIT ${limit + 1}`
+        : this.#sql<PetRow[]>`
+            SELECT id, name, category_id, status FROM pets
+            WHERE status = ${status} AND id > ${afterId} ORDER BY id LIMIT ${limit + 1}`
+    );
+    const hasMore = rows.length > limit;
+    return { pets: rows.slice(0, limit).map(storedPetOf), hasMore };
+  }
+
+  /** Waits for creates in flight, stops the probe and closes the pool. Safe to call twice. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      clearInterval(this.#probe);
+      await this.#creates.idle();
+      await this.#sql.end({ timeout: 5 });
+    })();
+    return this.#closing;
+  }
+
+  /** Runs a read; a passing database failure becomes StoreUnavailableError (503). */
+  async #read<T>(query: () => Promise<T>): Promise<T> {
+    if (!this.#available) {
+      throw new StoreUnavailableError("the database is not reachable");
+    }
+    try {
+      return await query();
+    } catch (error) {
+      if (!isTransientDatabaseError(error)) throw error;
+      this.#failed(error);
+      throw new StoreUnavailableError(describeDatabaseError(error), { cause: error });
+    }
+  }
+
+  /** A query failed: when the connection itself is gone, the store is unavailable until a probe. */
+  #failed(error: unknown): void {
+    if (!isConnectionLost(error) || !this.#available || this.#closing !== undefined) return;
+    this.#available = false;
+    this.#onWarning(`Database connection lost: ${describeDatabaseError(error)}`);
+  }
+
+  async #checkConnection(): Promise<void> {
+    if (this.#probing || this.#closing !== undefined) return;
+    this.#probing = true;
+    try {
+      await this.#sql`SELECT 1`;
+      if (!this.#available) {
+        this.#available = true;
+        this.#onWarning("Database reachable again");
+      }
+    } catch (error) {
+      this.#failed(error);
+    } finally {
+      this.#probing = false;
+    }
+  }
+}

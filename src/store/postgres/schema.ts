@@ -1,0 +1,92 @@
+/**
+ * The database schema, as numbered migrations applied at start. Applying is idempotent and safe
+ * when several instances start at once: one transaction, under a transaction-level advisory lock,
+ * reads which versions `animal_store_migrations` records and applies only the missing ones (DDL is
+ * transactional in PostgreSQL, so a start that dies half-way leaves nothing half-made).
+ */
+import type { Sql } from "./connect.ts";
+
+/** One schema step. Never edit a released one: add the next version instead. */
+interface Migration {
+  readonly version: number;
+  readonly description: string;
+  readonly statements: readonly string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "pets, the status index, idempotency keys and the id counter",
+    statements: [
+      // `category_id` is int8, and the driver hands int8 back as its decimal text: an int64
+      // never passes through a JavaScript number on the way in or out.
+      `CREATE TABLE pets (
+         id bigint PRIMARY KEY CHECK (id > 0),
+         name text NOT NULL CHECK (char_length(name) BETWEEN 1 AND 200),
+         category_id bigint NOT NULL,
+         status text CHECK (status IN ('available', 'pending', 'sold')),
+         idempotency_scope text,
+         idempotency_key text,
+         idempotency_digest text,
+         created_at timestamptz NOT NULL DEFAULT now(),
+         CHECK ((idempotency_key IS NULL) = (idempotency_scope IS NULL)
+            AND (idempotency_key IS NULL) = (idempotency_digest IS NULL))
+       )`,
+      // Filtered pages walk this index: WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3.
+      `CREATE INDEX pets_status_id ON pets (status, id)`,
+      // A key is kept with the pet it made (SPEC.md: keys survive restarts); one pet per key.
+      `CREATE UNIQUE INDEX pets_idempotency ON pets (idempotency_scope, idempotency_key)
+         WHERE idempotency_key IS NOT NULL`,
+      // The id counter: one row, whose lock orders every create (see create_batches.ts).
+      `CREATE TABLE pet_id_counter (
+         singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+         last_id bigint NOT NULL CHECK (last_id >= 0)
+       )`,
+      `INSERT INTO pet_id_counter (singleton, last_id) VALUES (true, 0)`,
+    ],
+  },
+];
+
+/**
+ * The advisory lock that makes concurrent starts migrate one at a time. The two-number form: its
+ * key space does not overlap the one-number keys that idempotency keys hash to.
+ */
+const MIGRATION_LOCK = [0x616e696d, 1] as const; // "anim", migrations
+
+/** Applies the missing migrations; returns the versions it applied (empty when up to date). */
+export async function migrate(sql: Sql): Promise<number[]> {
+  return await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK[0]}, ${MIGRATION_LOCK[1]})`;
+    await tx`CREATE TABLE IF NOT EXISTS animal_store_migrations (
+      version integer PRIMARY KEY,
+      description text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`;
+    const rows = await tx<{ version: number }[]>`SELECT version FROM animal_store_migrations`;
+    const applied = new Set(rows.map((row) => row.version));
+    const newest = Math.max(0, ...applied);
+    const known = MIGRATIONS.at(-1)?.version ?? 0;
+    if (newest > known) {
+      throw new SchemaTooNewError(
+        `the database schema is at version ${newest}, newer than this release knows (${known}); upgrade the service`,
+      );
+    }
+    const done: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      for (const statement of migration.statements) await tx.unsafe(statement);
+      await tx`INSERT INTO animal_store_migrations (version, description)
+               VALUES (${migration.version}, ${migration.description})`;
+      done.push(migration.version);
+    }
+    return done;
+  });
+}
+
+/** The database was migrated by a newer release; an older one must not write to it. */
+export class SchemaTooNewError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SchemaTooNewError";
+  }
+}
