@@ -1,0 +1,46 @@
+/**
+ * PostgreSQL for the tests. `npm test` (scripts/test.mjs) starts a throw-away cluster and passes
+ * its admin URL as `DATABASE_TEST_URL`; each suite makes a fresh database of its own on it, so
+ * suites never see each other's pets. Without a cluster the PostgreSQL suites are skipped — unless
+ * `REQUIRE_POSTGRES=1` (CI), where a missing cluster fails the run instead of hiding it.
+ */
+import process from "node:process";
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+
+/** The admin URL of the test cluster, or undefined when there is none. */
+export const POSTGRES_TEST_URL: string | undefined = process.env.DATABASE_TEST_URL || undefined;
+
+/** Why the PostgreSQL suites are skipped, or false when they run. */
+export const skipWithoutPostgres: string | false = POSTGRES_TEST_URL !== undefined
+  ? false
+  : process.env.REQUIRE_POSTGRES === "1"
+  ? false // run, and fail in freshDatabase: CI must not pass by skipping
+  : "no PostgreSQL: set DATABASE_TEST_URL, or install postgresql and use npm test";
+
+/** A new empty database on the test cluster; `drop()` removes it. */
+export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (POSTGRES_TEST_URL === undefined) {
+    throw new Error("REQUIRE_POSTGRES=1 but DATABASE_TEST_URL is not set");
+  }
+  const name = `animal_test_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(POSTGRES_TEST_URL, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(POSTGRES_TEST_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const admin = postgres(POSTGRES_TEST_URL!, { max: 1, onnotice: () => {} });
+      try {
+        await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
