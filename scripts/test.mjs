@@ -3,10 +3,15 @@
 // service on that same runtime), then the HTTP process suites against the Node build, then the
 // smoke test and the operator's commands against the single executable (built first). Prints a
 // summary line per runtime and a final "N passed, N failed" line; exits non-zero on any failure.
+//
+// The PostgreSQL suites need a server: unless DATABASE_TEST_URL names one, a throw-away cluster
+// is started here (scripts/postgres_cluster.mjs) when PostgreSQL is installed, and removed at the
+// end. With REQUIRE_POSTGRES=1 (CI) a missing PostgreSQL fails the run instead of skipping them.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { findPostgresBin, startPostgresCluster } from "./postgres_cluster.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name) => join(root, "node_modules", ".bin", name);
@@ -44,6 +49,16 @@ function bunCounts(output) {
     failed: Number(/^\s*(\d+) fail$/m.exec(output)?.[1] ?? 0),
   };
 }
+
+let cluster;
+if (!process.env.DATABASE_TEST_URL && findPostgresBin() !== undefined) {
+  cluster = await startPostgresCluster();
+  process.env.DATABASE_TEST_URL = cluster.adminUrl;
+  console.log(`PostgreSQL for the tests: ${cluster.adminUrl}`);
+} else if (!process.env.DATABASE_TEST_URL) {
+  console.log("PostgreSQL not installed: its suites are skipped (REQUIRE_POSTGRES=1 fails them)");
+}
+process.on("exit", () => cluster?.stop());
 
 const summaries = [];
 function record(runtime, code, counts) {

@@ -1,6 +1,7 @@
 /**
  * The service over real HTTP, started as a process on the runtime under test (TARGET_RUNTIME):
- * the same suite runs on Deno, Bun and the Node build.
+ * the same suite runs on Deno, Bun and the Node build — and against each store: the JSON-lines
+ * file, and PostgreSQL (`DATABASE_URL`) when a test cluster is there (test/support/postgres.ts).
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -14,6 +15,7 @@ import {
   targetRuntime,
   temporaryDirectory,
 } from "../support/server_process.ts";
+import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 
 const KEY = "http-suite-key";
 const runtime = targetRuntime();
@@ -32,18 +34,54 @@ function api(
   return fetch(`${service.url}${path}`, { ...init, headers });
 }
 
-describe(`service over HTTP on ${runtime}`, TIMEOUT, () => {
+/** A store the suite runs against: the settings that select it, made fresh for the suite. */
+interface Backend {
+  readonly name: string;
+  readonly skip: string | false;
+  settings(): Promise<{ env: Record<string, string>; remove: () => Promise<void> }>;
+}
+
+const backends: Backend[] = [
+  {
+    name: "JSON-lines store",
+    skip: false,
+    settings: () => Promise.resolve({ env: {}, remove: () => Promise.resolve() }),
+  },
+  {
+    name: "PostgreSQL store",
+    skip: skipWithoutPostgres,
+    async settings() {
+      const database = await freshDatabase();
+      return { env: { DATABASE_URL: database.url }, remove: database.drop };
+    },
+  },
+];
+
+for (const backend of backends) {
+  describe(`service over HTTP on ${runtime}, ${backend.name}`, {
+    ...TIMEOUT,
+    skip: backend.skip,
+  }, () => {
+    httpSuite(backend);
+  });
+}
+
+function httpSuite(backend: Backend) {
   const dir = temporaryDirectory();
   let service: ServiceProcess;
+  let removeBackend = () => Promise.resolve();
 
   before(async () => {
+    const settings = await backend.settings();
+    removeBackend = settings.remove;
     service = await startService({
       dataDir: dir.path,
-      env: { API_KEYS: KEY, MAX_BODY_BYTES: "1024" },
+      env: { API_KEYS: KEY, MAX_BODY_BYTES: "1024", ...settings.env },
     });
   });
   after(async () => {
     await service?.stop();
+    await removeBackend();
     dir.remove();
   });
 
@@ -123,7 +161,69 @@ describe(`service over HTTP on ${runtime}`, TIMEOUT, () => {
     assert.equal(entry.status, 200);
     assert.ok(!service.stdout().includes(KEY));
   });
-});
+
+  it("walks every pet of a status exactly once through the Link header while pets are created", async () => {
+    const create = (status: string) =>
+      api(service, "/v1/pets", {
+        method: "POST",
+        body: JSON.stringify({ name: "Walker", categoryId: 7, status }),
+      }).then(async (response) => {
+        assert.equal(response.status, 201);
+        return (await response.json()).id as number;
+      });
+    const before: number[] = [];
+    for (let i = 0; i < 7; i++) before.push(await create(i % 2 === 0 ? "pending" : "available"));
+    const seen: number[] = [];
+    const createdDuring: number[] = [];
+    let next: string | undefined = "/v1/pets?status=pending&limit=2";
+    while (next !== undefined) {
+      const page = await api(service, next);
+      assert.equal(page.status, 200);
+      const pets = await page.json() as { id: number; status: string }[];
+      for (const pet of pets) assert.equal(pet.status, "pending");
+      seen.push(...pets.map((pet) => pet.id));
+      next = /<([^>]+)>; rel="next"/.exec(page.headers.get("link") ?? "")?.[1];
+      // Made before the walk's next page is read, so the walk must still reach it.
+      if (next !== undefined && createdDuring.length < 4) {
+        createdDuring.push(await create("pending"));
+      }
+    }
+    const pending = before.filter((_, i) => i % 2 === 0);
+    assert.deepEqual(seen.slice(0, pending.length), pending);
+    assert.deepEqual(seen, [...seen].sort((a, b) => a - b), "ascending");
+    assert.equal(new Set(seen).size, seen.length, "no pet twice");
+    for (const id of createdDuring) assert.ok(seen.includes(id), `pet ${id} made during the walk`);
+  });
+
+  it("replays an Idempotency-Key with 201 and refuses it with another body", async () => {
+    const headers = { "idempotency-key": `http-suite-${backend.name.replace(/\W/g, "-")}` };
+    const body = '{"name":"Once","categoryId":9007199254740993}';
+    const first = await api(service, "/v1/pets", { method: "POST", body, headers });
+    assert.equal(first.status, 201);
+    const firstText = await first.text();
+    assert.match(firstText, /"categoryId":9007199254740993[,}]/);
+    const pet = JSON.parse(firstText);
+    const again = await api(service, "/v1/pets", {
+      method: "POST",
+      body: '{ "categoryId": 9007199254740993, "name": "Once" }',
+      headers,
+    });
+    assert.equal(again.status, 201);
+    assert.equal(again.headers.get("idempotent-replayed"), "true");
+    assert.equal(again.headers.get("location"), `/v1/pets/${pet.id}`);
+    assert.equal(await again.text(), firstText);
+    const reused = await api(service, "/v1/pets", {
+      method: "POST",
+      body: '{"name":"Other","categoryId":1}',
+      headers,
+    });
+    assert.equal(reused.status, 422);
+    assert.equal((await reused.json()).code, "idempotency_key_reused");
+    const missing = await api(service, "/v1/pets/999999999");
+    assert.equal(missing.status, 404);
+    assert.equal((await missing.json()).code, "not_found");
+  });
+}
 
 describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
   it("keeps pets across a restart, exits 0 on SIGTERM and releases the data directory", async () => {
