@@ -101,6 +101,13 @@ export async function runServe(): Promise<number> {
   storeOpening = openStore(config, {
     onWarning: (message) => log.warn({ msg: message }),
     onInfo: (message) => log.info({ msg: message }),
+    // Waiting may last: say where the service listens (its /readyz answers 503 meanwhile).
+    onWaiting: (message) =>
+      log.warn({
+        msg: `${message}; listening meanwhile, /readyz answers 503`,
+        address: `http://${displayHost(config.host)}:${server!.port}`,
+        port: server!.port,
+      }),
     lockWaitMs: LOCK_WAIT_MS,
     signal: stopLoading.signal,
   });

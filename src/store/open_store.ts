@@ -20,6 +20,8 @@ export async function openStore(
   options: {
     onWarning: (message: string) => void;
     onInfo: (message: string) => void;
+    /** The store waits for something outside the process (an unreachable database). */
+    onWaiting: (message: string) => void;
     lockWaitMs: number;
     signal: AbortSignal;
   },
@@ -30,6 +32,7 @@ export async function openStore(
       database: config.database,
       onWarning: options.onWarning,
       onInfo: options.onInfo,
+      onWaiting: options.onWaiting,
       signal: options.signal,
     });
     return { store, backend: "postgres", size: undefined };

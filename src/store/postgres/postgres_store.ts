@@ -36,6 +36,8 @@ export interface PostgresStoreOptions {
   readonly onWarning?: (message: string) => void;
   /** News worth a log line: the schema was migrated. */
   readonly onInfo?: (message: string) => void;
+  /** The database cannot be reached at start; called before each retry. */
+  readonly onWaiting?: (message: string) => void;
   /** Ends the wait for an unreachable database at start (a SIGTERM while loading). */
   readonly signal?: AbortSignal;
   /** How often the connection is checked (default 2 s). */
@@ -52,6 +54,7 @@ const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 5000];
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const { database, onWarning = () => {}, onInfo = () => {}, signal } = options;
+  const onWaiting = options.onWaiting ?? onWarning;
   let sql: Sql;
   try {
     sql = connectPool(database, "animal-store");
@@ -71,7 +74,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         await sql.end({ timeout: 1 }).catch(() => {});
         throw new StoreOpenError(`Cannot open store: database: ${fatal}`);
       }
-      onWarning(`Database not reachable yet, retrying: ${describeDatabaseError(error)}`);
+      onWaiting(`Database not reachable yet, retrying: ${describeDatabaseError(error)}`);
       const wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
       try {
         await delay(wait, undefined, { signal });
