@@ -4,6 +4,7 @@
  */
 import process from "node:process";
 import { runHealthcheck } from "./commands/healthcheck.ts";
+import { runImport } from "./commands/import.ts";
 import { runOpenapi } from "./commands/openapi.ts";
 import { USAGE } from "./commands/usage.ts";
 import { runServe } from "./commands/serve.ts";
@@ -14,6 +15,7 @@ const commands: Record<string, () => Promise<number>> = {
   healthcheck: runHealthcheck,
   verify: runVerify,
   openapi: runOpenapi,
+  import: runImport,
 };
 
 async function main(args: readonly string[]): Promise<number> {

@@ -8,6 +8,7 @@ Commands:
   healthcheck   Exit 0 when GET /healthz on PORT answers 200 (for container health checks)
   verify        Check the data file in DATA_DIR: counts per status, damage; changes nothing
   openapi       Print the OpenAPI 3.1 document (as served at BASE_PATH/openapi.json) and exit
+  import        Copy the pets of DATA_DIR's file into the empty database of DATABASE_URL
   --help        Show this text
 
 Settings (environment variables):
@@ -21,6 +22,11 @@ Settings (environment variables):
   PUBLIC_URL      origin that makes Link and Location URLs absolute
   CORS_ORIGINS    comma-separated allowed origins, or * (default: off)
   RATE_LIMIT      requests per minute per API key (default 0: off)
+  DATABASE_URL    postgres://… : keep pets in PostgreSQL instead of DATA_DIR's file
+  DATABASE_POOL_SIZE             most connections per instance (default 10)
+  DATABASE_STATEMENT_TIMEOUT_MS  server-side limit per statement (default 5000; 0 = none)
+  DATABASE_SSL    disable | prefer | require | verify-full (default: the URL's sslmode)
+  DATABASE_SSL_CA_FILE           PEM certificate authorities for verify-full
 
 Exit codes: 0 ok; 1 failure (data directory in use, damaged data file); 2 bad setting or usage.
 `;

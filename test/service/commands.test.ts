@@ -40,7 +40,7 @@ describe(`operator commands on ${runtime}`, TIMEOUT, () => {
   it("--help exits 0 and lists every command", async () => {
     const result = await runService(["--help"]);
     assert.equal(result.code, 0, result.stderr);
-    for (const command of ["serve", "openapi", "healthcheck", "verify", "--help"]) {
+    for (const command of ["serve", "openapi", "healthcheck", "verify", "import", "--help"]) {
       assert.match(result.stdout, new RegExp(`^\\s+${command}\\s`, "m"), command);
     }
   });

@@ -3,6 +3,8 @@
  * a database that goes away and comes back, and the start-up rules of the DATABASE_* settings.
  */
 import assert from "node:assert/strict";
+import { appendFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 import {
@@ -250,6 +252,86 @@ describe(`DATABASE_* settings on ${runtime}`, SUITE, () => {
       assert.match(missing.stderr, /database does not exist/);
       assert.equal(missing.stderr.trim().split("\n").length, 1, missing.stderr);
     } finally {
+      dir.remove();
+    }
+  });
+});
+
+describe(`import from the JSON-lines file into PostgreSQL on ${runtime}`, SUITE, () => {
+  it("copies every pet, exact value and idempotency key; the service then serves them from the database", async () => {
+    const dir = temporaryDirectory();
+    const database = await freshDatabase();
+    try {
+      const fileService = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
+      const keyed = { "idempotency-key": "import-me" };
+      const keyedBody = '{"name":"Keyed","categoryId":-9223372036854775808,"status":"pending"}';
+      assert.equal((await createPet(fileService, keyedBody, keyed)).status, 201);
+      for (let i = 0; i < 25; i++) {
+        const body = `{"name":"Pet ${i} 😀","categoryId":${9007199254740993n + BigInt(i)}${
+          i % 2 ? ',"status":"sold"' : ""
+        }}`;
+        assert.equal((await createPet(fileService, body)).status, 201);
+      }
+      const before = await (await api(fileService, "/v1/pets?limit=100")).text();
+      // Held by the running file service: the import must refuse.
+      const busy = await runService(["import"], {
+        env: { DATA_DIR: dir.path, DATABASE_URL: database.url },
+      });
+      assert.equal(busy.code, 1, busy.stderr);
+      assert.match(busy.stderr, /in use/);
+      assert.equal(await fileService.stop(), 0);
+      // A torn last line (a write the crash cut short) is left out.
+      appendFileSync(join(dir.path, "pets.jsonl"), '{"type":"pet","v":1,"pet":{"id":27,"na');
+
+      const imported = await runService(["import"], {
+        env: { DATA_DIR: dir.path, DATABASE_URL: database.url },
+      });
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.match(imported.stdout, /Imported 26 pets \(highest id 26\) and 1 idempotency keys/);
+      assert.match(imported.stderr, /torn last line/);
+
+      const again = await runService(["import"], {
+        env: { DATA_DIR: dir.path, DATABASE_URL: database.url },
+      });
+      assert.equal(again.code, 1);
+      assert.match(again.stderr, /already holds 26 pets/);
+
+      const databaseService = await startService({
+        dataDir: join(dir.path, "unused-by-the-database-store"),
+        env: { API_KEYS: KEY, DATABASE_URL: database.url },
+      });
+      try {
+        assert.equal(await (await api(databaseService, "/v1/pets?limit=100")).text(), before);
+        const replay = await createPet(databaseService, keyedBody, keyed);
+        assert.equal(replay.status, 201);
+        assert.equal(JSON.parse(replay.text).id, 1, "the key still replays its pet");
+        const next = await createPet(databaseService, '{"name":"New","categoryId":1}');
+        assert.equal(JSON.parse(next.text).id, 27, "ids continue after the imported ones");
+      } finally {
+        await databaseService.stop();
+      }
+    } finally {
+      await database.drop();
+      dir.remove();
+    }
+  });
+
+  it("imports nothing from a damaged file, naming the line", async () => {
+    const dir = temporaryDirectory();
+    const database = await freshDatabase();
+    try {
+      writeFileSync(
+        join(dir.path, "pets.jsonl"),
+        '{"type":"pet","v":1,"pet":{"id":1,"name":"A","categoryId":1}}\nnot json\n',
+      );
+      const result = await runService(["import"], {
+        env: { DATA_DIR: dir.path, DATABASE_URL: database.url },
+      });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /line 2 is not valid JSON; nothing imported/);
+      assert.equal(result.stderr.trim().split("\n").length, 1);
+    } finally {
+      await database.drop();
       dir.remove();
     }
   });
