@@ -20,7 +20,9 @@ export function findPostgresBin() {
     const versions = readdirSync("/usr/lib/postgresql").sort((a, b) => Number(b) - Number(a));
     for (const version of versions) candidates.push(`/usr/lib/postgresql/${version}/bin`);
   }
-  return candidates.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")));
+  return candidates.find((dir) =>
+    existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl"))
+  );
 }
 
 function freePort() {
@@ -79,7 +81,18 @@ export async function startPostgresCluster(options = {}) {
     dataDirectory: data,
     /** pg_ctl's own stop or start, e.g. to take the database away under a running service. */
     control: (action) =>
-      run("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", "-m", "fast", action]),
+      run("pg_ctl", [
+        "-D",
+        data,
+        "-o",
+        settings,
+        "-l",
+        join(dir, "server.log"),
+        "-w",
+        "-m",
+        "fast",
+        action,
+      ]),
     stop() {
       if (stopped) return;
       stopped = true;

@@ -5,7 +5,6 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, openSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import process from "node:process";

@@ -52,6 +52,8 @@ export async function runServe(): Promise<number> {
   const runtime = await detectRuntime();
   const app = createApp({ config, keys, log, Response: runtime.Response });
   let server: RunningServer | undefined;
+  // Assigned once, below, but read by stop() which may run before that (a signal during listen).
+  // deno-lint-ignore prefer-const
   let storeOpening: Promise<OpenedStore> | undefined;
   // Ends a wait for an unreachable database when a signal asks the service to stop.
   const stopLoading = new AbortController();

@@ -128,13 +128,17 @@ describe(`two instances on one PostgreSQL database on ${runtime}`, SUITE, () => 
     for (let round = 0; round < 20; round++) {
       const headers = { "idempotency-key": `both-${round}` };
       const body = { name: `Once ${round}`, categoryId: round };
-      const results = await Promise.all(services.map((service) => createPet(service, body, headers)));
+      const results = await Promise.all(
+        services.map((service) => createPet(service, body, headers)),
+      );
       const statuses = results.map((result) => result.status).sort();
       assert.ok(
         statuses[0] === 201 && (statuses[1] === 201 || statuses[1] === 409),
         `got ${statuses}`,
       );
-      const ids = new Set(results.filter((r) => r.status === 201).map((r) => JSON.parse(r.text).id));
+      const ids = new Set(
+        results.filter((r) => r.status === 201).map((r) => JSON.parse(r.text).id),
+      );
       assert.equal(ids.size, 1, "one pet, replayed");
       // Afterwards, either instance replays it; another body is refused.
       const replay = await createPet(services[round % 2], body, headers);
@@ -235,7 +239,10 @@ describe(`DATABASE_* settings on ${runtime}`, SUITE, () => {
       const base = { API_KEYS: KEY, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dir.path };
       const bad: [Record<string, string>, string][] = [
         [{ DATABASE_URL: "mysql://localhost/pets" }, "DATABASE_URL"],
-        [{ DATABASE_URL: "postgres://localhost/pets", DATABASE_POOL_SIZE: "0" }, "DATABASE_POOL_SIZE"],
+        [
+          { DATABASE_URL: "postgres://localhost/pets", DATABASE_POOL_SIZE: "0" },
+          "DATABASE_POOL_SIZE",
+        ],
         [{ DATABASE_URL: "postgres://localhost/pets", DATABASE_SSL: "yes" }, "DATABASE_SSL"],
         [{ DATABASE_POOL_SIZE: "5" }, "DATABASE_POOL_SIZE"],
       ];

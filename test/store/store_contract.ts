@@ -102,7 +102,9 @@ export function storeContract(backend: StoreBackend): void {
       const store = await (await fresh()).open();
       const statuses = ["available", "sold", undefined, "available", "pending", "available"];
       for (const [i, status] of statuses.entries()) {
-        await store.create({ name: `P${i}`, categoryId: BigInt(i), ...(status ? { status } : {}) } as NewPet);
+        await store.create(
+          { name: `P${i}`, categoryId: BigInt(i), ...(status ? { status } : {}) } as NewPet,
+        );
       }
       const all = await store.list({ status: undefined, afterId: 0, limit: 6 });
       assert.deepEqual(all.pets.map((pet) => pet.id), [1, 2, 3, 4, 5, 6]);
@@ -121,7 +123,10 @@ export function storeContract(backend: StoreBackend): void {
     it("gives concurrent creates distinct increasing ids, each listed once", async () => {
       const store = await (await fresh()).open();
       const outcomes = await Promise.all(
-        Array.from({ length: 300 }, (_, i) => store.create({ name: `C${i}`, categoryId: BigInt(i) })),
+        Array.from(
+          { length: 300 },
+          (_, i) => store.create({ name: `C${i}`, categoryId: BigInt(i) }),
+        ),
       );
       const ids = outcomes.map((outcome) => createdPet(outcome).id).sort((a, b) => a - b);
       assert.equal(new Set(ids).size, 300);
@@ -150,7 +155,11 @@ export function storeContract(backend: StoreBackend): void {
       }
       creating = false;
       await writer;
-      assert.deepEqual(seen, Array.from({ length: seen.length }, (_, i) => i + 1), "no gap, no repeat");
+      assert.deepEqual(
+        seen,
+        Array.from({ length: seen.length }, (_, i) => i + 1),
+        "no gap, no repeat",
+      );
       await store.close();
     });
 
@@ -169,7 +178,10 @@ export function storeContract(backend: StoreBackend): void {
     it("answers key_in_flight to a second create with a key still being written", async () => {
       const store = await (await fresh()).open();
       const pet = { name: "Rex", categoryId: 1n };
-      const outcomes = await Promise.all([store.create(pet, claim("k")), store.create(pet, claim("k"))]);
+      const outcomes = await Promise.all([
+        store.create(pet, claim("k")),
+        store.create(pet, claim("k")),
+      ]);
       assert.deepEqual(outcomes.map((outcome) => outcome.kind), ["created", "key_in_flight"]);
       assert.equal((await store.create(pet, claim("k"))).kind, "replayed");
       await store.close();
@@ -193,7 +205,10 @@ export function storeContract(backend: StoreBackend): void {
     it("close() waits for creates in flight; a create after close() is unavailable", async () => {
       const location = await fresh();
       const store = await location.open();
-      const pending = Array.from({ length: 20 }, (_, i) => store.create({ name: `Z${i}`, categoryId: 1n }));
+      const pending = Array.from(
+        { length: 20 },
+        (_, i) => store.create({ name: `Z${i}`, categoryId: 1n }),
+      );
       await store.close();
       for (const outcome of await Promise.all(pending)) createdPet(outcome);
       assert.equal((await store.create({ name: "late", categoryId: 1n })).kind, "unavailable");

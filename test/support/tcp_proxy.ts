@@ -2,7 +2,7 @@
  * A TCP proxy on loopback whose link can be cut and restored: the tests put it between the
  * service and PostgreSQL to take the database away from one instance without stopping it.
  */
-import { createServer, type Server, type Socket, connect } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 
 export interface TcpProxy {
   readonly port: number;
@@ -14,7 +14,10 @@ export interface TcpProxy {
 }
 
 /** Starts a proxy to `targetPort` on 127.0.0.1; `up: false` starts it cut. */
-export async function startTcpProxy(targetPort: number, options: { up?: boolean } = {}): Promise<TcpProxy> {
+export async function startTcpProxy(
+  targetPort: number,
+  options: { up?: boolean } = {},
+): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;

@@ -47,7 +47,8 @@ export async function importJsonlFile(options: {
     if (report.damage !== undefined) {
       return {
         ok: false,
-        reason: `${report.file} line ${report.damage.line} ${report.damage.reason}; nothing imported`,
+        reason:
+          `${report.file} line ${report.damage.line} ${report.damage.reason}; nothing imported`,
       };
     }
     if (report.tornTail !== undefined) {

@@ -98,7 +98,10 @@ export class PostgresStore implements PetStore {
   #closing: Promise<void> | undefined;
 
   /** Use openPostgresStore. */
-  constructor(sql: Sql, options: { onWarning: (message: string) => void; probeIntervalMs: number }) {
+  constructor(
+    sql: Sql,
+    options: { onWarning: (message: string) => void; probeIntervalMs: number },
+  ) {
     this.#sql = sql;
     this.#onWarning = options.onWarning;
     this.#creates = new CreateBatches(sql, { onFailure: (error) => this.#failed(error) });
