@@ -104,7 +104,8 @@ export async function startPostgresCluster(options = {}) {
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Run as a command, not when imported (nor when bundled into a benchmark).
+if (process.argv[1]?.endsWith("postgres_cluster.mjs")) {
   const cluster = await startPostgresCluster();
   console.log(cluster.url);
   const stop = () => {

@@ -5,16 +5,27 @@
  * executable the single executable (`npm run compile` first).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 
 /** A runtime, or `executable`: the single executable `npm run compile` builds (dist/animal-store). */
 export type RuntimeName = "deno" | "bun" | "node" | "executable";
 
-const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
+/**
+ * The repository root: the nearest directory above this module with a deno.json. Searched, not
+ * fixed, because the benchmarks run this module bundled from node_modules/.cache/….
+ */
+const ROOT = findRoot(import.meta.dirname ?? new URL(".", import.meta.url).pathname);
+
+function findRoot(start: string): string {
+  for (let dir = resolve(start); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, "deno.json")) && !dir.includes("node_modules")) return dir;
+  }
+  return process.cwd();
+}
 
 /** The single executable built by `npm run compile` (scripts/compile-bun.sh). */
 export const EXECUTABLE = join(ROOT, "dist/animal-store");
