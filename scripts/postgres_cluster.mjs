@@ -5,7 +5,15 @@
 //
 //   node scripts/postgres_cluster.mjs   starts one, prints its URL, stops it on Ctrl-C
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,7 +46,10 @@ function freePort() {
 
 /**
  * Starts a cluster; returns `{ url, adminUrl, port, stop() }`. `url` names a database made for
- * the caller (`animal_store`); `adminUrl` the `postgres` database, to create more.
+ * the caller (`animal_store`); `adminUrl` the `postgres` database, to create more. Options:
+ * `settings` (extra `name=value` server settings), `files` ({ name: content } written beside the
+ * data directory, mode 0600, before the start — e.g. a TLS key and certificate; `{dir}` in a
+ * setting stands for that directory).
  */
 export async function startPostgresCluster(options = {}) {
   const bin = findPostgresBin();
@@ -51,12 +62,20 @@ export async function startPostgresCluster(options = {}) {
     return execFileSync(file, argv, { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
   };
   const dir = mkdtempSync(join(tmpdir(), "animal-store-pg-"));
-  if (asRoot) {
-    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }));
-    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }));
-    chownSync(dir, uid, gid);
-  }
+  // As root, everything the server reads must belong to the user it runs as.
+  const owner = asRoot
+    ? {
+      uid: Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" })),
+      gid: Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" })),
+    }
+    : undefined;
+  if (owner !== undefined) chownSync(dir, owner.uid, owner.gid);
   chmodSync(dir, 0o700);
+  for (const [name, content] of Object.entries(options.files ?? {})) {
+    const path = join(dir, name);
+    writeFileSync(path, content, { mode: 0o600 });
+    if (owner !== undefined) chownSync(path, owner.uid, owner.gid);
+  }
   const data = join(dir, "data");
   const port = options.port ?? await freePort();
   run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8"]);
@@ -66,7 +85,7 @@ export async function startPostgresCluster(options = {}) {
     `-c port=${port}`,
     `-c unix_socket_directories=${dir}`,
     "-c max_connections=200",
-    ...(options.settings ?? []).map((setting) => `-c ${setting}`),
+    ...(options.settings ?? []).map((setting) => `-c ${setting.replaceAll("{dir}", dir)}`),
   ].join(" ");
   run("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", "start"]);
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;

@@ -3,7 +3,8 @@
  * a database that goes away and comes back, and the start-up rules of the DATABASE_* settings.
  */
 import assert from "node:assert/strict";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
@@ -16,6 +17,8 @@ import {
   waitFor,
 } from "../support/server_process.ts";
 import { startTcpProxy } from "../support/tcp_proxy.ts";
+import postgres from "postgres";
+import { startPostgresCluster } from "../../scripts/postgres_cluster.mjs";
 
 const KEY = "postgres-suite-key";
 const runtime = targetRuntime();
@@ -340,6 +343,127 @@ describe(`import from the JSON-lines file into PostgreSQL on ${runtime}`, SUITE,
     } finally {
       await database.drop();
       dir.remove();
+    }
+  });
+});
+
+describe(`DATABASE_SSL against a PostgreSQL server with TLS on ${runtime}`, SUITE, () => {
+  it("verify-full connects over TLS with the CA file, and exits 1 when the certificate does not verify", async () => {
+    const tls = temporaryDirectory();
+    // A private CA and a server certificate for 127.0.0.1, made here with openssl.
+    const openssl = (...args: string[]) =>
+      execFileSync("openssl", args, { cwd: tls.path, stdio: "pipe" });
+    openssl(
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=test CA",
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.pem",
+    );
+    openssl(
+      "req",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-keyout",
+      "server.key",
+      "-out",
+      "server.csr",
+    );
+    writeFileSync(join(tls.path, "san.ext"), "subjectAltName=IP:127.0.0.1\n");
+    openssl(
+      "x509",
+      "-req",
+      "-in",
+      "server.csr",
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-days",
+      "2",
+      "-extfile",
+      "san.ext",
+      "-out",
+      "server.pem",
+    );
+    const cluster = await startPostgresCluster({
+      files: {
+        "server.pem": readFileSync(join(tls.path, "server.pem")),
+        "server.key": readFileSync(join(tls.path, "server.key")),
+      },
+      settings: [
+        "ssl=on",
+        "ssl_cert_file={dir}/server.pem",
+        "ssl_key_file={dir}/server.key",
+        // A second address the certificate does not name.
+        "listen_addresses=127.0.0.1,127.0.0.2",
+      ],
+    });
+    const dir = temporaryDirectory();
+    try {
+      const base = { API_KEYS: KEY, DATABASE_URL: cluster.url };
+      const service = await startService({
+        dataDir: dir.path,
+        env: {
+          ...base,
+          DATABASE_SSL: "verify-full",
+          DATABASE_SSL_CA_FILE: join(tls.path, "ca.pem"),
+        },
+      });
+      try {
+        assert.equal((await createPet(service, { name: "Secure", categoryId: 1 })).status, 201);
+        const admin = postgres(cluster.adminUrl, { max: 1 });
+        const rows = await admin`
+          SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid
+          WHERE a.application_name = 'animal-store'`;
+        await admin.end();
+        assert.ok(rows.length > 0 && rows.every((row) => row.ssl === true), "every connection TLS");
+      } finally {
+        await service.stop();
+      }
+      // The system's CAs do not know the private CA: refused at start, one line, exit 1.
+      const unverified = await runService([], {
+        env: {
+          ...base,
+          PORT: "0",
+          HOST: "127.0.0.1",
+          DATA_DIR: dir.path,
+          DATABASE_SSL: "verify-full",
+        },
+      });
+      assert.equal(unverified.code, 1, unverified.stderr);
+      assert.match(unverified.stderr, /Cannot open store: database: .*certificate/i);
+      assert.equal(unverified.stderr.trim().split("\n").length, 1, unverified.stderr);
+      // A trusted certificate for another host name: refused too.
+      const otherHost = await runService([], {
+        env: {
+          ...base,
+          DATABASE_URL: cluster.url.replace("127.0.0.1", "127.0.0.2"),
+          PORT: "0",
+          HOST: "127.0.0.1",
+          DATA_DIR: dir.path,
+          DATABASE_SSL: "verify-full",
+          DATABASE_SSL_CA_FILE: join(tls.path, "ca.pem"),
+        },
+      });
+      assert.equal(otherHost.code, 1, otherHost.stderr);
+      assert.match(otherHost.stderr, /Cannot open store: database: .*(altname|match)/i);
+    } finally {
+      cluster.stop();
+      dir.remove();
+      tls.remove();
     }
   });
 });

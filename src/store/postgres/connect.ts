@@ -4,6 +4,7 @@
  * `DATABASE_URL` is set, so the default file store never loads the driver.
  */
 import { readFileSync } from "node:fs";
+import { checkServerIdentity } from "node:tls";
 import postgres from "postgres";
 import type { DatabaseConfig } from "../../config/config.ts";
 
@@ -33,6 +34,15 @@ export function connectPool(config: DatabaseConfig, applicationName: string): Sq
   });
 }
 
+type PeerCertificate = Parameters<typeof checkServerIdentity>[1];
+
+/** The one host of a URL (brackets of an IPv6 address removed); undefined for a host list. */
+function hostOf(url: string): string | undefined {
+  const hostname = new URL(url).hostname;
+  if (hostname === "" || hostname.includes(",")) return undefined;
+  return hostname.replace(/^\[(.*)\]$/, "$1");
+}
+
 function sslOption(config: DatabaseConfig): boolean | "prefer" | "require" | object {
   switch (config.ssl) {
     case "disable":
@@ -41,12 +51,20 @@ function sslOption(config: DatabaseConfig): boolean | "prefer" | "require" | obj
     case "require":
       // libpq's meaning: encrypted, but the server's certificate is not checked.
       return config.ssl;
-    case "verify-full":
-      // Node's TLS defaults check the chain and the host name; a private CA replaces the system's.
+    case "verify-full": {
+      // The TLS defaults check the chain; a private CA replaces the system's. The host name is
+      // checked against the URL's host explicitly: with an IP address there is no SNI name, and
+      // Deno's node:tls then checks the certificate against "localhost" instead.
+      const host = hostOf(config.url);
       return {
         rejectUnauthorized: true,
         ...(config.sslCaFile === undefined ? {} : { ca: readFileSync(config.sslCaFile, "utf8") }),
+        ...(host === undefined ? {} : {
+          checkServerIdentity: (_: string, certificate: PeerCertificate) =>
+            checkServerIdentity(host, certificate),
+        }),
       };
+    }
     default:
       return false;
   }
