@@ -612,6 +612,27 @@ describe("operations", () => {
     assert.equal((await request("/healthz")).status, 200);
   });
 
+  it("a store that cannot reach its data answers 503 unavailable without details, and /readyz 503", async () => {
+    const { request, store, log } = testApp();
+    store.available = false;
+    for (const path of ["/v1/pets", "/v1/pets/1"]) {
+      const response = await request(path);
+      assert.equal(response.status, 503);
+      assert.equal(response.headers.get("retry-after"), "1");
+      const body = await errorOf(response);
+      assert.equal(body.code, "unavailable");
+      assert.ok(!JSON.stringify(body).includes("10.0.0.7"), "no internal detail to the client");
+    }
+    assert.ok(JSON.stringify(log.lines).includes("10.0.0.7"), "the detail is logged");
+    const ready = await request("/readyz", { key: null });
+    assert.equal(ready.status, 503);
+    assert.match((await errorOf(ready)).message, /database/);
+    assert.equal((await request("/healthz", { key: null })).status, 200);
+    store.available = true;
+    assert.equal((await request("/readyz", { key: null })).status, 200);
+    assert.equal((await request("/v1/pets")).status, 200);
+  });
+
   it("echoes a safe X-Request-Id and generates one otherwise", async () => {
     const { request } = testApp();
     assert.equal(

@@ -12,7 +12,7 @@ import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import { detectRuntime, type RunningServer } from "../runtime/server.ts";
 import { watchLauncher } from "./launcher_watch.ts";
-import { StoreOpenError } from "../store/jsonl/open_error.ts";
+import { StoreOpenError } from "../store/open_error.ts";
 import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { VERSION } from "../version.ts";
 

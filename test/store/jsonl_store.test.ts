@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { processStartTime } from "../../src/store/jsonl/lock.ts";
-import { StoreOpenError } from "../../src/store/jsonl/open_error.ts";
+import { StoreOpenError } from "../../src/store/open_error.ts";
 import { bytesOf, line, removeTempDirs, tempDir } from "./helpers.ts";
 
 after(removeTempDirs);

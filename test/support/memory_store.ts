@@ -4,13 +4,14 @@
  */
 import type { NewPet } from "../../src/schemas/pet.ts";
 import { petJson } from "../../src/store/pet_json.ts";
-import type {
-  CreateOutcome,
-  IdempotencyClaim,
-  PageQuery,
-  PetPage,
-  PetStore,
-  StoredPet,
+import {
+  type CreateOutcome,
+  type IdempotencyClaim,
+  type PageQuery,
+  type PetPage,
+  type PetStore,
+  type StoredPet,
+  StoreUnavailableError,
 } from "../../src/store/store.ts";
 
 export class MemoryStore implements PetStore {
@@ -20,6 +21,12 @@ export class MemoryStore implements PetStore {
   failWrites = false;
   /** When set, creates wait for this promise before completing (a slow fsync). */
   writeGate: Promise<void> | undefined;
+  /** When false, reads throw StoreUnavailableError and isAvailable() says so (a lost database). */
+  available = true;
+
+  isAvailable(): boolean {
+    return this.available;
+  }
 
   async create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
     const slot = claim === undefined ? undefined : `${claim.scope} ${claim.key}`;
@@ -45,10 +52,12 @@ export class MemoryStore implements PetStore {
   }
 
   get(id: number): StoredPet | undefined {
+    this.checkAvailable();
     return this.pets.find((pet) => pet.id === id);
   }
 
   list(query: PageQuery): PetPage {
+    this.checkAvailable();
     const matching = this.pets.filter((pet) =>
       pet.id > query.afterId && (query.status === undefined || pet.status === query.status)
     );
@@ -56,4 +65,10 @@ export class MemoryStore implements PetStore {
   }
 
   async close(): Promise<void> {}
+
+  private checkAvailable(): void {
+    if (!this.available) {
+      throw new StoreUnavailableError("connect ECONNREFUSED 10.0.0.7:5432 (a detail for logs)");
+    }
+  }
 }

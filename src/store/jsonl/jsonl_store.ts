@@ -18,7 +18,7 @@ import type {
 import { type DataFile, type FileLayer, nodeFileLayer } from "./file_layer.ts";
 import type { IdempotencyKeys } from "./idempotency_keys.ts";
 import { acquireLock, type DirectoryLock } from "./lock.ts";
-import { StoreOpenError } from "./open_error.ts";
+import { StoreOpenError } from "../open_error.ts";
 import type { PetTexts } from "./pet_texts.ts";
 import { MAX_LINE_BYTES, replayFile } from "./replay.ts";
 import { GroupWriter } from "./writer.ts";

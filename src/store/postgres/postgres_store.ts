@@ -8,7 +8,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { setInterval } from "node:timers";
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { NewPet } from "../../schemas/pet.ts";
-import { StoreOpenError } from "../jsonl/open_error.ts";
+import { StoreOpenError } from "../open_error.ts";
 import {
   type CreateOutcome,
   type IdempotencyClaim,
