@@ -235,6 +235,50 @@ describe(`PostgreSQL store when the database goes away on ${runtime}`, SUITE, ()
   });
 });
 
+describe(`DATABASE_STATEMENT_TIMEOUT_MS on ${runtime}`, SUITE, () => {
+  it("a statement stuck behind a lock is cancelled: 503 for that request, the instance stays ready", async () => {
+    const database = await freshDatabase();
+    const dir = temporaryDirectory();
+    const service = await startService({
+      dataDir: dir.path,
+      env: { API_KEYS: KEY, DATABASE_URL: database.url, DATABASE_STATEMENT_TIMEOUT_MS: "300" },
+    });
+    const blocker = postgres(database.url, { max: 1 });
+    try {
+      assert.equal((await createPet(service, { name: "Before", categoryId: 1 })).status, 201);
+      // An operator's transaction holds the table: every read waits behind it.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const transaction = blocker.begin(async (tx) => {
+        await tx`LOCK TABLE pets IN ACCESS EXCLUSIVE MODE`;
+        locked();
+        await held;
+      });
+      await isLocked;
+      const started = Date.now();
+      const stuck = await api(service, "/v1/pets");
+      assert.equal(stuck.status, 503);
+      assert.equal((await stuck.json()).code, "unavailable");
+      assert.ok(Date.now() - started < 3000, "answered once the timeout cancelled the statement");
+      assert.equal(
+        (await fetch(`${service.url}/readyz`)).status,
+        200,
+        "a slow statement is no outage",
+      );
+      release();
+      await transaction;
+      assert.equal((await api(service, "/v1/pets")).status, 200);
+    } finally {
+      await blocker.end();
+      await service.stop();
+      await database.drop();
+      dir.remove();
+    }
+  });
+});
+
 describe(`DATABASE_* settings on ${runtime}`, SUITE, () => {
   it("exits 2 naming a bad DATABASE_* setting, 1 naming a missing database", async () => {
     const dir = temporaryDirectory();
