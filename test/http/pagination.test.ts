@@ -34,4 +34,29 @@ describe("cursors", () => {
       assert.equal(decodeCursor(bad), undefined, bad);
     }
   });
+
+  it("decodeCursor() refuses every one-character change of a cursor's checksum or payload", () => {
+    const cursor = encodeCursor({ afterId: 987654, status: "sold" });
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.";
+    let tried = 0;
+    for (let i = 0; i < cursor.length; i++) {
+      for (const replacement of alphabet) {
+        if (replacement === cursor[i]) continue;
+        const altered = cursor.slice(0, i) + replacement + cursor.slice(i + 1);
+        assert.equal(decodeCursor(altered), undefined, altered);
+        tried++;
+      }
+    }
+    assert.ok(tried > 1000);
+  });
+
+  it("different positions get different checksums", () => {
+    const seen = new Set<string>();
+    for (let afterId = 0; afterId < 5000; afterId++) {
+      for (const status of [undefined, "available", "pending", "sold"] as const) {
+        seen.add(encodeCursor({ afterId, status }).split(".")[1]);
+      }
+    }
+    assert.equal(seen.size, 20000);
+  });
 });
