@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# A/B benchmark of two git revisions of the service on one runtime: both are checked out into
+# temporary worktrees, started on the same 1,000-pet data file (pinned to core 0), and driven by
+# wrk (core 1, 64 connections) in alternating runs, so machine noise hits both alike. Prints one
+# line per run and the median of each. For checking that a hot-path change helps; loopback only.
+#
+#   bash scripts/bench_revisions.sh <rev-a> <rev-b> [deno|bun] [rounds] [seconds]
+#   bash scripts/bench_revisions.sh HEAD~3 HEAD deno 5 3
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rev_a=${1:?revision A}
+rev_b=${2:?revision B}
+runtime=${3:-deno}
+rounds=${4:-5}
+seconds=${5:-3}
+command -v wrk >/dev/null || { echo "Cannot benchmark: wrk is missing (apt-get install -y wrk)" >&2; exit 2; }
+
+root=$(pwd)
+scratch=$(mktemp -d /tmp/animal-store-ab-XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for name in a b; do git -C "$root" worktree remove --force "$scratch/$name" 2>/dev/null || true; done
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+key=bench-revisions-key
+printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$key" >"$scratch/auth.lua"
+node -e '
+  const statuses = ["available", "pending", "sold", undefined];
+  let text = "";
+  for (let id = 1; id <= 1000; id++) {
+    const status = statuses[id % 4];
+    const pet = `{"id":${id},"name":"Pet ${id}","categoryId":${id}${status ? `,"status":"${status}"` : ""}}`;
+    text += `{"type":"pet","v":1,"pet":${pet}}\n`;
+  }
+  process.stdout.write(text);
+' >"$scratch/pets.jsonl"
+
+start() { # name revision → prints the port
+  local name=$1 revision=$2 port
+  git -C "$root" worktree add --detach "$scratch/$name" "$revision" >/dev/null 2>&1
+  ln -s "$root/node_modules" "$scratch/$name/node_modules"
+  mkdir -p "$scratch/data-$name" && cp "$scratch/pets.jsonl" "$scratch/data-$name/"
+  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  local run=("$root/node_modules/.bin/bun" "$scratch/$name/src/main.ts")
+  if [ "$runtime" = deno ]; then
+    run=("$root/node_modules/.bin/deno" run -A "$scratch/$name/src/main.ts")
+  fi
+  PORT=$port HOST=127.0.0.1 DATA_DIR="$scratch/data-$name" API_KEYS=$key \
+    taskset -c 0 "${run[@]}" >/dev/null 2>"$scratch/$name.stderr" &
+  pids+=($!)
+  for _ in $(seq 100); do
+    curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  echo "$port"
+}
+
+port_a=$(start a "$rev_a")
+port_b=$(start b "$rev_b")
+# A deep page of sold pets: the fifth `next` link, made by each revision (cursor formats may differ).
+deep_page() {
+  local page=/v1/pets?status=sold\&limit=20
+  for _ in 1 2 3 4 5; do
+    page=$(curl -fsi -H "Authorization: Bearer $key" "http://127.0.0.1:$1$page" |
+      sed -n 's/^link: <\([^>]*\)>; rel="next".*/\1/ip' | tr -d '\r')
+  done
+  echo "$page"
+}
+deep_a=$(deep_page "$port_a")
+deep_b=$(deep_page "$port_b")
+
+measure() { # port path → req/s
+  taskset -c 1 wrk -t1 -c64 -d"${seconds}s" -s "$scratch/auth.lua" "http://127.0.0.1:$1$2" |
+    sed -n 's/^Requests\/sec: *//p'
+}
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+echo "$runtime: A=$rev_a ($(git rev-parse --short "$rev_a")) B=$rev_b ($(git rev-parse --short "$rev_b")), $rounds rounds × ${seconds}s, wrk -c64"
+for endpoint in list deep; do
+  if [ "$endpoint" = list ]; then
+    path_a="/v1/pets?limit=20" path_b="/v1/pets?limit=20"
+  else
+    path_a=$deep_a path_b=$deep_b
+  fi
+  : >"$scratch/a.rates"
+  : >"$scratch/b.rates"
+  measure "$port_a" "$path_a" >/dev/null # warm-up
+  measure "$port_b" "$path_b" >/dev/null
+  for round in $(seq "$rounds"); do
+    # Alternate who goes first, so a drift in the machine's speed does not favour one.
+    if [ $((round % 2)) -eq 1 ]; then order="a b"; else order="b a"; fi
+    for name in $order; do
+      port_var=port_$name path_var=path_$name
+      measure "${!port_var}" "${!path_var}" >>"$scratch/$name.rates"
+    done
+  done
+  printf '%-5s A %8.0f  B %8.0f  req/s (medians; A runs: %s; B runs: %s)\n' "$endpoint" \
+    "$(median <"$scratch/a.rates")" "$(median <"$scratch/b.rates")" \
+    "$(tr '\n' ' ' <"$scratch/a.rates")" "$(tr '\n' ' ' <"$scratch/b.rates")"
+done
