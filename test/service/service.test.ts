@@ -15,7 +15,7 @@ import {
   targetRuntime,
   temporaryDirectory,
 } from "../support/server_process.ts";
-import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
+import { type Backend, backends } from "../support/backends.ts";
 
 const KEY = "http-suite-key";
 const runtime = targetRuntime();
@@ -33,29 +33,6 @@ function api(
   }
   return fetch(`${service.url}${path}`, { ...init, headers });
 }
-
-/** A store the suite runs against: the settings that select it, made fresh for the suite. */
-interface Backend {
-  readonly name: string;
-  readonly skip: string | false;
-  settings(): Promise<{ env: Record<string, string>; remove: () => Promise<void> }>;
-}
-
-const backends: Backend[] = [
-  {
-    name: "JSON-lines store",
-    skip: false,
-    settings: () => Promise.resolve({ env: {}, remove: () => Promise.resolve() }),
-  },
-  {
-    name: "PostgreSQL store",
-    skip: skipWithoutPostgres,
-    async settings() {
-      const database = await freshDatabase();
-      return { env: { DATABASE_URL: database.url }, remove: database.drop };
-    },
-  },
-];
 
 for (const backend of backends) {
   describe(`service over HTTP on ${runtime}, ${backend.name}`, {
