@@ -42,13 +42,23 @@ interface CompiledPath<Context, Result> {
   allow: string;
 }
 
+const NO_PARAMS: Record<string, string> = Object.freeze({});
+
 const METHOD = /^[A-Z]+$/;
 const PARAM = /^:[A-Za-z][A-Za-z0-9]*$/;
 const LITERAL = /^[A-Za-z0-9._~-]+$/;
 
-/** Matches request paths against a table of routes. */
+/**
+ * Matches request paths against a table of routes. A literal path (no `:param`) is found by one
+ * map lookup, before any pattern and without splitting the request path into segments: the split
+ * showed in the profile of every request (each request asks two routers). So a literal path wins
+ * over a pattern that would also match it.
+ */
 export class Router<Context, Result = Response> {
   private readonly paths: CompiledPath<Context, Result>[] = [];
+  /** The match of each literal path, made when routes are added (params frozen empty). */
+  private readonly literalMatches = new Map<string, PathMatch<Context, Result>>();
+  private hasPatterns = false;
 
   constructor(routes: readonly Route<Context, Result>[]) {
     for (const route of routes) this.add(route);
@@ -83,10 +93,23 @@ export class Router<Context, Result = Response> {
     }
     path.handlers.set(route.method, route.handler);
     path.allow = allowHeader([...path.handlers.keys()]);
+    if (segments.some((segment) => PARAM.test(segment))) {
+      this.hasPatterns = true;
+    } else {
+      this.literalMatches.set(route.pattern, {
+        pattern: path.pattern,
+        params: NO_PARAMS,
+        options: path.options,
+        handlers: path.handlers,
+        allow: path.allow,
+      });
+    }
   }
 
   /** Finds the path a request path names, or undefined (a 404). */
   match(path: string): PathMatch<Context, Result> | undefined {
+    const literal = this.literalMatches.get(path);
+    if (literal !== undefined || !this.hasPatterns) return literal;
     const segments = splitPath(path);
     if (segments === undefined) return undefined;
     for (const candidate of this.paths) {

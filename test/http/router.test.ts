@@ -25,6 +25,26 @@ describe("Router", () => {
     }
   });
 
+  it("match() finds literal paths exactly, whatever routers hold patterns or not", () => {
+    const literalOnly = new Router<unknown>([
+      { method: "GET", pattern: "/healthz", handler: ok },
+      { method: "GET", pattern: "/readyz", handler: ok, options: { public: true } },
+    ]);
+    assert.equal(literalOnly.match("/healthz")!.allow, "GET, HEAD, OPTIONS");
+    assert.deepEqual(literalOnly.match("/readyz")!.params, {});
+    assert.equal(literalOnly.match("/readyz")!.options.public, true);
+    for (const path of ["/healthz/", "//healthz", "/healthz/x", "/HEALTHZ", "", "/"]) {
+      assert.equal(literalOnly.match(path), undefined, path);
+    }
+    // A literal path wins over a pattern registered before it.
+    const both = new Router<unknown>([
+      { method: "GET", pattern: "/pets/:petId", handler: ok },
+      { method: "POST", pattern: "/pets/search", handler: ok },
+    ]);
+    assert.equal(both.match("/pets/search")!.pattern, "/pets/search");
+    assert.deepEqual(both.match("/pets/7")!.params, { petId: "7" });
+  });
+
   it("refuses bad routes when they are registered", () => {
     assert.throws(
       () =>
