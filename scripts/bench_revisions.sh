@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # A/B benchmark of two git revisions of the service on one runtime: both are checked out into
 # temporary worktrees, started on the same 1,000-pet data file (pinned to core 0), and driven by
-# wrk (core 1, 64 connections) in alternating runs, so machine noise hits both alike. Prints one
-# line per run and the median of each. For checking that a hot-path change helps; loopback only.
+# wrk (core 1, 64 connections) in alternating runs, so machine noise hits both alike. Prints the
+# median requests per second of each, and the median CPU time the server process spent per
+# request (user + system, from /proc/<pid>/stat): on a VM whose neighbours steal time, req/s
+# swing by 2× between runs, while CPU per request stays steady, so it is the figure to trust.
+# For checking that a hot-path change helps; loopback only.
 #
 #   bash scripts/bench_revisions.sh <rev-a> <rev-b> [deno|bun] [rounds] [seconds]
 #   bash scripts/bench_revisions.sh HEAD~3 HEAD deno 5 3
@@ -51,6 +54,7 @@ start() { # name revision → prints the port
   PORT=$port HOST=127.0.0.1 DATA_DIR="$scratch/data-$name" API_KEYS=$key \
     taskset -c 0 "${run[@]}" >/dev/null 2>"$scratch/$name.stderr" &
   pids+=($!)
+  echo $! >"$scratch/$name.pid"
   for _ in $(seq 100); do
     curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
     sleep 0.1
@@ -72,9 +76,17 @@ deep_page() {
 deep_a=$(deep_page "$port_a")
 deep_b=$(deep_page "$port_b")
 
-measure() { # port path → req/s
-  taskset -c 1 wrk -t1 -c64 -d"${seconds}s" -s "$scratch/auth.lua" "http://127.0.0.1:$1$2" |
-    sed -n 's/^Requests\/sec: *//p'
+measure() { # name path → "req/s µs-of-server-CPU-per-request"
+  local name=$1 path=$2 port_var=port_$1 pid before after output requests
+  pid=$(cat "$scratch/$name.pid")
+  before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  output=$(taskset -c 1 wrk -t1 -c64 -d"${seconds}s" -s "$scratch/auth.lua" \
+    "http://127.0.0.1:${!port_var}$path")
+  after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  requests=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<<"$output")
+  printf '%s %s\n' "$(sed -n 's/^Requests\/sec: *//p' <<<"$output")" \
+    "$(awk -v t="$((after - before))" -v n="$requests" -v hz="$(getconf CLK_TCK)" \
+      'BEGIN {printf "%.2f", t / hz * 1e6 / n}')"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
@@ -85,19 +97,21 @@ for endpoint in list deep; do
   else
     path_a=$deep_a path_b=$deep_b
   fi
-  : >"$scratch/a.rates"
-  : >"$scratch/b.rates"
-  measure "$port_a" "$path_a" >/dev/null # warm-up
-  measure "$port_b" "$path_b" >/dev/null
+  : >"$scratch/a.runs"
+  : >"$scratch/b.runs"
+  measure a "$path_a" >/dev/null # warm-up
+  measure b "$path_b" >/dev/null
   for round in $(seq "$rounds"); do
     # Alternate who goes first, so a drift in the machine's speed does not favour one.
     if [ $((round % 2)) -eq 1 ]; then order="a b"; else order="b a"; fi
     for name in $order; do
-      port_var=port_$name path_var=path_$name
-      measure "${!port_var}" "${!path_var}" >>"$scratch/$name.rates"
+      path_var=path_$name
+      measure "$name" "${!path_var}" >>"$scratch/$name.runs"
     done
   done
-  printf '%-5s A %8.0f  B %8.0f  req/s (medians; A runs: %s; B runs: %s)\n' "$endpoint" \
-    "$(median <"$scratch/a.rates")" "$(median <"$scratch/b.rates")" \
-    "$(tr '\n' ' ' <"$scratch/a.rates")" "$(tr '\n' ' ' <"$scratch/b.rates")"
+  printf '%-5s A %8.0f req/s %7.2f µs CPU/req   B %8.0f req/s %7.2f µs CPU/req   (medians of %s runs)\n' \
+    "$endpoint" \
+    "$(cut -d' ' -f1 "$scratch/a.runs" | median)" "$(cut -d' ' -f2 "$scratch/a.runs" | median)" \
+    "$(cut -d' ' -f1 "$scratch/b.runs" | median)" "$(cut -d' ' -f2 "$scratch/b.runs" | median)" \
+    "$rounds"
 done
