@@ -7,7 +7,7 @@
 # swing by 2× between runs, while CPU per request stays steady, so it is the figure to trust.
 # For checking that a hot-path change helps; loopback only.
 #
-#   bash scripts/bench_revisions.sh <rev-a> <rev-b> [deno|bun] [rounds] [seconds]
+#   bash scripts/bench_revisions.sh <rev-a> <rev-b> [deno|bun|node] [rounds] [seconds]
 #   bash scripts/bench_revisions.sh HEAD~3 HEAD deno 5 3
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +50,12 @@ start() { # name revision → prints the port
   local run=("$root/node_modules/.bin/bun" "$scratch/$name/src/main.ts")
   if [ "$runtime" = deno ]; then
     run=("$root/node_modules/.bin/deno" run -A "$scratch/$name/src/main.ts")
+  elif [ "$runtime" = node ]; then
+    # Node runs the esbuild bundle, as `npm run start:node` does.
+    (cd "$scratch/$name" && "$root/node_modules/.bin/esbuild" src/main.ts --bundle \
+      --platform=node --format=esm --target=node20 --outfile="$scratch/$name.mjs" \
+      --log-level=warning)
+    run=(node "$scratch/$name.mjs")
   fi
   PORT=$port HOST=127.0.0.1 DATA_DIR="$scratch/data-$name" API_KEYS=$key \
     taskset -c 0 "${run[@]}" >/dev/null 2>"$scratch/$name.stderr" &
