@@ -9,6 +9,7 @@
 #
 #   bash scripts/bench_revisions.sh <rev-a> <rev-b> [deno|bun|node] [rounds] [seconds]
 #   bash scripts/bench_revisions.sh HEAD~3 HEAD deno 5 3
+#   ENDPOINTS="list deep post" bash scripts/bench_revisions.sh …   # post: durable creates
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev_a=${1:?revision A}
@@ -30,6 +31,11 @@ trap cleanup EXIT
 
 key=bench-revisions-key
 printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$key" >"$scratch/auth.lua"
+{
+  cat "$scratch/auth.lua"
+  printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
+  printf 'wrk.body = %s\n' "'{\"name\":\"Rex\",\"categoryId\":9007199254740993,\"status\":\"sold\"}'"
+} >"$scratch/post.lua"
 node -e '
   const statuses = ["available", "pending", "sold", undefined];
   let text = "";
@@ -82,11 +88,12 @@ deep_page() {
 deep_a=$(deep_page "$port_a")
 deep_b=$(deep_page "$port_b")
 
-measure() { # name path → "req/s µs-of-server-CPU-per-request"
-  local name=$1 path=$2 port_var=port_$1 pid before after output requests
+measure() { # name path → "req/s µs-of-server-CPU-per-request"; path "POST" = durable creates
+  local name=$1 path=$2 port_var=port_$1 pid before after output requests script=auth.lua
+  if [ "$path" = POST ]; then path=/v1/pets script=post.lua; fi
   pid=$(cat "$scratch/$name.pid")
   before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-  output=$(taskset -c 1 wrk -t1 -c64 -d"${seconds}s" -s "$scratch/auth.lua" \
+  output=$(taskset -c 1 wrk -t1 -c64 -d"${seconds}s" -s "$scratch/$script" \
     "http://127.0.0.1:${!port_var}$path")
   after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
   requests=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<<"$output")
@@ -97,12 +104,12 @@ measure() { # name path → "req/s µs-of-server-CPU-per-request"
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 echo "$runtime: A=$rev_a ($(git rev-parse --short "$rev_a")) B=$rev_b ($(git rev-parse --short "$rev_b")), $rounds rounds × ${seconds}s, wrk -c64"
-for endpoint in list deep; do
-  if [ "$endpoint" = list ]; then
-    path_a="/v1/pets?limit=20" path_b="/v1/pets?limit=20"
-  else
-    path_a=$deep_a path_b=$deep_b
-  fi
+for endpoint in ${ENDPOINTS:-list deep}; do
+  case $endpoint in
+    list) path_a="/v1/pets?limit=20" path_b="/v1/pets?limit=20" ;;
+    deep) path_a=$deep_a path_b=$deep_b ;;
+    post) path_a=POST path_b=POST ;;
+  esac
   : >"$scratch/a.runs"
   : >"$scratch/b.runs"
   measure a "$path_a" >/dev/null # warm-up
