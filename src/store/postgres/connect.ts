@@ -11,6 +11,9 @@ import type { DatabaseConfig } from "../../config/config.ts";
 /** The pool: a tagged-template SQL function. */
 export type Sql = postgres.Sql;
 
+/** The SQL function inside `sql.begin(…)`: every statement runs in that transaction. */
+export type Transaction = postgres.TransactionSql;
+
 /**
  * How long a new connection may take before the attempt counts as failed. Short, so that a
  * database host that drops packets turns into a quick 503 rather than requests hanging.

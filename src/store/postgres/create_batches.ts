@@ -25,7 +25,7 @@
 import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
 import type { CreateOutcome, IdempotencyClaim, StoredPet } from "../store.ts";
-import type { Sql } from "./connect.ts";
+import type { Sql, Transaction } from "./connect.ts";
 import { type PetRow, storedPetOf } from "./pet_rows.ts";
 
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
@@ -87,7 +87,7 @@ export class CreateBatches {
   /** One transaction for the batch; a failure answers every create in it `unavailable`. */
   async #commit(batch: readonly PendingCreate[]): Promise<CreateOutcome[]> {
     try {
-      return await this.#sql.begin((tx) => writeBatch(tx as unknown as Sql, batch));
+      return await this.#sql.begin((tx) => writeBatch(tx, batch));
     } catch (error) {
       this.#onFailure(error);
       // Nothing of the batch was committed (or, if the connection died during COMMIT, it may
@@ -99,7 +99,10 @@ export class CreateBatches {
 }
 
 /** The steps of one batch's transaction, numbered as they run. */
-async function writeBatch(tx: Sql, batch: readonly PendingCreate[]): Promise<CreateOutcome[]> {
+async function writeBatch(
+  tx: Transaction,
+  batch: readonly PendingCreate[],
+): Promise<CreateOutcome[]> {
   const outcomes: (CreateOutcome | undefined)[] = new Array(batch.length).fill(undefined);
   const claimed = batch.flatMap((create, index) => create.claim === undefined ? [] : [index]);
 

@@ -19,7 +19,7 @@ import { acquireLock } from "../jsonl/lock.ts";
 import { nodeFileLayer } from "../jsonl/file_layer.ts";
 import { type ParsedPetRecord, parseRecordLine } from "../jsonl/record.ts";
 import { verifyDataFile } from "../jsonl/verify.ts";
-import { connectPool, type Sql } from "./connect.ts";
+import { connectPool, type Transaction } from "./connect.ts";
 import { describeDatabaseError } from "./database_errors.ts";
 import { migrate } from "./schema.ts";
 
@@ -59,7 +59,7 @@ export async function importJsonlFile(options: {
     const sql = connectPool(database, "animal-store import");
     try {
       await migrate(sql);
-      return await sql.begin((tx) => copyRecords(tx as unknown as Sql, report.file, report.pets));
+      return await sql.begin((tx) => copyRecords(tx, report.file, report.pets));
     } catch (error) {
       return { ok: false, reason: `database: ${describeDatabaseError(error)}; nothing imported` };
     } finally {
@@ -70,7 +70,11 @@ export async function importJsonlFile(options: {
   }
 }
 
-async function copyRecords(tx: Sql, file: string, lineCount: number): Promise<ImportResult> {
+async function copyRecords(
+  tx: Transaction,
+  file: string,
+  lineCount: number,
+): Promise<ImportResult> {
   const [{ count }] = await tx<{ count: string }[]>`SELECT count(*) AS count FROM pets`;
   if (count !== "0") {
     return {
@@ -104,7 +108,7 @@ async function copyRecords(tx: Sql, file: string, lineCount: number): Promise<Im
   return { ok: true, pets, keys, lastId };
 }
 
-async function insertRecords(tx: Sql, records: readonly ParsedPetRecord[]): Promise<void> {
+async function insertRecords(tx: Transaction, records: readonly ParsedPetRecord[]): Promise<void> {
   await tx`
     INSERT INTO pets (id, name, category_id, status,
                       idempotency_scope, idempotency_key, idempotency_digest)
