@@ -280,7 +280,7 @@ describe(`DATABASE_STATEMENT_TIMEOUT_MS on ${runtime}`, SUITE, () => {
 });
 
 describe(`DATABASE_* settings on ${runtime}`, SUITE, () => {
-  it("exits 2 naming a bad DATABASE_* setting, 1 naming a missing database", async () => {
+  it("exits 2 naming a bad DATABASE_* setting, 1 for a missing database or a newer schema", async () => {
     const dir = temporaryDirectory();
     try {
       const base = { API_KEYS: KEY, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dir.path };
@@ -299,6 +299,19 @@ describe(`DATABASE_* settings on ${runtime}`, SUITE, () => {
         assert.match(result.stderr, new RegExp(setting));
         assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
       }
+      // A schema migrated by a newer release: an older one must not write to it.
+      const newer = await freshDatabase();
+      const admin = postgres(newer.url, { max: 1, onnotice: () => {} });
+      await admin`CREATE TABLE animal_store_migrations (version integer PRIMARY KEY,
+        description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
+      await admin`INSERT INTO animal_store_migrations (version, description) VALUES (99, 'future')`;
+      await admin.end();
+      const tooNew = await runService([], { env: { ...base, DATABASE_URL: newer.url } });
+      await newer.drop();
+      assert.equal(tooNew.code, 1, tooNew.stderr);
+      assert.match(tooNew.stderr, /schema is at version 99, newer than this release knows/);
+      assert.equal(tooNew.stderr.trim().split("\n").length, 1, tooNew.stderr);
+
       const database = await freshDatabase();
       await database.drop();
       const missing = await runService([], { env: { ...base, DATABASE_URL: database.url } });
