@@ -50,6 +50,17 @@ describe("cursors", () => {
     assert.ok(tried > 1000);
   });
 
+  it("encodeCursor() writes its payload as standard base64url, decodeCursor() reads it back", () => {
+    for (const afterId of [0, 1, 12, 123, 4567, 98765, 123456789, 9007199254740991]) {
+      for (const status of [undefined, "available", "pending", "sold"] as const) {
+        const cursor = encodeCursor({ afterId, status });
+        const payload = `${afterId}.${status ?? ""}`;
+        assert.equal(cursor.split(".")[0], Buffer.from(payload).toString("base64url"));
+        assert.deepEqual(decodeCursor(cursor), { afterId, status });
+      }
+    }
+  });
+
   it("different positions get different checksums", () => {
     const seen = new Set<string>();
     for (let afterId = 0; afterId < 5000; afterId++) {
