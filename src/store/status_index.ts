@@ -1,12 +1,10 @@
 /**
- * The in-memory index of a store: every id in ascending order (a pet's place in that order is its
- * position, which the store's texts are kept by), and for each status the positions of its pets,
- * ascending. A page is found by binary search for the cursor plus a slice of at most `limit`
- * positions, so listing costs O(log n + limit) however many pets the store holds, and a page's
- * pets need no further lookup.
+ * The in-memory index of a store: every id in ascending order, and the ids of each status in
+ * ascending order. A page is found by binary search for the cursor plus a slice of at most
+ * `limit` ids, so listing costs O(log n + limit) however many pets the store holds.
  *
- * Ids and positions live in growable Float64Arrays (8 bytes each, no per-pet object), which keeps
- * a million-pet index near 16 MB.
+ * Ids live in growable Float64Arrays (8 bytes per id, no per-pet object), which keeps a
+ * million-pet index near 16 MB.
  */
 import type { PetStatus } from "../schemas/pet.ts";
 
@@ -16,20 +14,13 @@ export interface IdPage {
   readonly hasMore: boolean;
 }
 
-/** Positions (in the all-ids order) of one page's pets, and whether a further match exists. */
-export interface PositionPage {
-  readonly positions: number[];
-  readonly hasMore: boolean;
-}
-
-/** Ascending ids, and positions per status; ids must be added in increasing order. */
+/** Ascending ids, all and per status; ids must be added in increasing order. */
 export class StatusIndex {
-  readonly #all = new NumberList();
-  /** Positions in `#all` of the pets with each status. */
-  readonly #byStatus: Record<PetStatus, NumberList> = {
-    available: new NumberList(),
-    pending: new NumberList(),
-    sold: new NumberList(),
+  readonly #all = new IdList();
+  readonly #byStatus: Record<PetStatus, IdList> = {
+    available: new IdList(),
+    pending: new IdList(),
+    sold: new IdList(),
   };
 
   /** Number of ids in the index. */
@@ -39,7 +30,7 @@ export class StatusIndex {
 
   /** Number of ids with this status (`undefined` counts every id). */
   count(status: PetStatus | undefined): number {
-    return status === undefined ? this.#all.length : this.#byStatus[status].length;
+    return this.#list(status).length;
   }
 
   /** The id at this position in the all-ids order. */
@@ -54,7 +45,7 @@ export class StatusIndex {
       throw new RangeError(`StatusIndex.add: id ${id} is not above the last id`);
     }
     this.#all.push(id);
-    if (status !== undefined) this.#byStatus[status].push(position);
+    if (status !== undefined) this.#byStatus[status].push(id);
     return position;
   }
 
@@ -66,31 +57,21 @@ export class StatusIndex {
 
   /** Ids with the status (any status when undefined) strictly above `afterId`, at most `limit`. */
   page(status: PetStatus | undefined, afterId: number, limit: number): IdPage {
-    const { positions, hasMore } = this.pagePositions(status, afterId, limit);
-    return { ids: positions.map((position) => this.#all.at(position)), hasMore };
+    const list = this.#list(status);
+    const start = list.firstAbove(afterId);
+    const end = Math.min(list.length, start + Math.max(0, limit));
+    const ids: number[] = [];
+    for (let i = start; i < end; i++) ids.push(list.at(i));
+    return { ids, hasMore: end < list.length };
   }
 
-  /** The same page as `page`, as positions: what the store reads the pets' texts by. */
-  pagePositions(status: PetStatus | undefined, afterId: number, limit: number): PositionPage {
-    // Position of the first id above the cursor, among all ids; ids and positions ascend together,
-    // so a status list starts at its first position at or after that one.
-    const first = this.#all.firstAbove(afterId);
-    const positions: number[] = [];
-    if (status === undefined) {
-      const end = Math.min(this.#all.length, first + Math.max(0, limit));
-      for (let position = first; position < end; position++) positions.push(position);
-      return { positions, hasMore: end < this.#all.length };
-    }
-    const list = this.#byStatus[status];
-    const start = list.firstAbove(first - 1);
-    const end = Math.min(list.length, start + Math.max(0, limit));
-    for (let i = start; i < end; i++) positions.push(list.at(i));
-    return { positions, hasMore: end < list.length };
+  #list(status: PetStatus | undefined): IdList {
+    return status === undefined ? this.#all : this.#byStatus[status];
   }
 }
 
-/** A growable ascending array of numbers (ids, or positions). */
-class NumberList {
+/** A growable sorted array of ids. */
+class IdList {
   #ids = new Float64Array(1024);
   length = 0;
 

@@ -207,21 +207,22 @@ export class JsonlStore implements PetStore {
 
   /** One page in ascending id order; `hasMore` only when a further matching pet exists. */
   list(query: PageQuery): PetPage {
-    const page = this.#index.pagePositions(query.status, query.afterId, query.limit);
-    return { pets: page.positions.map((position) => this.#petAt(position)), hasMore: page.hasMore };
+    const page = this.#index.page(query.status, query.afterId, query.limit);
+    const pets = page.ids.map((id) => this.#petAt(this.#index.positionOf(id)));
+    return { pets, hasMore: page.hasMore };
   }
 
   /** One page as the bytes of its JSON array, copied from the pets' stored UTF-8 text. */
   listJson(query: PageQuery): PetPageJson {
-    const { positions, hasMore } = this.#index.pagePositions(
-      query.status,
-      query.afterId,
-      query.limit,
-    );
-    const count = positions.length;
+    const page = this.#index.page(query.status, query.afterId, query.limit);
+    const count = page.ids.length;
+    const positions = new Array<number>(count);
     // `[`, `]` and a comma between pets.
     let size = count === 0 ? 2 : count + 1;
-    for (let i = 0; i < count; i++) size += this.#texts.byteLength(positions[i]);
+    for (let i = 0; i < count; i++) {
+      positions[i] = this.#index.positionOf(page.ids[i]);
+      size += this.#texts.byteLength(positions[i]);
+    }
     const body = new Uint8Array(size);
     body[0] = OPEN_BRACKET;
     let offset = 1;
@@ -230,8 +231,7 @@ export class JsonlStore implements PetStore {
       offset = this.#texts.copyTo(positions[i], body, offset);
     }
     body[offset] = CLOSE_BRACKET;
-    const lastId = count === 0 ? 0 : this.#index.idAt(positions[count - 1]);
-    return { body, lastId, hasMore };
+    return { body, lastId: count === 0 ? 0 : page.ids[count - 1], hasMore: page.hasMore };
   }
 
   /** Waits for pending writes, closes the file and removes the lock. Safe to call twice. */
