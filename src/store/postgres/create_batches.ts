@@ -26,7 +26,7 @@ import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
 import type { CreateOutcome, IdempotencyClaim, StoredPet } from "../store.ts";
 import type { Sql, Transaction } from "./connect.ts";
-import { type PetRow, storedPetOf } from "./pet_rows.ts";
+import { insertPets, type PetRow, storedPetOf } from "./pet_rows.ts";
 
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
@@ -149,18 +149,14 @@ async function writeBatch(
     const { pet } = batch[index];
     return { id, status: pet.status, json: petJson(id, pet) };
   });
-  const claims = fresh.map((index) => batch[index].claim);
-  await tx`
-    INSERT INTO pets (id, name, category_id, status,
-                      idempotency_scope, idempotency_key, idempotency_digest)
-    SELECT * FROM unnest(
-      ${pets.map((pet) => String(pet.id))}::bigint[],
-      ${fresh.map((index) => batch[index].pet.name)}::text[],
-      ${fresh.map((index) => String(batch[index].pet.categoryId))}::bigint[],
-      ${fresh.map((index) => batch[index].pet.status ?? null)}::text[],
-      ${claims.map((claim) => claim?.scope ?? null)}::text[],
-      ${claims.map((claim) => claim?.key ?? null)}::text[],
-      ${claims.map((claim) => claim?.digest ?? null)}::text[])`;
+  await insertPets(
+    tx,
+    fresh.map((index, i) => ({
+      id: firstId + i,
+      pet: batch[index].pet,
+      claim: batch[index].claim,
+    })),
+  );
   fresh.forEach((index, i) => (outcomes[index] = { kind: "created", pet: pets[i] }));
   // 5. COMMIT is sql.begin's: the promise resolves, and the 201s go out, only once it returns.
   return outcomes as CreateOutcome[];

@@ -21,7 +21,9 @@ import { type ParsedPetRecord, parseRecordLine } from "../jsonl/record.ts";
 import { verifyDataFile } from "../jsonl/verify.ts";
 import { connectPool, type Transaction } from "./connect.ts";
 import { describeDatabaseError } from "./database_errors.ts";
+import { insertPets } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
+import type { NewPet } from "../../schemas/pet.ts";
 
 /** How an import ended; `ok: false` carries a one-line reason. */
 export type ImportResult =
@@ -108,18 +110,17 @@ async function copyRecords(
   return { ok: true, pets, keys, lastId };
 }
 
-async function insertRecords(tx: Transaction, records: readonly ParsedPetRecord[]): Promise<void> {
-  await tx`
-    INSERT INTO pets (id, name, category_id, status,
-                      idempotency_scope, idempotency_key, idempotency_digest)
-    SELECT * FROM unnest(
-      ${records.map((record) => String(record.id))}::bigint[],
-      ${records.map((record) => (JSON.parse(record.petJson) as { name: string }).name)}::text[],
-      ${records.map((record) => String(record.categoryId))}::bigint[],
-      ${records.map((record) => record.status ?? null)}::text[],
-      ${records.map((record) => record.claim?.scope ?? null)}::text[],
-      ${records.map((record) => record.claim?.key ?? null)}::text[],
-      ${records.map((record) => record.claim?.digest ?? null)}::text[])`;
+function insertRecords(tx: Transaction, records: readonly ParsedPetRecord[]): Promise<void> {
+  return insertPets(
+    tx,
+    records.map((record) => {
+      const { name } = JSON.parse(record.petJson) as { name: string };
+      const pet: NewPet = record.status === undefined
+        ? { name, categoryId: record.categoryId }
+        : { name, categoryId: record.categoryId, status: record.status };
+      return { id: record.id, pet, claim: record.claim };
+    }),
+  );
 }
 
 /** The data file `import` reads. */
