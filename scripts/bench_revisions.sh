@@ -21,9 +21,9 @@ command -v wrk >/dev/null || { echo "Cannot benchmark: wrk is missing (apt-get i
 
 root=$(pwd)
 scratch=$(mktemp -d /tmp/animal-store-ab-XXXXXX)
-pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # start() runs in a command substitution (a subshell), so the servers' pids are kept in files.
+  for file in "$scratch"/*.pid; do [ -e "$file" ] && kill "$(cat "$file")" 2>/dev/null; done
   for name in a b; do git -C "$root" worktree remove --force "$scratch/$name" 2>/dev/null || true; done
   rm -rf "$scratch"
 }
@@ -65,7 +65,6 @@ start() { # name revision → prints the port
   fi
   PORT=$port HOST=127.0.0.1 DATA_DIR="$scratch/data-$name" API_KEYS=$key \
     taskset -c 0 "${run[@]}" >/dev/null 2>"$scratch/$name.stderr" &
-  pids+=($!)
   echo $! >"$scratch/$name.pid"
   for _ in $(seq 100); do
     curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
