@@ -97,21 +97,6 @@ export async function startPostgresCluster(options = {}) {
     url,
     adminUrl,
     port,
-    dataDirectory: data,
-    /** pg_ctl's own stop or start, e.g. to take the database away under a running service. */
-    control: (action) =>
-      run("pg_ctl", [
-        "-D",
-        data,
-        "-o",
-        settings,
-        "-l",
-        join(dir, "server.log"),
-        "-w",
-        "-m",
-        "fast",
-        action,
-      ]),
     stop() {
       if (stopped) return;
       stopped = true;

@@ -1,17 +1,11 @@
 /** `healthcheck`: exit 0 when `GET /healthz` on PORT answers 200 — for images with no curl. */
 import process from "node:process";
-import { ConfigError, loadConfig } from "../config/config.ts";
+import { commandConfig } from "./command_config.ts";
 
 /** Probes the local service; 0 healthy, 1 not. */
 export async function runHealthcheck(): Promise<number> {
-  let port: number;
-  try {
-    port = loadConfig(process.env).port;
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`Cannot check health: ${error.message}\n`);
-    return 2;
-  }
+  const port = commandConfig("check health")?.port;
+  if (port === undefined) return 2;
   try {
     const response = await fetch(`http://127.0.0.1:${port}/healthz`, {
       signal: AbortSignal.timeout(3000),

@@ -3,23 +3,17 @@
  * (README, "Moving from the file to PostgreSQL"). Run it with the file-based service stopped.
  */
 import process from "node:process";
-import { ConfigError, loadConfig } from "../config/config.ts";
+import { commandConfig } from "./command_config.ts";
 
 /** 0 when every pet was copied; 1 when nothing was (damage, a non-empty database, …); 2 for usage. */
 export async function runImport(): Promise<number> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`Cannot import: ${error.message}\n`);
-    return 2;
-  }
+  const config = commandConfig("import");
+  if (config === undefined) return 2;
   if (config.database === undefined) {
     process.stderr.write("Cannot import: DATABASE_URL must name the database to import into\n");
     return 2;
   }
-  const { importJsonlFile, importSource } = await import("../store/postgres/import_jsonl.ts");
+  const { importJsonlFile } = await import("../store/postgres/import_jsonl.ts");
   const result = await importJsonlFile({
     dataDir: config.dataDir,
     database: config.database,
@@ -30,9 +24,7 @@ export async function runImport(): Promise<number> {
     return 1;
   }
   process.stdout.write(
-    `Imported ${result.pets} pets (highest id ${result.lastId}) and ${result.keys} idempotency keys from ${
-      importSource(config.dataDir)
-    }\n`,
+    `Imported ${result.pets} pets (highest id ${result.lastId}) and ${result.keys} idempotency keys from ${result.file}\n`,
   );
   return 0;
 }

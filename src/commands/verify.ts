@@ -1,18 +1,12 @@
 /** `verify`: read the data file and report counts per status and any damage; change nothing. */
 import process from "node:process";
-import { ConfigError, loadConfig } from "../config/config.ts";
+import { commandConfig } from "./command_config.ts";
 import { formatVerifyReport, verifyDataFile } from "../store/jsonl/verify.ts";
 
 /** 0 for a sound file (or one whose only flaw is a torn last line), 1 for damage. */
 export async function runVerify(): Promise<number> {
-  let dataDir: string;
-  try {
-    dataDir = loadConfig(process.env).dataDir;
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`Cannot verify: ${error.message}\n`);
-    return 2;
-  }
+  const dataDir = commandConfig("verify")?.dataDir;
+  if (dataDir === undefined) return 2;
   const report = await verifyDataFile(dataDir);
   process.stdout.write(formatVerifyReport(report).join("\n") + "\n");
   return report.damage === undefined ? 0 : 1;

@@ -162,7 +162,13 @@ function corsSetting(env: Environment): string[] {
 function databaseSetting(env: Environment): DatabaseConfig | undefined {
   const url = env.DATABASE_URL;
   if (url === undefined || url === "") {
-    for (const name of ["DATABASE_POOL_SIZE", "DATABASE_STATEMENT_TIMEOUT_MS", "DATABASE_SSL"]) {
+    const dependent = [
+      "DATABASE_POOL_SIZE",
+      "DATABASE_STATEMENT_TIMEOUT_MS",
+      "DATABASE_SSL",
+      "DATABASE_SSL_CA_FILE",
+    ];
+    for (const name of dependent) {
       if (env[name] !== undefined) {
         throw new ConfigError(name, `${name} is set but DATABASE_URL is not; set both or neither`);
       }

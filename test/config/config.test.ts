@@ -15,6 +15,51 @@ function settingOf(env: Record<string, string>): string | undefined {
 }
 
 describe("loadConfig()", () => {
+  it("reads the DATABASE_* settings, with their defaults, and none without DATABASE_URL", () => {
+    assert.equal(loadConfig({}).database, undefined, "the file store is the default");
+    const url = "postgres://pets:pw@db.internal:5432/pets";
+    assert.deepEqual(loadConfig({ DATABASE_URL: url }).database, {
+      url,
+      poolSize: 10,
+      statementTimeoutMs: 5000,
+      ssl: undefined,
+      sslCaFile: undefined,
+    });
+    const full = loadConfig({
+      DATABASE_URL: url,
+      DATABASE_POOL_SIZE: "3",
+      DATABASE_STATEMENT_TIMEOUT_MS: "0",
+      DATABASE_SSL: "verify-full",
+      DATABASE_SSL_CA_FILE: "/etc/ca.pem",
+    }).database;
+    assert.equal(full?.poolSize, 3);
+    assert.equal(full?.statementTimeoutMs, 0);
+    assert.equal(full?.ssl, "verify-full");
+    assert.equal(full?.sslCaFile, "/etc/ca.pem");
+  });
+
+  it("names the bad DATABASE_* setting, and never echoes the URL (it may hold a password)", () => {
+    const url = "postgres://pets:pw@db.internal:5432/pets";
+    const cases: [Record<string, string>, string][] = [
+      [{ DATABASE_URL: "mysql://pets:pw@db/pets" }, "DATABASE_URL"],
+      [{ DATABASE_URL: "not a url" }, "DATABASE_URL"],
+      [{ DATABASE_URL: url, DATABASE_POOL_SIZE: "0" }, "DATABASE_POOL_SIZE"],
+      [
+        { DATABASE_URL: url, DATABASE_STATEMENT_TIMEOUT_MS: "1.5" },
+        "DATABASE_STATEMENT_TIMEOUT_MS",
+      ],
+      [{ DATABASE_URL: url, DATABASE_SSL: "on" }, "DATABASE_SSL"],
+      [{ DATABASE_URL: url, DATABASE_SSL_CA_FILE: "/ca.pem" }, "DATABASE_SSL_CA_FILE"],
+      [{ DATABASE_POOL_SIZE: "5" }, "DATABASE_POOL_SIZE"],
+      [{ DATABASE_SSL_CA_FILE: "/ca.pem" }, "DATABASE_SSL_CA_FILE"],
+    ];
+    for (const [env, setting] of cases) assert.equal(settingOf(env), setting, JSON.stringify(env));
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: "mysql://pets:secret-pw@db/pets" }),
+      (error: Error) => error instanceof ConfigError && !error.message.includes("secret-pw"),
+    );
+  });
+
   it("has the defaults of SPEC.md", () => {
     const config = loadConfig({});
     assert.equal(config.port, 8080);

@@ -56,6 +56,8 @@ export interface ParsedPetRecord {
   readonly status: PetStatus | undefined;
   /** The exact digits of `categoryId`, as on disk. */
   readonly categoryId: bigint;
+  /** The pet's fields, as the store was asked to keep them. */
+  readonly pet: NewPet;
   readonly petJson: string;
   readonly claim: IdempotencyClaim | undefined;
 }
@@ -134,7 +136,7 @@ export function parseRecordLine(line: string): ParsedPetRecord | RecordProblem {
   if (line !== PET_RECORD_PREFIX + text + recordSuffix(claim).slice(0, -1)) {
     return problem("is not in the exact form this service writes");
   }
-  return { ok: true, id, status: newPet.status, categoryId, petJson: text, claim };
+  return { ok: true, id, status: newPet.status, categoryId, pet: newPet, petJson: text, claim };
 }
 
 /** Reads the `idempotency` member: undefined when absent, a reason string when malformed. */

@@ -11,23 +11,27 @@
  *      the highest id, so ids the file handed out are never handed out again.
  */
 import { createReadStream } from "node:fs";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { DatabaseConfig } from "../../config/config.ts";
-import { DATA_FILE } from "../jsonl/jsonl_store.ts";
 import { acquireLock } from "../jsonl/lock.ts";
 import { nodeFileLayer } from "../jsonl/file_layer.ts";
-import { type ParsedPetRecord, parseRecordLine } from "../jsonl/record.ts";
+import { parseRecordLine } from "../jsonl/record.ts";
 import { verifyDataFile } from "../jsonl/verify.ts";
 import { connectPool, type Transaction } from "./connect.ts";
 import { describeDatabaseError } from "./database_errors.ts";
-import { insertPets } from "./pet_rows.ts";
+import { insertPets, type PetInsert } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
-import type { NewPet } from "../../schemas/pet.ts";
 
 /** How an import ended; `ok: false` carries a one-line reason. */
 export type ImportResult =
-  | { readonly ok: true; readonly pets: number; readonly keys: number; readonly lastId: number }
+  | {
+    readonly ok: true;
+    /** The data file that was read. */
+    readonly file: string;
+    readonly pets: number;
+    readonly keys: number;
+    readonly lastId: number;
+  }
   | { readonly ok: false; readonly reason: string };
 
 /** Rows per INSERT: large enough to be fast, small enough for one statement's parameters. */
@@ -87,7 +91,7 @@ async function copyRecords(
   let pets = 0;
   let keys = 0;
   let lastId = 0;
-  let batch: ParsedPetRecord[] = [];
+  let batch: PetInsert[] = [];
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   for await (const line of lines) {
     // Only the lines verify counted: a torn last fragment is left out.
@@ -95,35 +99,17 @@ async function copyRecords(
     const record = parseRecordLine(line);
     // verify checked every line moments ago under the lock; a change now means another writer.
     if (!record.ok) throw new Error(`${file} changed during the import: ${record.reason}`);
-    batch.push(record);
+    batch.push({ id: record.id, pet: record.pet, claim: record.claim });
     pets++;
     if (record.claim !== undefined) keys++;
     lastId = record.id;
     if (batch.length === ROWS_PER_INSERT) {
-      await insertRecords(tx, batch);
+      await insertPets(tx, batch);
       batch = [];
     }
   }
   lines.close();
-  if (batch.length > 0) await insertRecords(tx, batch);
+  if (batch.length > 0) await insertPets(tx, batch);
   await tx`UPDATE pet_id_counter SET last_id = GREATEST(last_id, ${lastId})`;
-  return { ok: true, pets, keys, lastId };
-}
-
-function insertRecords(tx: Transaction, records: readonly ParsedPetRecord[]): Promise<void> {
-  return insertPets(
-    tx,
-    records.map((record) => {
-      const { name } = JSON.parse(record.petJson) as { name: string };
-      const pet: NewPet = record.status === undefined
-        ? { name, categoryId: record.categoryId }
-        : { name, categoryId: record.categoryId, status: record.status };
-      return { id: record.id, pet, claim: record.claim };
-    }),
-  );
-}
-
-/** The data file `import` reads. */
-export function importSource(dataDir: string): string {
-  return join(dataDir, DATA_FILE);
+  return { ok: true, file, pets, keys, lastId };
 }

@@ -40,11 +40,12 @@ export interface PostgresStoreOptions {
   readonly onWaiting?: (message: string) => void;
   /** Ends the wait for an unreachable database at start (a SIGTERM while loading). */
   readonly signal?: AbortSignal;
-  /** How often the connection is checked (default 2 s). */
-  readonly probeIntervalMs?: number;
 }
 
 const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 5000];
+
+/** How often the connection is checked, so /readyz notices a lost database with no traffic. */
+const PROBE_INTERVAL_MS = 2000;
 
 /**
  * Connects, applies missing migrations and returns the store. An unreachable database is waited
@@ -84,7 +85,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
     }
   }
-  return new PostgresStore(sql, { onWarning, probeIntervalMs: options.probeIntervalMs ?? 2000 });
+  return new PostgresStore(sql, { onWarning });
 }
 
 /** A PetStore on PostgreSQL; see openPostgresStore. */
@@ -100,14 +101,14 @@ export class PostgresStore implements PetStore {
   /** Use openPostgresStore. */
   constructor(
     sql: Sql,
-    options: { onWarning: (message: string) => void; probeIntervalMs: number },
+    options: { onWarning: (message: string) => void },
   ) {
     this.#sql = sql;
     this.#onWarning = options.onWarning;
     this.#creates = new CreateBatches(sql, { onFailure: (error) => this.#failed(error) });
     // Checked on a timer, not only when a request fails: an idle instance's /readyz must still
     // say when its database is gone. unref: the probe alone never keeps the process alive.
-    this.#probe = setInterval(() => void this.#checkConnection(), options.probeIntervalMs);
+    this.#probe = setInterval(() => void this.#checkConnection(), PROBE_INTERVAL_MS);
     this.#probe.unref();
   }
 
