@@ -28,5 +28,6 @@ Settings (environment variables):
   DATABASE_SSL    disable | prefer | require | verify-full (default: the URL's sslmode)
   DATABASE_SSL_CA_FILE           PEM certificate authorities for verify-full
 
-Exit codes: 0 ok; 1 failure (data directory in use, damaged data file); 2 bad setting or usage.
+Exit codes: 0 ok; 1 failure (data directory in use, damaged data file, database refused or
+missing); 2 bad setting or usage.
 `;
