@@ -79,8 +79,9 @@ export class PetTexts {
   }
 
   /**
-   * Free space of at least `size` bytes at the end of the arena. It stays free (a failed batch
-   * leaves nothing behind) until `commit` takes it.
+   * Free space of at least `size` bytes at the end of the arena. It stays free until `commit`
+   * takes it; the writer takes a batch's bytes as soon as they are encoded, so batches in flight
+   * together never share space (a failed batch's bytes are left unused).
    */
   reserve(size: number): Reservation {
     const arena = this.#arena < 0 ? undefined : this.#segments[this.#arena];
