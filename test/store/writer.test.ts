@@ -19,6 +19,19 @@ function fileIds(dataDir: string): number[] {
   return text.split("\n").filter(Boolean).map((line) => JSON.parse(line).pet.id);
 }
 
+/** Fails instead of hanging when `promise` does not settle within two seconds. */
+async function within(promise: Promise<void>, what: string): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within 2 s`)), 2000);
+  });
+  try {
+    await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe("GroupWriter", () => {
   it("writes 200 concurrent creates in file order with fewer fdatasyncs than creates", async () => {
     const dataDir = join(tempDir(), "data");
@@ -76,6 +89,120 @@ describe("GroupWriter", () => {
     assert.equal(idOf(await creating), 1);
     assert.equal(store.get(1)?.status, "sold");
     await store.close();
+  });
+
+  it("overlaps the next batch's fdatasync with the current one, and answers them in order", async () => {
+    const dataDir = join(tempDir(), "data");
+    const firstSyncEntered = deferred();
+    const releaseFirstSync = deferred();
+    const secondSyncDone = deferred();
+    let syncs = 0;
+    const files = instrumentedFiles({
+      datasync: async () => {
+        if (++syncs === 1) {
+          firstSyncEntered.resolve();
+          await releaseFirstSync.promise;
+        } else {
+          setTimeout(secondSyncDone.resolve, 0);
+        }
+      },
+    });
+    const store = await openJsonlStore({ dataDir, files });
+    const answered: number[] = [];
+    const first = store.create({ name: "First", categoryId: 1n }).then((outcome) => {
+      answered.push(idOf(outcome));
+    });
+    await firstSyncEntered.promise;
+    const second = store.create({ name: "Second", categoryId: 2n, status: "sold" }).then(
+      (outcome) => {
+        answered.push(idOf(outcome));
+      },
+    );
+    await within(secondSyncDone.promise, "the second batch's fdatasync");
+    assert.equal(files.datasyncs, 2, "the second batch synced while the first was syncing");
+    assert.deepEqual(answered, [], "but neither is answered before the first sync returns");
+    assert.equal(store.get(2), undefined, "and the second is not visible to readers");
+    releaseFirstSync.resolve();
+    await Promise.all([first, second]);
+    assert.deepEqual(answered, [1, 2], "answered in id order");
+    assert.equal(store.get(2)?.status, "sold");
+    await store.close();
+    assert.deepEqual(fileIds(dataDir), [1, 2]);
+  });
+
+  it("issues a batch's write only after the previous batch's write returned (no holes)", async () => {
+    const dataDir = join(tempDir(), "data");
+    const firstWriteEntered = deferred();
+    const releaseFirstWrite = deferred();
+    const files = instrumentedFiles({
+      write: async () => {
+        if (files.writes === 1) {
+          firstWriteEntered.resolve();
+          await releaseFirstWrite.promise;
+        }
+      },
+    });
+    const store = await openJsonlStore({ dataDir, files });
+    const first = store.create({ name: "First", categoryId: 1n });
+    await firstWriteEntered.promise;
+    const second = store.create({ name: "Second", categoryId: 2n });
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+    assert.equal(files.writes, 1, "the second batch waits for the first write");
+    releaseFirstWrite.resolve();
+    assert.deepEqual([idOf(await first), idOf(await second)], [1, 2]);
+    assert.equal(files.writes, 2);
+    await store.close();
+    assert.deepEqual(fileIds(dataDir), [1, 2]);
+  });
+
+  it("fails the batch in flight behind a failed one, and cuts the file back before answering", async () => {
+    const dataDir = join(tempDir(), "data");
+    let failFirstSync = false;
+    const firstSyncEntered = deferred();
+    const releaseFirstSync = deferred();
+    const secondSynced = deferred();
+    let syncs = 0;
+    const files = instrumentedFiles({
+      datasync: async () => {
+        if (!failFirstSync) return;
+        if (++syncs === 1) {
+          firstSyncEntered.resolve();
+          await releaseFirstSync.promise;
+          throw errno("EIO", "fdatasync");
+        }
+        setTimeout(secondSynced.resolve, 0);
+      },
+    });
+    const store = await openJsonlStore({ dataDir, files });
+    idOf(await store.create({ name: "Kept", categoryId: 1n }));
+    const before = readFileSync(join(dataDir, "pets.jsonl"), "utf8");
+
+    failFirstSync = true;
+    const path = join(dataDir, "pets.jsonl");
+    const fileWhenAnswered: string[] = [];
+    const answer = (outcome: CreateOutcome) => {
+      fileWhenAnswered.push(readFileSync(path, "utf8"));
+      return outcome;
+    };
+    const first = store.create({ name: "Lost", categoryId: 2n }).then(answer);
+    await firstSyncEntered.promise;
+    const second = store.create({ name: "Behind", categoryId: 3n }).then(answer);
+    await within(secondSynced.promise, "the second batch's fdatasync");
+    assert.ok(readFileSync(path, "utf8").includes("Behind"), "the second batch reached the file");
+    releaseFirstSync.resolve();
+    const outcomes = await Promise.all([first, second]);
+    for (const outcome of outcomes) {
+      assert.equal(outcome.kind, "unavailable");
+      assert.match(outcome.kind === "unavailable" ? outcome.reason : "", /EIO/);
+    }
+    assert.deepEqual(fileWhenAnswered, [before, before], "cut back before either was answered");
+    assert.equal(store.size, 1);
+
+    failFirstSync = false;
+    const id = idOf(await store.create({ name: "Later", categoryId: 4n }));
+    assert.ok(id > 3, `id ${id} skips both failed batches`);
+    await store.close();
+    assert.deepEqual(fileIds(dataDir), [1, id]);
   });
 
   for (const failing of ["write", "datasync"] as const) {
