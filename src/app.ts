@@ -108,6 +108,13 @@ export function createApp(options: AppOptions): App {
   );
   const successorUrl = `${config.publicUrl ?? ""}${config.basePath}/pets`;
   const deprecated = deprecationHeaders(successorUrl);
+  /** The deprecated route's one answer from its sunset on, whatever the method. */
+  const gone = () =>
+    new HttpError(
+      410,
+      "gone",
+      `This endpoint was removed on ${deprecated.sunset}; use GET ${config.basePath}/pets`,
+    );
   const cors = corsPolicyFor(config.corsOrigins);
   const rateLimiter = config.rateLimit > 0
     ? new RateLimiter({ limit: config.rateLimit, clock })
@@ -130,14 +137,18 @@ export function createApp(options: AppOptions): App {
         for (const name in deprecated) headers[name] = deprecated[name];
       }
     }
+    const pastSunset = match?.options.deprecated === true && isPastSunset(clock());
     if (match !== undefined && method === "OPTIONS") {
+      // Keyless like every OPTIONS, but a removed route allows nothing any more: no 204, no Allow.
+      if (pastSunset) throw gone();
       headers.allow = match.allow;
       cors?.preflight(context.request, match.allow, plainHeaderTarget(headers));
       return { status: 204, body: null, headers: {} };
     }
     if (inApi && !isPublic) {
-      context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
+      // Set before the key check so that a 401 is not stored by caches either.
       headers["cache-control"] = "no-store";
+      context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
       // Counted after the key check: only accepted keys get buckets, and 401s cost nothing.
       if (rateLimiter !== undefined) {
         enforceRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(headers));
@@ -147,6 +158,8 @@ export function createApp(options: AppOptions): App {
     if (match === undefined) {
       throw new HttpError(404, "not_found", `No such path: ${path.slice(0, 200)}`);
     }
+    // Before the method check: after the sunset the path answers 410 to every method, not 405.
+    if (pastSunset) throw gone();
     const handler = findHandler(match, method);
     if (handler === undefined) {
       throw new HttpError(
@@ -156,13 +169,6 @@ export function createApp(options: AppOptions): App {
         {
           headers: { allow: match.allow },
         },
-      );
-    }
-    if (match.options.deprecated && isPastSunset(clock())) {
-      throw new HttpError(
-        410,
-        "gone",
-        `This endpoint was removed on ${deprecated.sunset}; use GET ${config.basePath}/pets`,
       );
     }
     context.params = match.params;
@@ -209,8 +215,14 @@ export function createApp(options: AppOptions): App {
     headers["x-request-id"] = requestId;
     headers["x-content-type-options"] = "nosniff";
     cors?.decorate(request.headers.get("origin"), plainHeaderTarget(headers));
-    // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same.
-    const body = request.method === "HEAD" ? null : reply.body;
+    // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same, Content-Length
+    // included (§8.6). Stated here because a runtime given no body would send 0 (Deno, Bun) or
+    // nothing (Node).
+    let body = reply.body;
+    if (request.method === "HEAD" && body !== null) {
+      headers["content-length"] = String(byteLength(body));
+      body = null;
+    }
     const response = new ResponseClass(body, { status: reply.status, headers });
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     // Fields in a fixed order, the key only when one was presented (no spread per request).
@@ -244,6 +256,13 @@ export function createApp(options: AppOptions): App {
       return readiness;
     },
   };
+}
+
+const utf8 = new TextEncoder();
+
+/** The number of bytes `body` is sent as: text goes out as UTF-8. */
+function byteLength(body: string | Uint8Array): number {
+  return typeof body === "string" ? utf8.encode(body).byteLength : body.byteLength;
 }
 
 type MutableContext = { -readonly [K in keyof RequestContext]: RequestContext[K] };

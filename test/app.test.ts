@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { createApp } from "../src/app.ts";
+import { loadConfig } from "../src/config/config.ts";
+import { keyDigest, KeyRing } from "../src/http/auth.ts";
+import { createMemoryLogger } from "../src/log.ts";
 import { KEY, OTHER_KEY, testApp } from "./support/app.ts";
+import { MemoryStore } from "./support/memory_store.ts";
 
 async function errorOf(response: Response) {
   assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
@@ -73,6 +78,28 @@ describe("authentication", () => {
   it("authenticated responses carry Cache-Control: no-store", async () => {
     const { request } = testApp();
     assert.equal((await request("/v1/pets")).headers.get("cache-control"), "no-store");
+  });
+
+  it("every answer on an API path behind the key carries Cache-Control: no-store, 401 included", async () => {
+    const { request } = testApp();
+    // A 401 stored by a shared cache would be served to the next client, key or not.
+    const cases: [string, RequestInit & { key?: string | null }, number][] = [
+      ["/v1/pets", { key: null }, 401],
+      ["/v1/pets", { key: "not-a-key" }, 401],
+      ["/v1/nowhere", { key: null }, 401],
+      ["/v1/pets", { method: "POST", body: rex }, 201],
+      ["/v1/nowhere", {}, 404],
+      ["/v1/pets", { method: "DELETE" }, 405],
+      ["/v1/pets?limit=0", {}, 400],
+    ];
+    for (const [path, init, status] of cases) {
+      const response = await request(path, init);
+      const label = `${init.method ?? "GET"} ${path} (key ${
+        init.key === undefined ? "ok" : "bad"
+      })`;
+      assert.equal(response.status, status, label);
+      assert.equal(response.headers.get("cache-control"), "no-store", label);
+    }
   });
 });
 
@@ -163,6 +190,25 @@ describe("POST /v1/pets", () => {
       assert.ok(
         error.details.some((detail: { path: string }) => detail.path === `/${field}`),
         body,
+      );
+    }
+    assert.equal(store.pets.length, 0);
+  });
+
+  it("refuses names with U+007F or U+009F, the ends of the C1 range, as validation_failed on /name", async () => {
+    const { request, store } = testApp();
+    for (const name of ["a\u007fb", "\u007f", "a\u009fb", "\u009f"]) {
+      const response = await request("/v1/pets", {
+        method: "POST",
+        body: JSON.stringify({ name, categoryId: 1 }),
+      });
+      const label = JSON.stringify(name);
+      assert.equal(response.status, 400, label);
+      const error = await errorOf(response);
+      assert.equal(error.code, "validation_failed", label);
+      assert.ok(
+        error.details.some((detail: { path: string }) => detail.path === "/name"),
+        label,
       );
     }
     assert.equal(store.pets.length, 0);
@@ -316,6 +362,19 @@ describe("Idempotency-Key", () => {
     assert.equal((await errorOf(second)).code, "idempotency_key_in_flight");
     open();
     assert.equal((await first).status, 201);
+  });
+
+  it("a key of exactly 255 visible ASCII characters is accepted and replayed", async () => {
+    const { request, store } = testApp();
+    const visible = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i))
+      .join("");
+    const key = visible.repeat(3).slice(0, 255);
+    assert.equal(key.length, 255);
+    assert.equal((await post(request, rex, key)).status, 201);
+    const again = await post(request, rex, key);
+    assert.equal(again.status, 201);
+    assert.equal(again.headers.get("idempotent-replayed"), "true");
+    assert.equal(store.pets.length, 1);
   });
 
   it("a malformed key is 400 validation_failed naming the header", async () => {
@@ -502,6 +561,19 @@ describe("GET /v1/pets/{petId} (deprecated)", () => {
     }
   });
 
+  it("carries the deprecation headers on OPTIONS and HEAD too", async () => {
+    const { request } = testApp();
+    await request("/v1/pets", { method: "POST", body: rex });
+    const options = await request("/v1/pets/1", { method: "OPTIONS", key: null });
+    assert.equal(options.status, 204);
+    assertDeprecated(options);
+    for (const path of ["/v1/pets/1", "/v1/pets/99"]) {
+      const head = await request(path, { method: "HEAD" });
+      assert.equal(head.status, path === "/v1/pets/1" ? 200 : 404, path);
+      assertDeprecated(head);
+    }
+  });
+
   it("returns 400 invalid_path for ids that are not int64 from 1, 404 for unknown ones", async () => {
     const { request } = testApp();
     for (const id of ["0", "-1", "abc", "1.5", "01", "9223372036854775808", "1e3", "%201"]) {
@@ -526,6 +598,39 @@ describe("GET /v1/pets/{petId} (deprecated)", () => {
     const before = testApp({ clock: () => Date.parse(SUNSET) - 1 });
     await before.request("/v1/pets", { method: "POST", body: rex });
     assert.equal((await before.request("/v1/pets/1")).status, 200);
+  });
+
+  it("answers 410 gone to every method from the sunset on, OPTIONS without a key", async () => {
+    const { request } = testApp({ clock: () => Date.parse(SUNSET) });
+    await request("/v1/pets", { method: "POST", body: rex });
+    const cases: [RequestInit & { key?: string | null }, string][] = [
+      [{ method: "OPTIONS", key: null }, "OPTIONS without a key"],
+      [{ method: "OPTIONS" }, "OPTIONS"],
+      [{ method: "HEAD" }, "HEAD"],
+      [{ method: "DELETE" }, "DELETE"],
+      [{ method: "POST", body: rex }, "POST"],
+    ];
+    for (const [init, label] of cases) {
+      const response = await request("/v1/pets/1", init);
+      assert.equal(response.status, 410, label);
+      assert.equal(response.headers.get("allow"), null, label);
+      assertDeprecated(response);
+      if (init.method !== "HEAD") assert.equal((await errorOf(response)).code, "gone", label);
+    }
+    // The key is still checked first for everything but OPTIONS.
+    for (const method of ["GET", "HEAD", "DELETE"]) {
+      const response = await request("/v1/pets/1", { method, key: null });
+      assert.equal(response.status, 401, method);
+      assertDeprecated(response);
+    }
+    assert.equal((await request("/v1/pets", { method: "OPTIONS", key: null })).status, 204);
+  });
+
+  it("answers OPTIONS with 204 until the sunset instant", async () => {
+    const { request } = testApp({ clock: () => Date.parse(SUNSET) - 1 });
+    const response = await request("/v1/pets/1", { method: "OPTIONS", key: null });
+    assert.equal(response.status, 204);
+    assert.equal(response.headers.get("allow"), "GET, HEAD, OPTIONS");
   });
 });
 
@@ -576,6 +681,32 @@ describe("paths, methods, HEAD and OPTIONS", () => {
     assert.equal((await request("/v1/pets", { method: "HEAD", key: null })).status, 401);
   });
 
+  it("HEAD states the Content-Length GET sends, in bytes, for 200s and errors alike", async () => {
+    const { request } = testApp();
+    // Multi-byte characters: the length is of the UTF-8 bytes, not of the string.
+    await request("/v1/pets", {
+      method: "POST",
+      body: JSON.stringify({ name: "Rëx 😀 名前", categoryId: 1 }),
+    });
+    for (
+      const [path, key] of [
+        ["/v1/pets", KEY],
+        ["/v1/pets/1", KEY],
+        ["/v1/pets/99", KEY],
+        ["/v1/pets", null],
+        ["/healthz", null],
+        ["/v1/openapi.json", null],
+      ] as const
+    ) {
+      const get = await request(path, { key });
+      const bytes = (await get.arrayBuffer()).byteLength;
+      const head = await request(path, { method: "HEAD", key });
+      assert.equal(head.status, get.status, path);
+      assert.equal(head.headers.get("content-length"), String(bytes), path);
+      assert.equal(await head.text(), "", path);
+    }
+  });
+
   it("OPTIONS on a known path needs no key and answers 204 with Allow", async () => {
     const { request } = testApp();
     const response = await request("/v1/pets", { method: "OPTIONS", key: null });
@@ -600,6 +731,22 @@ describe("operations", () => {
     assert.equal(health.status, 200);
     assert.deepEqual(await health.json(), { status: "ok" });
     assert.equal((await request("/readyz", { key: null })).status, 200);
+  });
+
+  it("/readyz is 503 while the store is loading and 200 once it is ready", async () => {
+    const config = loadConfig({ API_KEYS: KEY });
+    const keys = new KeyRing([keyDigest(KEY)]);
+    const app = createApp({ config, keys, log: createMemoryLogger() });
+    const readyz = () => app.fetch(new Request("http://localhost/readyz"));
+    const loading = await readyz();
+    assert.equal(loading.status, 503);
+    assert.equal((await errorOf(loading)).code, "unavailable");
+    const pets = await app.fetch(
+      new Request("http://localhost/v1/pets", { headers: { authorization: `Bearer ${KEY}` } }),
+    );
+    assert.equal(pets.status, 503, "API requests wait for the store too");
+    app.ready(new MemoryStore());
+    assert.equal((await readyz()).status, 200);
   });
 
   it("/readyz is 503 while draining, and API requests are refused with 503", async () => {
@@ -644,6 +791,48 @@ describe("operations", () => {
     const generated = (await request("/healthz", { headers: { "x-request-id": "bad id!" } }))
       .headers.get("x-request-id");
     assert.match(generated ?? "", /^[0-9a-f-]{36}$/);
+  });
+
+  it("echoes an X-Request-Id of exactly 200 characters and replaces one of 201", async () => {
+    const { request } = testApp();
+    const longest = "A.b_9:=-".repeat(25);
+    assert.equal(longest.length, 200);
+    const echoed = await request("/healthz", { headers: { "x-request-id": longest } });
+    assert.equal(echoed.headers.get("x-request-id"), longest);
+    const tooLong = await request("/healthz", { headers: { "x-request-id": `${longest}x` } });
+    assert.match(tooLong.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
+  });
+
+  it("exposes every header SPEC.md lists to browser code when CORS_ORIGINS is set", async () => {
+    const origin = "https://app.example.com";
+    const { request } = testApp({ env: { CORS_ORIGINS: origin, RATE_LIMIT: "60" } });
+    const response = await request("/v1/pets", { headers: { origin } });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("access-control-allow-origin"), origin);
+    const exposed = (response.headers.get("access-control-expose-headers") ?? "")
+      .split(",").map((name) => name.trim().toLowerCase());
+    // Written out, not imported: this is the list the contract promises browser code.
+    for (
+      const name of [
+        "Link",
+        "Location",
+        "Deprecation",
+        "Sunset",
+        "Retry-After",
+        "X-Request-Id",
+        "Idempotent-Replayed",
+        "RateLimit",
+        "RateLimit-Policy",
+      ]
+    ) {
+      assert.ok(exposed.includes(name.toLowerCase()), `${name} in ${exposed.join(", ")}`);
+    }
+    // The rate-limit headers this response really carries are among them.
+    const rateLimitHeaders = [...response.headers.keys()].filter((name) =>
+      name.startsWith("ratelimit")
+    );
+    assert.equal(rateLimitHeaders.length, 2, rateLimitHeaders.join(", "));
+    for (const name of rateLimitHeaders) assert.ok(exposed.includes(name), name);
   });
 
   it("logs one JSON line per request without keys or bodies", async () => {

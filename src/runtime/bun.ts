@@ -24,9 +24,12 @@ export const bunRuntime: RuntimeAdapter = {
     const server = Bun.serve({
       port: options.port,
       hostname: options.host,
-      // Bun answers bodies over its own limit with an empty 413 before the app sees them; keep
-      // its limit far above ours so every over-size body gets the contract's Error JSON.
-      maxRequestBodySize: Math.max(options.maxBodyBytes * 16, 64 * 1024 * 1024),
+      // Bun answers a body over its own limit with a bare 413 before the app sees the request,
+      // even one without a key (which must get 401). Infinity is its "no limit" (it saturates to
+      // the largest int64). Memory stays bounded all the same: the app stops reading at
+      // MAX_BODY_BYTES, and Bun discards the unread rest of a body instead of buffering it
+      // (200 MB streamed at a 401 or a 413: RSS grew by about 2 MiB).
+      maxRequestBodySize: Number.POSITIVE_INFINITY,
       fetch: options.fetch,
       error: () => new Response(null, { status: 500 }),
     });

@@ -4,8 +4,10 @@
  * file, and PostgreSQL (`DATABASE_URL`) when a test cluster is there (test/support/postgres.ts).
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
@@ -32,6 +34,60 @@ function api(
     headers.set("content-type", "application/json");
   }
   return fetch(`${service.url}${path}`, { ...init, headers });
+}
+
+/** A response read off a raw socket: status, lower-case headers and the body text. */
+interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/**
+ * Sends `head` (a request line and headers, no body) on a fresh connection and reads one
+ * response, framed by its Content-Length; the socket is closed after it.
+ */
+function rawExchange(port: number, head: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let data = Buffer.alloc(0);
+    const timer = setTimeout(
+      () => fail(new Error(`no response to: ${head.split("\r\n")[0]}`)),
+      10_000,
+    );
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(error);
+    };
+    const parse = (): RawResponse | undefined => {
+      const end = data.indexOf("\r\n\r\n");
+      if (end === -1) return undefined;
+      const [statusLine, ...lines] = data.subarray(0, end).toString("latin1").split("\r\n");
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(":");
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      const body = data.subarray(end + 4);
+      const length = Number(headers["content-length"]);
+      // Every JSON answer here has a Content-Length; one without would wait for the close.
+      if (Number.isNaN(length) || body.byteLength < length) return undefined;
+      const status = Number(statusLine.split(" ")[1]);
+      return { status, headers, body: body.subarray(0, length).toString("utf8") };
+    };
+    socket.on("data", (chunk) => {
+      data = Buffer.concat([data, chunk]);
+      const response = parse();
+      if (response === undefined) return;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(response);
+    });
+    socket.on("error", fail);
+    socket.on("close", () => fail(new Error(`closed before a whole response: ${data}`)));
+    socket.write(head);
+  });
 }
 
 for (const backend of backends) {
@@ -110,6 +166,47 @@ function httpSuite(backend: Backend) {
     });
     assert.equal(huge.status, 413);
     assert.equal((await huge.json()).code, "payload_too_large");
+  });
+
+  it("answers a POST announcing a 100 MB body with JSON 401 without a key and JSON 413 with one", async () => {
+    // Only the head is sent: the answer must come from the app, before any body, and never be
+    // the runtime's own bare 413 (Bun's body limit once sat below 100 MB).
+    const head = (authorization: string) =>
+      `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\n${authorization}` +
+      "Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n";
+    const cases: [string, number, string][] = [
+      ["", 401, "unauthorized"],
+      [`Authorization: Bearer ${KEY}\r\n`, 413, "payload_too_large"],
+    ];
+    for (const [authorization, status, code] of cases) {
+      const response = await rawExchange(service.port, head(authorization));
+      assert.equal(response.status, status, code);
+      assert.match(response.headers["content-type"] ?? "", /^application\/json/, code);
+      const error = JSON.parse(response.body);
+      assert.equal(error.code, code);
+      assert.equal(error.status, status);
+    }
+  });
+
+  it("answers HEAD with the Content-Length GET sends, for a list page and the deprecated GET", async () => {
+    // RFC 9110 §8.6: a HEAD's Content-Length, when sent, is the GET's; 0 would be a lie.
+    const created = await api(service, "/v1/pets", {
+      method: "POST",
+      body: JSON.stringify({ name: "Längë 😀", categoryId: 9007199254740993 }),
+    });
+    assert.equal(created.status, 201);
+    const { id } = await created.json();
+    for (const path of ["/v1/pets?limit=3", `/v1/pets/${id}`]) {
+      const get = await api(service, path);
+      assert.equal(get.status, 200, path);
+      const length = (await get.arrayBuffer()).byteLength;
+      assert.ok(length > 2, path);
+      assert.equal(get.headers.get("content-length"), String(length), path);
+      const head = await api(service, path, { method: "HEAD" });
+      assert.equal(head.status, 200, path);
+      assert.equal(head.headers.get("content-length"), String(length), path);
+      assert.equal(await head.text(), "", path);
+    }
   });
 
   it("answers HEAD without a body and OPTIONS with Allow", async () => {
@@ -265,6 +362,29 @@ describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
       assert.ok(second.stderr.includes(dir.path), second.stderr);
       assert.equal(second.stderr.trim().split("\n").length, 1, "one line");
       assert.equal(await first.stop(), 0);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("exits 1 with a one-line message naming the line when a line before the last is damaged", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const line = (id: number) =>
+        `${
+          JSON.stringify({ type: "pet", v: 1, pet: { id, name: `Pet ${id}`, categoryId: id } })
+        }\n`;
+      const content = line(1) + line(2) + '{"type":"pet","v":1,"pet":{"id":3\n' + line(4);
+      const dataDir = join(dir.path, "data");
+      mkdirSync(dataDir);
+      writeFileSync(join(dataDir, "pets.jsonl"), content);
+      const result = await runService([], {
+        env: { API_KEYS: KEY, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir },
+      });
+      assert.equal(result.code, 1, result.stdout + result.stderr);
+      assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+      assert.match(result.stderr, /\bline 3\b/);
+      assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), content, "nothing cut");
     } finally {
       dir.remove();
     }
