@@ -1,13 +1,29 @@
-/** `healthcheck`: exit 0 when `GET /healthz` on PORT answers 200 — for images with no curl. */
+/**
+ * `healthcheck`: exit 0 when `GET /healthz` on PORT (and HOST, when it names one address)
+ * answers 200 — for images with no curl.
+ */
 import process from "node:process";
 import { commandConfig } from "./command_config.ts";
 
+/** HOST values that mean "every interface": the service is reached on loopback there. */
+const WILDCARD_HOSTS: ReadonlySet<string> = new Set(["0.0.0.0", "::", ""]);
+
+/**
+ * The `host:port` the probe calls: HOST itself when it names one address (a service bound to
+ * 10.0.0.5 does not answer on 127.0.0.1), an IPv6 literal in brackets; 127.0.0.1 for a wildcard.
+ */
+export function probeAuthority(host: string, port: number): string {
+  if (WILDCARD_HOSTS.has(host)) return `127.0.0.1:${port}`;
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 /** Probes the local service; 0 healthy, 1 not. */
 export async function runHealthcheck(): Promise<number> {
-  const port = commandConfig("check health")?.port;
-  if (port === undefined) return 2;
+  const config = commandConfig("check health");
+  if (config === undefined) return 2;
+  const authority = probeAuthority(config.host, config.port);
   try {
-    const response = await fetch(`http://127.0.0.1:${port}/healthz`, {
+    const response = await fetch(`http://${authority}/healthz`, {
       signal: AbortSignal.timeout(3000),
     });
     await response.body?.cancel();
@@ -15,7 +31,7 @@ export async function runHealthcheck(): Promise<number> {
     process.stderr.write(`Unhealthy: GET /healthz answered ${response.status}\n`);
   } catch (error) {
     process.stderr.write(
-      `Unhealthy: GET /healthz on port ${port} failed: ${(error as Error).message}\n`,
+      `Unhealthy: GET /healthz on ${authority} failed: ${(error as Error).message}\n`,
     );
   }
   return 1;

@@ -83,11 +83,13 @@ describe(`operator commands on ${runtime}`, TIMEOUT, () => {
     assert.equal(readFileSync(join(path, "pets.jsonl"), "utf8"), content);
   });
 
-  it("healthcheck exits 1 when nothing listens on PORT", async () => {
+  it("healthcheck exits 1 when nothing listens on PORT, naming the address it called", async () => {
     const port = await freePort();
-    const result = await runService(["healthcheck"], { env: { PORT: String(port) } });
+    const result = await runService(["healthcheck"], {
+      env: { PORT: String(port), HOST: "127.0.0.1" },
+    });
     assert.equal(result.code, 1);
-    assert.match(result.stderr, new RegExp(`^Unhealthy: .*${port}`));
+    assert.match(result.stderr, new RegExp(`^Unhealthy: .*127\\.0\\.0\\.1:${port}`));
   });
 
   it("healthcheck exits 2 for a bad PORT", async () => {
@@ -108,9 +110,13 @@ describe(`operator commands on ${runtime}`, TIMEOUT, () => {
       await service?.stop();
     });
 
-    it("healthcheck exits 0 against the service on its PORT", async () => {
-      const result = await runService(["healthcheck"], { env: { PORT: String(service.port) } });
-      assert.equal(result.code, 0, result.stderr);
+    it("healthcheck exits 0 against the service on its PORT, with HOST its address or a wildcard", async () => {
+      for (const host of ["127.0.0.1", "0.0.0.0", "::"]) {
+        const result = await runService(["healthcheck"], {
+          env: { PORT: String(service.port), HOST: host },
+        });
+        assert.equal(result.code, 0, `${host}: ${result.stderr}`);
+      }
     });
   });
 

@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import process from "node:process";
+import { describe, it } from "node:test";
+import { probeAuthority, runHealthcheck } from "../../src/commands/healthcheck.ts";
+
+/**
+ * Runs `runHealthcheck()` with HOST and PORT set and `fetch` replaced, so no socket is opened;
+ * returns the exit code and the URL it called.
+ */
+async function probe(host: string | undefined): Promise<{ code: number; url: string }> {
+  const saved = { HOST: process.env.HOST, PORT: process.env.PORT, fetch: globalThis.fetch };
+  const called: string[] = [];
+  try {
+    if (host === undefined) delete process.env.HOST;
+    else process.env.HOST = host;
+    process.env.PORT = "8080";
+    globalThis.fetch = (input: RequestInfo | URL) => {
+      called.push(String(input));
+      return Promise.resolve(new Response('{"status":"ok"}'));
+    };
+    const code = await runHealthcheck();
+    return { code, url: called.join(" ") };
+  } finally {
+    globalThis.fetch = saved.fetch;
+    for (const name of ["HOST", "PORT"] as const) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+  }
+}
+
+describe("healthcheck", () => {
+  it("runHealthcheck() calls the address HOST names, not 127.0.0.1", async () => {
+    // A service bound to one address does not answer on loopback: probing 127.0.0.1 would
+    // report it dead (or report another process on that port alive).
+    assert.deepEqual(await probe("10.0.0.5"), { code: 0, url: "http://10.0.0.5:8080/healthz" });
+    assert.deepEqual(await probe("::1"), { code: 0, url: "http://[::1]:8080/healthz" });
+    assert.deepEqual(await probe("pets.internal"), {
+      code: 0,
+      url: "http://pets.internal:8080/healthz",
+    });
+  });
+
+  it("runHealthcheck() calls 127.0.0.1 when HOST is a wildcard or unset", async () => {
+    for (const host of ["0.0.0.0", "::", undefined]) {
+      assert.deepEqual(
+        await probe(host),
+        { code: 0, url: "http://127.0.0.1:8080/healthz" },
+        String(host),
+      );
+    }
+  });
+
+  it("probeAuthority() brackets IPv6 literals and keeps other hosts as they are", () => {
+    assert.equal(probeAuthority("fd00::5", 80), "[fd00::5]:80");
+    assert.equal(probeAuthority("192.0.2.7", 80), "192.0.2.7:80");
+    assert.equal(probeAuthority("", 80), "127.0.0.1:80");
+  });
+});
