@@ -377,6 +377,15 @@ function report(options: Options, runs: Map<string, Measured[]>): void {
     const list = runs.get(id);
     return list === undefined ? undefined : median(list.map((run) => run.p99Us / 1000));
   };
+  // Requests per second of server CPU time: on a VM whose neighbours take the core away, req/s
+  // of one build swing by up to 2× between runs, while the CPU a request costs stays within a
+  // few per cent, so ratios of this figure compare the servers' own work more steadily.
+  const perCpuSecondOf = (id: string) => {
+    const list = runs.get(id);
+    return list === undefined
+      ? undefined
+      : median(list.map((run) => rate(run) / Math.max(run.serverCpu / 100, 0.01)));
+  };
   console.log(`\n${machineLine(options)}; ${new Date().toISOString()}\n`);
   const rows: string[][] = [];
   for (const runtime of options.runtimes) {
@@ -406,6 +415,7 @@ function report(options: Options, runs: Map<string, Measured[]>): void {
           p99Of(key(runtime, kind, endpoint))!.toFixed(2),
           String(failures),
           median(list.map((run) => run.serverCpu)).toFixed(0),
+          perCpuSecondOf(key(runtime, kind, endpoint))!.toFixed(0),
           busy >= QUIET_BELOW_PERCENT ? `${busy.toFixed(0)}% !` : `${busy.toFixed(0)}%`,
         ]);
       }
@@ -421,12 +431,14 @@ function report(options: Options, runs: Map<string, Measured[]>): void {
       "p99 ms",
       "errors",
       "server cpu %",
+      "req per cpu-s",
       "max busy before",
     ],
     rows,
   );
   console.log(
     `\n"server cpu %": share of core 0 our server used (about 100 when it is the bottleneck); ` +
+      `"req per cpu-s": requests per second of the server's CPU time (user + system); ` +
       `"max busy before": the machine's load from other processes before a run ("!" when over ` +
       `${QUIET_BELOW_PERCENT}%: those figures are skewed).`,
   );
@@ -449,6 +461,7 @@ function report(options: Options, runs: Map<string, Measured[]>): void {
     for (const endpoint of ["list", "get", "deep"] as Endpoint[]) {
       const ours = rateOf(key(runtime, "ours", endpoint));
       if (ours === undefined) continue;
+      const oursPerCpu = perCpuSecondOf(key(runtime, "ours", endpoint));
       ratioRows.push([
         runtime,
         ENDPOINT_NAMES[endpoint],
@@ -456,6 +469,8 @@ function report(options: Options, runs: Map<string, Measured[]>): void {
         ratio(ours, rateOf(key(runtime, "hono", endpoint))),
         peer === undefined ? "—" : `${ratio(ours, rateOf(key(runtime, peer, endpoint)))} (${peer})`,
         ratio(p99Of(key(runtime, "ours", endpoint)), ceilingP99),
+        ratio(oursPerCpu, perCpuSecondOf(key(runtime, "ceiling", "list"))),
+        ratio(oursPerCpu, perCpuSecondOf(key(runtime, "hono", endpoint))),
       ]);
     }
   }
@@ -466,6 +481,8 @@ function report(options: Options, runs: Map<string, Measured[]>): void {
     "ours/Hono",
     "ours/Elysia|Fastify",
     "p99 ours/ceiling",
+    "per cpu-s: ours/ceiling",
+    "ours/Hono",
   ], ratioRows);
 
   if (options.post) {
