@@ -39,8 +39,12 @@ function checksum(payload: string): string {
   return hex8(a) + hex8(b);
 }
 
+/** Two hex digits per byte value: `toString(16).padStart` showed in every list profile. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
 function hex8(value: number): string {
-  return (value >>> 0).toString(16).padStart(8, "0");
+  return HEX_BYTES[value >>> 24] + HEX_BYTES[(value >>> 16) & 0xff] +
+    HEX_BYTES[(value >>> 8) & 0xff] + HEX_BYTES[value & 0xff];
 }
 
 function payloadOf(position: CursorPosition): string {

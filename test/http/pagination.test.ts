@@ -61,6 +61,12 @@ describe("cursors", () => {
     }
   });
 
+  it("keeps accepting the cursors it issued before (clients walking across an upgrade)", () => {
+    // Issued by the service of 2026-11-23 (36c67bd) for `GET /v1/pets?limit=2` after pet 2.
+    assert.equal(encodeCursor({ afterId: 2, status: undefined }), "Mi4.c72a7fc7a9730915");
+    assert.deepEqual(decodeCursor("Mi4.c72a7fc7a9730915"), { afterId: 2, status: undefined });
+  });
+
   it("different positions get different checksums", () => {
     const seen = new Set<string>();
     for (let afterId = 0; afterId < 5000; afterId++) {
