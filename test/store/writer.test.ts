@@ -264,6 +264,39 @@ describe("GroupWriter", () => {
     });
   }
 
+  it("close() waits for the cut-back after a failed batch before closing the file", async () => {
+    const dataDir = join(tempDir(), "data");
+    let fail = false;
+    const truncateEntered = deferred();
+    const releaseTruncate = deferred();
+    const files = instrumentedFiles({
+      datasync: () => {
+        if (fail) throw errno("EIO", "fdatasync");
+      },
+      truncate: async () => {
+        if (!fail) return;
+        truncateEntered.resolve();
+        await releaseTruncate.promise;
+      },
+    });
+    const store = await openJsonlStore({ dataDir, files });
+    idOf(await store.create({ name: "Kept", categoryId: 1n }));
+    const before = readFileSync(join(dataDir, "pets.jsonl"), "utf8");
+    fail = true;
+    const lost = store.create({ name: "Lost", categoryId: 2n });
+    await within(truncateEntered.promise, "the cut-back");
+    let closed = false;
+    const closing = store.close().then(() => {
+      closed = true;
+    });
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+    assert.equal(closed, false, "close() waits for the truncate");
+    releaseTruncate.resolve();
+    assert.equal((await lost).kind, "unavailable");
+    await closing;
+    assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), before);
+  });
+
   it("retries a failed truncate before the next write, so no fragment stays in the file", async () => {
     const dataDir = join(tempDir(), "data");
     let failWrite = false;

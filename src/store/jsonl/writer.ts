@@ -137,7 +137,9 @@ export class GroupWriter {
   }
 
   #isIdle(): boolean {
-    return this.#queue.length === 0 && this.#inFlight === 0;
+    // A failure is cleared only once the file has been cut back: `close()` must not close the
+    // file under that truncate.
+    return this.#queue.length === 0 && this.#inFlight === 0 && this.#failure === undefined;
   }
 
   /** Starts batches while there are creates and room in the pipeline. */
@@ -163,8 +165,16 @@ export class GroupWriter {
   }
 
   #start(entries: PendingCreate[]): void {
+    let batch: EncodedBatch;
+    try {
+      batch = this.#encode(entries);
+    } catch (error) {
+      // A bug, not an I/O failure: nothing reached the file; the callers must not be left waiting.
+      this.#state.onWarning(`Store writer failed: ${errorCode(error)}`);
+      this.#answerUnavailable(entries, "internal store error");
+      return;
+    }
     this.#inFlight++;
-    const batch = this.#encode(entries);
     const previous = this.#last;
     let failure: string | undefined;
     const written = (async () => {
@@ -180,7 +190,7 @@ export class GroupWriter {
       } catch (error) {
         // I/O failures are answered inside; this is a bug, and must not leave callers waiting.
         this.#state.onWarning(`Store writer failed: ${errorCode(error)}`);
-        this.#answerUnavailable(batch, "internal store error");
+        this.#answerUnavailable(batch.entries, "internal store error");
       }
     })();
     this.#last = { written, settled };
@@ -300,8 +310,8 @@ export class GroupWriter {
     });
   }
 
-  #answerUnavailable(batch: EncodedBatch, reason: string): void {
-    for (const entry of batch.entries) {
+  #answerUnavailable(entries: PendingCreate[], reason: string): void {
+    for (const entry of entries) {
       if (entry.claim !== undefined) this.#state.keys.release(entry.claim);
       entry.resolve({ kind: "unavailable", reason });
     }
@@ -326,7 +336,7 @@ export class GroupWriter {
       );
     }
     this.#failure = undefined;
-    for (const batch of this.#failed.splice(0)) this.#answerUnavailable(batch, reason);
+    for (const batch of this.#failed.splice(0)) this.#answerUnavailable(batch.entries, reason);
   }
 }
 
