@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import process from "node:process";
 import { NodeRequest } from "./node/node_request.ts";
 import { NodeResponse } from "./node/node_response.ts";
+import { discardUnreadBody } from "./node/unread_body.ts";
 import { writeResponse } from "./node/write_response.ts";
 import type { ResponseConstructor } from "../http/responses.ts";
 import type { RuntimeAdapter, ServeOptions } from "./server.ts";
@@ -62,13 +63,14 @@ async function handle(
   } catch {
     response = new Response(null, { status: 500 });
   }
-  if (!incoming.complete) {
-    // The handler answered without reading the whole body (413, 401, ...): the rest of it is
-    // never read, so this connection cannot carry another request.
-    // With keep-alive off, node sends `Connection: close` and closes the socket after this.
-    outgoing.shouldKeepAlive = false;
-  }
-  await writeResponse(response, outgoing);
+  if (incoming.complete) return writeResponse(response, outgoing);
+  // The handler answered without reading the whole body (401, 413, ...), so this connection
+  // cannot carry another request: with keep-alive off, node sends `Connection: close` and closes
+  // the socket once the response has ended. The answer goes out now, but its end waits until the
+  // rest of the body has been read and dropped (within bounds): closing with data still arriving
+  // would reset the connection, and the client could lose the answer (see ./node/unread_body.ts).
+  outgoing.shouldKeepAlive = false;
+  await writeResponse(response, outgoing, { endAfter: discardUnreadBody(incoming) });
 }
 
 export const nodeRuntime: RuntimeAdapter = {

@@ -151,16 +151,17 @@ function bodyStream(incoming: IncomingMessage): ReadableStream<Uint8Array> {
   let chunks: AsyncIterator<Uint8Array> | undefined;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      chunks ??= incoming[Symbol.asyncIterator]();
+      // `destroyOnReturn: false`: a cancel leaves `incoming` readable (see `cancel`).
+      chunks ??= incoming.iterator({ destroyOnReturn: false });
       const next = await chunks.next();
       if (next.done) controller.close();
       else controller.enqueue(next.value);
     },
     async cancel() {
-      // The 413 path: ending the iterator destroys `incoming` as `Readable.toWeb` does, with the
-      // socket detached first, so the rest of the body is never read yet the 413 can still be
-      // written (the adapter then closes the connection, since the body was not read to its end).
-      // `incoming.destroy()` here would destroy the socket and lose the response.
+      // The 413 path: the app stops reading. Ending the iterator only detaches it; `incoming`
+      // stays open so that the adapter can drop the rest of the body after the answer instead of
+      // closing a connection with unread data on it (see ./unread_body.ts). Destroying it here
+      // would stop the socket being read, and destroying the socket would lose the answer.
       await chunks?.return?.();
     },
   }, { highWaterMark: 0 });

@@ -1,0 +1,53 @@
+/**
+ * What happens to the part of a request body the app did not read (it answered 401 or 413
+ * early). Node closes such a connection as soon as the answer has been written, and closing a
+ * socket while request data is still arriving makes the kernel send a reset, which can reach the
+ * client before it has read the answer: the client then sees a reset connection, not the answer
+ * (RFC 9112 §9.6). So the close waits, as nginx's lingering close does: the rest of the body is
+ * read and dropped, and the connection closes as soon as the body has all arrived or the client
+ * has gone, and at the latest `LINGER_MS` after the answer. Past `DISCARD_MAX_BYTES` reading
+ * stops (the client is held by TCP flow control) so a fast client costs no CPU for the remaining
+ * time. Nothing is kept in memory, and a client streaming without end, with a key or without,
+ * holds the connection for at most `LINGER_MS`.
+ */
+import type { IncomingMessage } from "node:http";
+
+/** At most this much of an unread body is read and dropped (a fast client sends it in ms). */
+const DISCARD_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * The connection closes at the latest this long after the answer: time for a client that is
+ * still sending to have read it. Only then can a reset (from the data left unread) lose nothing.
+ */
+const LINGER_MS = 2_000;
+
+/**
+ * Reads and drops what is left of `incoming`'s body; resolves once it has all arrived, the
+ * client went away (noticed only while reading), or `LINGER_MS` have passed. Never rejects.
+ */
+export function discardUnreadBody(incoming: IncomingMessage): Promise<void> {
+  if (incoming.complete || incoming.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let discarded = 0;
+    const onData = (chunk: Uint8Array) => {
+      discarded += chunk.byteLength;
+      if (discarded <= DISCARD_MAX_BYTES) return;
+      // Enough: stop reading, but do not close before the client has had time to read the
+      // answer (closing now would reset the connection with the client's data still arriving).
+      incoming.off("data", onData);
+      incoming.pause();
+    };
+    const done = () => {
+      clearTimeout(timer);
+      incoming.off("data", onData);
+      incoming.off("end", done);
+      incoming.off("close", done);
+      resolve();
+    };
+    const timer = setTimeout(done, LINGER_MS);
+    incoming.on("data", onData);
+    incoming.on("end", done);
+    // A client that goes away (or a server timeout) destroys `incoming`, which then closes.
+    incoming.on("close", done);
+    incoming.resume();
+  });
+}
