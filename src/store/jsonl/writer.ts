@@ -5,9 +5,10 @@
  * be lost.
  *
  * Pipelining: up to MAX_BATCHES_IN_FLIGHT batches are in flight at once. An fdatasync is mostly
- * waiting for the device (about 1 ms on a loaded VM disk), and a second one issued meanwhile
- * overlaps it: two concurrent write+fdatasync loops on one file did 3,200 syncs/s here against
- * 2,100 for one. Three rules keep this as safe as one batch at a time:
+ * waiting for the device (0.5–1 ms on this VM's disk), and a second one issued meanwhile overlaps
+ * it: `scripts/bench_fsync.mjs` measured 1,600 syncs/s for one write+fdatasync loop on a file and
+ * 2,400 for two on Node (Deno runs one file handle's operations one at a time, so it gains less).
+ * Three rules keep this as safe as one batch at a time:
  * - writes are issued one after another, in file order, each after the previous one returned, so
  *   the file never has a hole, whatever a crash interrupts;
  * - a batch is published (index, answers) only after its own fdatasync returned and after every

@@ -1,0 +1,60 @@
+/**
+ * How fast this machine's disk makes a small append durable, and whether two fdatasyncs in flight
+ * at once overlap: the two facts behind the store writer's pipelined group commit
+ * (src/store/jsonl/writer.ts). Each loop writes 3,000 bytes at the end of a scratch file and
+ * fdatasyncs it, through node:fs/promises as the store does. Prints figures; asserts nothing.
+ *
+ *   node scripts/bench_fsync.mjs [directory] [seconds]          # default: the system temp dir, 3 s
+ *   node_modules/.bin/deno run -A scripts/bench_fsync.mjs
+ *   node_modules/.bin/bun scripts/bench_fsync.mjs
+ *
+ * Point it at the disk that will hold DATA_DIR: a temp dir may be a different file system.
+ */
+import { open, rm } from "node:fs/promises";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+
+const directory = mkdtempSync(join(process.argv[2] ?? tmpdir(), "animal-store-fsync-"));
+const seconds = Number(process.argv[3] ?? 3);
+const line = new Uint8Array(3000).fill(0x41);
+
+/** `loops` write+fdatasync loops on one file for `seconds`; returns syncs/s and latencies. */
+async function measure(loops) {
+  const path = join(directory, `loops-${loops}.bin`);
+  const file = await open(path, "w+");
+  let position = 0;
+  const latencies = [];
+  const end = performance.now() + seconds * 1000;
+  const loop = async () => {
+    while (performance.now() < end) {
+      const at = position;
+      position += line.length;
+      await file.write(line, 0, line.length, at);
+      const started = performance.now();
+      await file.datasync();
+      latencies.push(performance.now() - started);
+    }
+  };
+  await Promise.all(Array.from({ length: loops }, loop));
+  await file.close();
+  await rm(path);
+  latencies.sort((a, b) => a - b);
+  const at = (q) => latencies[Math.floor(q * (latencies.length - 1))].toFixed(3);
+  return { perSecond: latencies.length / seconds, p50: at(0.5), p90: at(0.9) };
+}
+
+const runtime = globalThis.Deno ? "deno" : globalThis.Bun ? "bun" : "node";
+console.log(`${runtime}: 3,000-byte write + fdatasync loops on ${directory}, ${seconds} s each`);
+try {
+  for (const loops of [1, 2, 4]) {
+    const result = await measure(loops);
+    console.log(
+      `  ${loops} loop(s) at once: ${result.perSecond.toFixed(0).padStart(6)} fdatasyncs/s` +
+        `  (each: p50 ${result.p50} ms, p90 ${result.p90} ms)`,
+    );
+  }
+} finally {
+  await rm(directory, { recursive: true, force: true });
+}
