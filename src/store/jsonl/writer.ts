@@ -39,7 +39,7 @@ const MAX_BATCH = 1024;
  * Most batches writing or syncing at once. Two let the next batch's fdatasync overlap the current
  * one's; four gave no further gain (durable POST, 64 clients, on Bun).
  */
-export const MAX_BATCHES_IN_FLIGHT = 2;
+const MAX_BATCHES_IN_FLIGHT = 2;
 
 const encoder = new TextEncoder();
 const PREFIX_BYTES = encoder.encode(PET_RECORD_PREFIX);
