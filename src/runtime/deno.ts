@@ -1,4 +1,13 @@
-/** The Deno adapter: `Deno.serve` and `Deno.addSignalListener`. */
+/**
+ * The Deno adapter: `Deno.serve` and `Deno.addSignalListener`.
+ *
+ * An answer given before the request body was read to its end (401, 413) goes out whole and
+ * with `Connection: close`, but Deno (2.9) then reads and drops the rest of the body for as long
+ * as the client sends it, and `Deno.serve` offers no way to bound that: no handle on a connection,
+ * no timeouts, and cancelling `request.body` or answering `Connection: close` changes nothing. So
+ * a client that streams without end keeps its connection (and costs the reading) until it stops;
+ * Node closes it 2 s after the answer (./node/unread_body.ts), Bun after about 12 s.
+ */
 import type { RuntimeAdapter, ServeOptions } from "./server.ts";
 
 export const denoRuntime: RuntimeAdapter = {
