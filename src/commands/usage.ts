@@ -5,7 +5,8 @@ Usage: animal-store [command]
 
 Commands:
   serve         Start the HTTP service (default)
-  healthcheck   Exit 0 when GET /healthz on PORT answers 200 (for container health checks)
+  healthcheck   Exit 0 when GET /healthz on HOST:PORT answers 200 (127.0.0.1 when HOST is
+                0.0.0.0 or ::; for container health checks)
   verify        Check the data file in DATA_DIR: counts per status, damage; changes nothing
   openapi       Print the OpenAPI 3.1 document (as served at BASE_PATH/openapi.json) and exit
   import        Copy the pets of DATA_DIR's file into the empty database of DATABASE_URL

@@ -26,7 +26,7 @@ import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
 import type { CreateOutcome, IdempotencyClaim, StoredPet } from "../store.ts";
 import type { Sql, Transaction } from "./connect.ts";
-import { insertPets, type PetRow, storedPetOf } from "./pet_rows.ts";
+import { insertPets, type PetInsert, type PetRow, storedPetOf } from "./pet_rows.ts";
 
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
@@ -144,20 +144,16 @@ async function writeBatch(
   const firstId = Number(counter.last_id) - fresh.length + 1;
 
   // 4. Insert the pets, one statement for the batch.
-  const pets: StoredPet[] = fresh.map((index, i) => {
-    const id = firstId + i;
-    const { pet } = batch[index];
-    return { id, status: pet.status, json: petJson(id, pet) };
+  const rows: PetInsert[] = fresh.map((index, i) => ({
+    id: firstId + i,
+    pet: batch[index].pet,
+    claim: batch[index].claim,
+  }));
+  await insertPets(tx, rows);
+  rows.forEach(({ id, pet }, i) => {
+    const created: StoredPet = { id, status: pet.status, json: petJson(id, pet) };
+    outcomes[fresh[i]] = { kind: "created", pet: created };
   });
-  await insertPets(
-    tx,
-    fresh.map((index, i) => ({
-      id: firstId + i,
-      pet: batch[index].pet,
-      claim: batch[index].claim,
-    })),
-  );
-  fresh.forEach((index, i) => (outcomes[index] = { kind: "created", pet: pets[i] }));
   // 5. COMMIT is sql.begin's: the promise resolves, and the 201s go out, only once it returns.
   return outcomes as CreateOutcome[];
 }
