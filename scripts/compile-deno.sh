@@ -38,7 +38,7 @@ if [ -n "${DATA_DIR:-}" ]; then
     /*) ;;
     *) fail "DATA_DIR must be an absolute path to scope the permissions to it, got \"$DATA_DIR\"" ;;
   esac
-  readable="$DATA_DIR,/proc${API_KEYS_FILE:+,$API_KEYS_FILE}"
+  readable="$DATA_DIR,/proc${API_KEYS_FILE:+,$API_KEYS_FILE}${DATABASE_SSL_CA_FILE:+,$DATABASE_SSL_CA_FILE}"
   permissions+=("--allow-read=$readable" "--allow-write=$DATA_DIR")
 else
   permissions+=(--allow-read --allow-write)
