@@ -2,6 +2,7 @@
  * Settings from the environment (SPEC.md, "Running it"). A bad setting is a `ConfigError` whose
  * message names the setting; `main.ts` prints it on one line and exits with code 2.
  */
+import { readFileSync } from "node:fs";
 
 /** The service's settings, validated. */
 export interface Config {
@@ -35,8 +36,12 @@ export interface DatabaseConfig {
   readonly statementTimeoutMs: number;
   /** TLS: `undefined` leaves it to the URL's `sslmode` (no TLS when it has none). */
   readonly ssl: DatabaseSslMode | undefined;
-  /** PEM file of the certificate authorities that `verify-full` trusts instead of the system's. */
-  readonly sslCaFile: string | undefined;
+  /**
+   * PEM text of the certificate authorities that `verify-full` trusts instead of the system's,
+   * read from `DATABASE_SSL_CA_FILE` at start: an unreadable file is a bad setting (exit 2), like
+   * an unreadable keys file.
+   */
+  readonly sslCa: string | undefined;
 }
 
 /** `DATABASE_SSL`, with libpq's meanings: `require` encrypts, only `verify-full` checks the server. */
@@ -207,8 +212,28 @@ function databaseSetting(env: Environment): DatabaseConfig | undefined {
     poolSize: integerSetting(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
     statementTimeoutMs: integerSetting(env, "DATABASE_STATEMENT_TIMEOUT_MS", 5000, 0, 3_600_000),
     ssl: ssl as DatabaseSslMode | undefined,
-    sslCaFile,
+    sslCa: sslCaFile === undefined ? undefined : readCaFile(sslCaFile),
   };
+}
+
+function readCaFile(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigError(
+      "DATABASE_SSL_CA_FILE",
+      `Cannot read DATABASE_SSL_CA_FILE ${path}: ${code}`,
+    );
+  }
+  if (!text.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new ConfigError(
+      "DATABASE_SSL_CA_FILE",
+      `DATABASE_SSL_CA_FILE ${path} holds no PEM certificate`,
+    );
+  }
+  return text;
 }
 
 /** Reads and validates every setting; throws `ConfigError` on the first bad one. */

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../src/config/config.ts";
 import { parseKeysFile } from "../../src/config/api_keys.ts";
 
@@ -23,19 +26,43 @@ describe("loadConfig()", () => {
       poolSize: 10,
       statementTimeoutMs: 5000,
       ssl: undefined,
-      sslCaFile: undefined,
+      sslCa: undefined,
     });
-    const full = loadConfig({
-      DATABASE_URL: url,
-      DATABASE_POOL_SIZE: "3",
-      DATABASE_STATEMENT_TIMEOUT_MS: "0",
-      DATABASE_SSL: "verify-full",
-      DATABASE_SSL_CA_FILE: "/etc/ca.pem",
-    }).database;
-    assert.equal(full?.poolSize, 3);
-    assert.equal(full?.statementTimeoutMs, 0);
-    assert.equal(full?.ssl, "verify-full");
-    assert.equal(full?.sslCaFile, "/etc/ca.pem");
+    const dir = mkdtempSync(join(tmpdir(), "config-test-"));
+    try {
+      const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+      writeFileSync(join(dir, "ca.pem"), pem);
+      const full = loadConfig({
+        DATABASE_URL: url,
+        DATABASE_POOL_SIZE: "3",
+        DATABASE_STATEMENT_TIMEOUT_MS: "0",
+        DATABASE_SSL: "verify-full",
+        DATABASE_SSL_CA_FILE: join(dir, "ca.pem"),
+      }).database;
+      assert.equal(full?.poolSize, 3);
+      assert.equal(full?.statementTimeoutMs, 0);
+      assert.equal(full?.ssl, "verify-full");
+      assert.equal(full?.sslCa, pem, "the CA file is read at start");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses an unreadable or non-PEM DATABASE_SSL_CA_FILE as a bad setting (exit 2)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "config-test-"));
+    try {
+      writeFileSync(join(dir, "not-a-ca.txt"), "hello");
+      for (const file of [join(dir, "missing.pem"), join(dir, "not-a-ca.txt"), dir]) {
+        const env = {
+          DATABASE_URL: "postgres://pets:pw@db.internal:5432/pets",
+          DATABASE_SSL: "verify-full",
+          DATABASE_SSL_CA_FILE: file,
+        };
+        assert.equal(settingOf(env), "DATABASE_SSL_CA_FILE", file);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("names the bad DATABASE_* setting, and never echoes the URL (it may hold a password)", () => {
@@ -53,7 +80,14 @@ describe("loadConfig()", () => {
       [{ DATABASE_POOL_SIZE: "5" }, "DATABASE_POOL_SIZE"],
       [{ DATABASE_SSL_CA_FILE: "/ca.pem" }, "DATABASE_SSL_CA_FILE"],
     ];
-    for (const [env, setting] of cases) assert.equal(settingOf(env), setting, JSON.stringify(env));
+    for (const [env, setting] of cases) {
+      assert.equal(settingOf(env), setting, JSON.stringify(env));
+      try {
+        loadConfig(env);
+      } catch (error) {
+        assert.ok(!(error as Error).message.includes("pw@"), (error as Error).message);
+      }
+    }
     assert.throws(
       () => loadConfig({ DATABASE_URL: "mysql://pets:secret-pw@db/pets" }),
       (error: Error) => error instanceof ConfigError && !error.message.includes("secret-pw"),

@@ -3,7 +3,6 @@
  * (one package that runs unchanged on Deno, Bun and Node). This module is imported only when
  * `DATABASE_URL` is set, so the default file store never loads the driver.
  */
-import { readFileSync } from "node:fs";
 import { checkServerIdentity } from "node:tls";
 import postgres from "postgres";
 import type { DatabaseConfig } from "../../config/config.ts";
@@ -20,7 +19,7 @@ export type Transaction = postgres.TransactionSql;
  */
 const CONNECT_TIMEOUT_SECONDS = 5;
 
-/** Opens a pool (lazily: the first query connects). Throws only for an unreadable CA file. */
+/** Opens a pool (lazily: the first query connects). */
 export function connectPool(config: DatabaseConfig, applicationName: string): Sql {
   return postgres(config.url, {
     max: config.poolSize,
@@ -61,7 +60,7 @@ function sslOption(config: DatabaseConfig): boolean | "prefer" | "require" | obj
       const host = hostOf(config.url);
       return {
         rejectUnauthorized: true,
-        ...(config.sslCaFile === undefined ? {} : { ca: readFileSync(config.sslCaFile, "utf8") }),
+        ...(config.sslCa === undefined ? {} : { ca: config.sslCa }),
         ...(host === undefined ? {} : {
           checkServerIdentity: (_: string, certificate: PeerCertificate) =>
             checkServerIdentity(host, certificate),
