@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config/config.ts";
-import { keyDigest, KeyRing } from "../src/http/auth.ts";
-import { createMemoryLogger } from "../src/log.ts";
 import { KEY, OTHER_KEY, testApp } from "./support/app.ts";
-import { MemoryStore } from "./support/memory_store.ts";
+import { nextLink } from "./support/link_header.ts";
 
 async function errorOf(response: Response) {
   assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
@@ -81,25 +77,44 @@ describe("authentication", () => {
   });
 
   it("every answer on an API path behind the key carries Cache-Control: no-store, 401 included", async () => {
-    const { request } = testApp();
+    const { request, store } = testApp({ env: { MAX_BODY_BYTES: "200" } });
     // A 401 stored by a shared cache would be served to the next client, key or not.
+    const keyed = (key: string) => ({ "idempotency-key": key });
+    const other = JSON.stringify({ name: "Other", categoryId: 2 });
     const cases: [string, RequestInit & { key?: string | null }, number][] = [
       ["/v1/pets", { key: null }, 401],
       ["/v1/pets", { key: "not-a-key" }, 401],
       ["/v1/nowhere", { key: null }, 401],
       ["/v1/pets", { method: "POST", body: rex }, 201],
+      ["/v1/pets", { method: "POST", body: rex, headers: keyed("cache-1") }, 201],
+      ["/v1/pets", { method: "POST", body: rex, headers: keyed("cache-1") }, 201], // replayed
+      ["/v1/pets", { method: "POST", body: other, headers: keyed("cache-1") }, 422],
+      ["/v1/pets", { method: "HEAD" }, 200],
+      ["/v1/pets/1", { method: "HEAD" }, 200],
       ["/v1/nowhere", {}, 404],
       ["/v1/pets", { method: "DELETE" }, 405],
       ["/v1/pets?limit=0", {}, 400],
+      ["/v1/pets", { method: "POST", body: "x".repeat(201) }, 413],
+      ["/v1/pets", { method: "POST", body: rex, headers: { "content-type": "text/plain" } }, 415],
     ];
-    for (const [path, init, status] of cases) {
-      const response = await request(path, init);
-      const label = `${init.method ?? "GET"} ${path} (key ${
-        init.key === undefined ? "ok" : "bad"
-      })`;
+    const check = (response: Response, label: string, status: number) => {
       assert.equal(response.status, status, label);
       assert.equal(response.headers.get("cache-control"), "no-store", label);
+    };
+    for (const [path, init, status] of cases) {
+      const label = `${init.method ?? "GET"} ${path} (key ${
+        init.key === undefined ? "ok" : "bad"
+      }, ${JSON.stringify(init.headers ?? {})})`;
+      check(await request(path, init), label, status);
     }
+    // 409: a repeat while the first request with its key is still being written.
+    let open!: () => void;
+    store.writeGate = new Promise((resolve) => (open = resolve));
+    const first = request("/v1/pets", { method: "POST", body: rex, headers: keyed("cache-2") });
+    const inFlight = request("/v1/pets", { method: "POST", body: rex, headers: keyed("cache-2") });
+    check(await inFlight, "POST /v1/pets while its key is in flight", 409);
+    open();
+    check(await first, "POST /v1/pets once written", 201);
   });
 });
 
@@ -407,12 +422,6 @@ describe("GET /v1/pets", () => {
         }),
       });
     }
-  }
-
-  function nextLink(response: Response): string | undefined {
-    const link = response.headers.get("link");
-    const match = link === null ? null : /<([^>]+)>; rel="next"/.exec(link);
-    return match?.[1];
   }
 
   it("returns a JSON array, default page of 20, in ascending id order", async () => {
@@ -734,19 +743,14 @@ describe("operations", () => {
   });
 
   it("/readyz is 503 while the store is loading and 200 once it is ready", async () => {
-    const config = loadConfig({ API_KEYS: KEY });
-    const keys = new KeyRing([keyDigest(KEY)]);
-    const app = createApp({ config, keys, log: createMemoryLogger() });
-    const readyz = () => app.fetch(new Request("http://localhost/readyz"));
-    const loading = await readyz();
+    const { app, store, request } = testApp({ storeLoaded: false });
+    const loading = await request("/readyz", { key: null });
     assert.equal(loading.status, 503);
     assert.equal((await errorOf(loading)).code, "unavailable");
-    const pets = await app.fetch(
-      new Request("http://localhost/v1/pets", { headers: { authorization: `Bearer ${KEY}` } }),
-    );
-    assert.equal(pets.status, 503, "API requests wait for the store too");
-    app.ready(new MemoryStore());
-    assert.equal((await readyz()).status, 200);
+    assert.equal((await request("/v1/pets")).status, 503, "API requests wait for the store too");
+    app.ready(store);
+    assert.equal((await request("/readyz", { key: null })).status, 200);
+    assert.equal((await request("/v1/pets")).status, 200);
   });
 
   it("/readyz is 503 while draining, and API requests are refused with 503", async () => {
@@ -778,6 +782,29 @@ describe("operations", () => {
     store.available = true;
     assert.equal((await request("/readyz", { key: null })).status, 200);
     assert.equal((await request("/v1/pets")).status, 200);
+  });
+
+  it("POST /v1/pets answers 503 unavailable while the store cannot reach its data, and saves nothing", async () => {
+    const { request, store } = testApp();
+    store.available = false;
+    const refused = await request("/v1/pets", {
+      method: "POST",
+      body: rex,
+      headers: { "idempotency-key": "while-down" },
+    });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get("retry-after"), "1");
+    assert.equal((await errorOf(refused)).code, "unavailable");
+    assert.equal(store.pets.length, 0);
+    store.available = true;
+    // The refused request claimed nothing: its key makes a pet once the store is back.
+    const created = await request("/v1/pets", {
+      method: "POST",
+      body: rex,
+      headers: { "idempotency-key": "while-down" },
+    });
+    assert.equal(created.status, 201);
+    assert.equal(created.headers.get("idempotent-replayed"), null);
   });
 
   it("echoes a safe X-Request-Id and generates one otherwise", async () => {

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./animal_store.d.ts";
+import { nextLink } from "../support/link_header.ts";
 import {
   type ServiceProcess,
   startService,
@@ -18,11 +19,12 @@ type PetStatus = components["schemas"]["PetStatus"];
 
 const KEY = "typed-client-test-key";
 
-/** The `cursor` of a `Link: <…>; rel="next"` header, or undefined on the last page. */
-function nextCursor(link: string | null): string | undefined {
-  const match = /<([^>]*)>\s*;\s*rel="next"/.exec(link ?? "");
-  return match === null ? undefined : new URL(match[1], "http://x").searchParams.get("cursor") ??
-    undefined;
+/** The `cursor` of a response's `Link: <…>; rel="next"`, or undefined on the last page. */
+function nextCursor(response: Response): string | undefined {
+  const next = nextLink(response);
+  return next === undefined
+    ? undefined
+    : new URL(next, "http://x").searchParams.get("cursor") ?? undefined;
 }
 
 describe("typed client (openapi-typescript + openapi-fetch)", () => {
@@ -80,7 +82,7 @@ describe("typed client (openapi-typescript + openapi-fetch)", () => {
         params: { query: { limit: 3, cursor } },
       });
       seen.push(...data!.map((pet) => pet.id));
-      cursor = nextCursor(response.headers.get("link"));
+      cursor = nextCursor(response);
       pages++;
     } while (cursor !== undefined);
     assert.equal(pages, 3);

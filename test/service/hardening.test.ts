@@ -5,9 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { backends } from "../support/backends.ts";
+import { rawStatusLine } from "../support/raw_http.ts";
 import {
   type ServiceProcess,
   startService,
@@ -15,36 +16,30 @@ import {
   temporaryDirectory,
   waitFor,
 } from "../support/server_process.ts";
+import { serviceApi } from "../support/service_api.ts";
 
 const runtime = targetRuntime();
 const TIMEOUT = { timeout: 60_000 };
 
 function get(service: ServiceProcess, path: string, key: string): Promise<Response> {
-  return fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  return serviceApi(key)(service, path);
 }
 
-/** Sends raw bytes on a fresh connection; resolves with the status line, or "closed". */
-function rawRequest(port: number, chunks: string[], gapMs = 0): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    let data = "";
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      resolve(data === "" ? "closed" : data.slice(0, data.indexOf("\r\n")));
-    };
-    socket.on("data", (chunk) => (data += chunk));
-    socket.on("error", finish);
-    socket.on("close", finish);
-    (async () => {
-      for (const chunk of chunks) {
-        if (done || socket.destroyed) return;
-        socket.write(chunk);
-        if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
-      }
-    })();
-  });
+/**
+ * Runs `check` against a started service, then stops it whatever happened, and only then
+ * asserts the exit code: a failed check is the failure reported, and no process is left behind.
+ */
+async function checkThenStop(
+  service: ServiceProcess,
+  check: () => Promise<void>,
+): Promise<void> {
+  let exitCode: number | string;
+  try {
+    await check();
+  } finally {
+    exitCode = await service.stop();
+  }
+  assert.equal(exitCode, 0, "the service exits 0");
 }
 
 describe(`SIGHUP key reload on ${runtime}`, TIMEOUT, () => {
@@ -57,7 +52,7 @@ describe(`SIGHUP key reload on ${runtime}`, TIMEOUT, () => {
         dataDir: join(dir.path, "data"),
         env: { API_KEYS: "env-key", API_KEYS_FILE: file },
       });
-      try {
+      await checkThenStop(service, async () => {
         assert.equal((await get(service, "/v1/pets", "old-key")).status, 200);
         assert.equal((await get(service, "/v1/pets", "new-key")).status, 401);
 
@@ -75,60 +70,70 @@ describe(`SIGHUP key reload on ${runtime}`, TIMEOUT, () => {
         const warning = service.stdout().split("\n").find((line) => line.includes("keeping"))!;
         assert.equal(JSON.parse(warning).level, "warn");
         assert.ok(!service.stdout().includes("new-key") && !service.stdout().includes("old-key"));
-      } finally {
-        assert.equal(await service.stop(), 0);
-      }
+      });
     } finally {
       dir.remove();
     }
   });
 });
 
-describe(`Idempotency-Key across restarts on ${runtime}`, TIMEOUT, () => {
-  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-    it(`replays the original 201 after a ${signal === "SIGKILL" ? "kill -9" : "restart"}`, async () => {
-      const dir = temporaryDirectory();
-      const key = "idem-suite-key";
-      const create = (service: ServiceProcess, body: string) =>
-        fetch(`${service.url}/v1/pets`, {
-          method: "POST",
-          body,
-          headers: {
-            authorization: `Bearer ${key}`,
-            "content-type": "application/json",
-            "idempotency-key": "order-42",
-          },
-        });
-      try {
-        const first = await startService({ dataDir: dir.path, env: { API_KEYS: key } });
-        const created = await create(first, '{"name":"Once","categoryId":9007199254740993}');
-        assert.equal(created.status, 201);
-        const original = await created.text();
-        first.kill(signal);
-        await first.exited;
-
-        const second = await startService({ dataDir: dir.path, env: { API_KEYS: key } });
+for (const backend of backends) {
+  describe(`Idempotency-Key across restarts on ${runtime}, ${backend.name}`, {
+    ...TIMEOUT,
+    skip: backend.skip,
+  }, () => {
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      it(`replays the original 201 after a ${signal === "SIGKILL" ? "kill -9" : "restart"}`, async () => {
+        const dir = temporaryDirectory();
+        const settings = await backend.settings();
+        const key = "idem-suite-key";
+        const env = { API_KEYS: key, ...settings.env };
+        const api = serviceApi(key);
+        const create = (service: ServiceProcess, body: string) =>
+          api(service, "/v1/pets", {
+            method: "POST",
+            body,
+            headers: { "idempotency-key": "order-42" },
+          });
         try {
-          // Same fields, other spacing and order: the same request.
-          const again = await create(second, '{ "categoryId": 9007199254740993, "name": "Once" }');
-          assert.equal(again.status, 201);
-          assert.equal(again.headers.get("idempotent-replayed"), "true");
-          assert.equal(await again.text(), original);
-          assert.equal(again.headers.get("location"), created.headers.get("location"));
-          const changed = await create(second, '{"name":"Twice","categoryId":1}');
-          assert.equal(changed.status, 422);
-          assert.equal((await changed.json()).code, "idempotency_key_reused");
-          const list = await (await get(second, "/v1/pets", key)).json();
-          assert.equal(list.length, 1, "no second pet");
+          const first = await startService({ dataDir: dir.path, env });
+          let original: string;
+          let location: string | null;
+          try {
+            const created = await create(first, '{"name":"Once","categoryId":9007199254740993}');
+            original = await created.text();
+            assert.equal(created.status, 201, original);
+            location = created.headers.get("location");
+          } finally {
+            first.kill(signal);
+            await first.exited;
+          }
+
+          const second = await startService({ dataDir: dir.path, env });
+          await checkThenStop(second, async () => {
+            // Same fields, other spacing and order: the same request.
+            const again = await create(
+              second,
+              '{ "categoryId": 9007199254740993, "name": "Once" }',
+            );
+            assert.equal(again.status, 201);
+            assert.equal(again.headers.get("idempotent-replayed"), "true");
+            assert.equal(await again.text(), original);
+            assert.equal(again.headers.get("location"), location);
+            const changed = await create(second, '{"name":"Twice","categoryId":1}');
+            assert.equal(changed.status, 422);
+            assert.equal((await changed.json()).code, "idempotency_key_reused");
+            const list = await (await get(second, "/v1/pets", key)).json();
+            assert.equal(list.length, 1, "no second pet");
+          });
         } finally {
-          assert.equal(await second.stop(), 0);
+          await settings.remove();
+          dir.remove();
         }
-      } finally {
-        dir.remove();
-      }
-    });
-  }
-});
+      });
+    }
+  });
+}
 
 describe(`CORS, RATE_LIMIT and request-head caps over HTTP on ${runtime}`, TIMEOUT, () => {
   it("answers preflights, decorates errors, limits per key and refuses an over-size head", async () => {
@@ -140,48 +145,53 @@ describe(`CORS, RATE_LIMIT and request-head caps over HTTP on ${runtime}`, TIMEO
       env: { API_KEYS: key, CORS_ORIGINS: origin, RATE_LIMIT: "3" },
     });
     try {
-      const preflight = await fetch(`${service.url}/v1/pets`, {
-        method: "OPTIONS",
-        headers: { origin, "access-control-request-method": "POST" },
-      });
-      assert.equal(preflight.status, 204);
-      assert.equal(preflight.headers.get("access-control-allow-origin"), origin);
-      assert.equal(
-        preflight.headers.get("access-control-allow-methods"),
-        "GET, HEAD, POST, OPTIONS",
-      );
+      await checkThenStop(service, async () => {
+        const preflight = await fetch(`${service.url}/v1/pets`, {
+          method: "OPTIONS",
+          headers: { origin, "access-control-request-method": "POST" },
+        });
+        assert.equal(preflight.status, 204);
+        assert.equal(preflight.headers.get("access-control-allow-origin"), origin);
+        assert.equal(
+          preflight.headers.get("access-control-allow-methods"),
+          "GET, HEAD, POST, OPTIONS",
+        );
 
-      const anonymous = await fetch(`${service.url}/v1/pets`, { headers: { origin } });
-      assert.equal(anonymous.status, 401);
-      assert.equal(anonymous.headers.get("access-control-allow-origin"), origin);
-      assert.equal(anonymous.headers.get("server"), null, "no server details");
-      assert.equal(anonymous.headers.get("x-powered-by"), null);
-      assert.equal(anonymous.headers.get("x-content-type-options"), "nosniff");
-      await anonymous.body?.cancel();
+        const anonymous = await fetch(`${service.url}/v1/pets`, { headers: { origin } });
+        assert.equal(anonymous.status, 401);
+        assert.equal(anonymous.headers.get("access-control-allow-origin"), origin);
+        assert.equal(anonymous.headers.get("server"), null, "no server details");
+        assert.equal(anonymous.headers.get("x-powered-by"), null);
+        assert.equal(anonymous.headers.get("x-content-type-options"), "nosniff");
+        await anonymous.body?.cancel();
 
-      const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) {
-        const response = await get(service, "/v1/pets", key);
-        statuses.push(response.status);
-        if (i === 3) {
-          assert.ok(Number(response.headers.get("retry-after")) >= 1);
-          assert.equal((await response.json()).code, "rate_limited");
-        } else {
-          assert.match(response.headers.get("ratelimit") ?? "", /^"per-key";r=\d+;t=\d+$/);
-          await response.body?.cancel();
+        const statuses: number[] = [];
+        for (let i = 0; i < 4; i++) {
+          const response = await get(service, "/v1/pets", key);
+          statuses.push(response.status);
+          if (i === 3) {
+            assert.ok(Number(response.headers.get("retry-after")) >= 1);
+            assert.equal((await response.json()).code, "rate_limited");
+          } else {
+            assert.match(response.headers.get("ratelimit") ?? "", /^"per-key";r=\d+;t=\d+$/);
+            await response.body?.cancel();
+          }
         }
-      }
-      assert.deepEqual(statuses, [200, 200, 200, 429]);
-      assert.equal((await fetch(`${service.url}/healthz`)).status, 200, "health is never limited");
+        assert.deepEqual(statuses, [200, 200, 200, 429]);
+        assert.equal(
+          (await fetch(`${service.url}/healthz`)).status,
+          200,
+          "health is never limited",
+        );
 
-      // Every runtime refuses a request head of 64 KiB or more before the app sees it.
-      const huge = await rawRequest(service.port, [
-        `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(64 * 1024)}\r\n\r\n`,
-      ]);
-      assert.match(huge, /^(HTTP\/1\.1 4(00|31) |closed$)/, huge);
-      assert.equal((await fetch(`${service.url}/healthz`)).status, 200, "still serving");
+        // Every runtime refuses a request head of 64 KiB or more before the app sees it.
+        const huge = await rawStatusLine(service.port, [
+          `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(64 * 1024)}\r\n\r\n`,
+        ]);
+        assert.match(huge, /^(HTTP\/1\.1 4(00|31) |closed$)/, huge);
+        assert.equal((await fetch(`${service.url}/healthz`)).status, 200, "still serving");
+      });
     } finally {
-      assert.equal(await service.stop(), 0);
       dir.remove();
     }
   });
@@ -196,16 +206,17 @@ describe(`slow clients on ${runtime}`, TIMEOUT, () => {
     const dir = temporaryDirectory();
     const service = await startService({ dataDir: dir.path, env: { API_KEYS: "k" } });
     try {
-      const head = `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(200)}`;
-      const started = Date.now();
-      // One byte every 100 ms would take 20 s; the server must give up well before that.
-      const outcome = await rawRequest(service.port, [...head], 100);
-      const seconds = (Date.now() - started) / 1000;
-      assert.ok(seconds < 16, `cut off after ${seconds} s`);
-      assert.match(outcome, /^(HTTP\/1\.1 408 |closed$)/, outcome);
-      assert.equal((await fetch(`${service.url}/healthz`)).status, 200, "still serving");
+      await checkThenStop(service, async () => {
+        const head = `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(200)}`;
+        const started = Date.now();
+        // One byte every 100 ms would take 20 s; the server must give up well before that.
+        const outcome = await rawStatusLine(service.port, [...head], { gapMs: 100 });
+        const seconds = (Date.now() - started) / 1000;
+        assert.ok(seconds < 16, `cut off after ${seconds} s`);
+        assert.match(outcome, /^(HTTP\/1\.1 408 |closed$)/, outcome);
+        assert.equal((await fetch(`${service.url}/healthz`)).status, 200, "still serving");
+      });
     } finally {
-      assert.equal(await service.stop(), 0);
       dir.remove();
     }
   });

@@ -4,10 +4,8 @@
  * file, and PostgreSQL (`DATABASE_URL`) when a test cluster is there (test/support/postgres.ts).
  */
 import assert from "node:assert/strict";
-import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
@@ -16,155 +14,17 @@ import {
   startService,
   targetRuntime,
   temporaryDirectory,
+  waitFor,
 } from "../support/server_process.ts";
 import { type Backend, backends } from "../support/backends.ts";
+import { nextLink } from "../support/link_header.ts";
+import { rawExchange, streamingExchange } from "../support/raw_http.ts";
+import { serviceApi } from "../support/service_api.ts";
 
 const KEY = "http-suite-key";
 const runtime = targetRuntime();
 const TIMEOUT = { timeout: 60_000 };
-
-function api(
-  service: ServiceProcess,
-  path: string,
-  init: RequestInit & { duplex?: "half" } = {},
-): Promise<Response> {
-  const headers = new Headers(init.headers);
-  if (!headers.has("authorization")) headers.set("authorization", `Bearer ${KEY}`);
-  if (init.body !== undefined && !headers.has("content-type")) {
-    headers.set("content-type", "application/json");
-  }
-  return fetch(`${service.url}${path}`, { ...init, headers });
-}
-
-/** A response read off a raw socket: status, lower-case headers and the body text. */
-interface RawResponse {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
-
-/** One whole response at the start of `data`, framed by its Content-Length; undefined until then. */
-function parseRawResponse(data: Buffer): RawResponse | undefined {
-  const end = data.indexOf("\r\n\r\n");
-  if (end === -1) return undefined;
-  const [statusLine, ...lines] = data.subarray(0, end).toString("latin1").split("\r\n");
-  const headers: Record<string, string> = {};
-  for (const line of lines) {
-    const colon = line.indexOf(":");
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  const body = data.subarray(end + 4);
-  const length = Number(headers["content-length"]);
-  // Every JSON answer here has a Content-Length; one without would wait for the close.
-  if (Number.isNaN(length) || body.byteLength < length) return undefined;
-  const status = Number(statusLine.split(" ")[1]);
-  return { status, headers, body: body.subarray(0, length).toString("utf8") };
-}
-
-/**
- * Sends `head` (a request line and headers, no body) on a fresh connection and reads one
- * response, framed by its Content-Length; the socket is closed after it.
- */
-function rawExchange(port: number, head: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let data = Buffer.alloc(0);
-    const timer = setTimeout(
-      () => fail(new Error(`no response to: ${head.split("\r\n")[0]}`)),
-      10_000,
-    );
-    const fail = (error: Error) => {
-      clearTimeout(timer);
-      socket.destroy();
-      reject(error);
-    };
-    socket.on("data", (chunk) => {
-      data = Buffer.concat([data, chunk]);
-      const response = parseRawResponse(data);
-      if (response === undefined) return;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(response);
-    });
-    socket.on("error", fail);
-    socket.on("close", () => fail(new Error(`closed before a whole response: ${data}`)));
-    socket.write(head);
-  });
-}
-
-/**
- * Sends `head`, then streams `bodyBytes` of body (chunked, or as announced by the head's
- * Content-Length) in 64 KiB writes as fast as the socket takes them, reading all the while.
- * Resolves with the response once it is whole and the client has gone on sending for
- * `sendingAfterMs` more (or has sent it all) with the connection intact; rejects when the
- * connection fails before that. A server that closes while the body is still arriving resets the
- * connection (RFC 9112 §9.6), and a client can then lose the answer; the extra time makes a
- * reset right after the answer fail every time, not only when it happens to win the race.
- * With `paceMs`, one 64 KiB write goes out every `paceMs` instead (a client that keeps sending
- * without flooding the machine).
- */
-function streamingExchange(
-  port: number,
-  head: string,
-  options: { bodyBytes: number; chunked: boolean; sendingAfterMs: number; paceMs?: number },
-): Promise<RawResponse> {
-  const chunk = Buffer.alloc(64 * 1024, "x");
-  const frame = options.chunked
-    ? Buffer.concat([Buffer.from(`10000\r\n`), chunk, Buffer.from("\r\n")])
-    : chunk;
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let data = Buffer.alloc(0);
-    let response: RawResponse | undefined;
-    let sent = 0;
-    let allSent = false;
-    let settled = false;
-    let paceTimer: ReturnType<typeof setTimeout> | undefined;
-    const settle = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(paceTimer);
-      socket.destroy();
-      outcome();
-    };
-    const succeed = () => settle(() => resolve(response!));
-    const timer = setTimeout(
-      () => settle(() => reject(new Error(`no response after ${sent} bytes of body`))),
-      10_000,
-    );
-    const pump = () => {
-      while (!settled && sent < options.bodyBytes) {
-        sent += chunk.byteLength;
-        if (!socket.write(frame)) return void socket.once("drain", pump);
-        if (options.paceMs !== undefined) {
-          return void (paceTimer = setTimeout(pump, options.paceMs));
-        }
-      }
-      if (settled) return;
-      socket.write(options.chunked ? "0\r\n\r\n" : "", () => {
-        allSent = true;
-        if (response !== undefined) succeed();
-      });
-    };
-    socket.on("data", (more) => {
-      if (response !== undefined) return;
-      data = Buffer.concat([data, more]);
-      response = parseRawResponse(data);
-      if (response === undefined) return;
-      if (allSent) succeed();
-      else setTimeout(succeed, options.sendingAfterMs);
-    });
-    const lost = (why: string) => {
-      const answer = response === undefined ? "before a response" : `after a ${response.status}`;
-      settle(() => reject(new Error(`${why} ${answer}, ${sent} bytes of body sent`)));
-    };
-    socket.on("error", (error) => lost(`connection failed (${error.message})`));
-    socket.on("close", () => lost("connection closed"));
-    socket.write(head);
-    pump();
-  });
-}
+const api = serviceApi(KEY);
 
 for (const backend of backends) {
   describe(`service over HTTP on ${runtime}, ${backend.name}`, {
@@ -393,7 +253,14 @@ function httpSuite(backend: Backend) {
       const pets = await page.json() as { id: number; status: string }[];
       for (const pet of pets) assert.equal(pet.status, "pending");
       seen.push(...pets.map((pet) => pet.id));
-      next = /<([^>]+)>; rel="next"/.exec(page.headers.get("link") ?? "")?.[1];
+      next = nextLink(page);
+      if (next !== undefined) {
+        // The next page keeps the walk's query: only the cursor moves.
+        const query = new URL(next, service.url).searchParams;
+        assert.equal(query.get("limit"), "2", next);
+        assert.equal(query.get("status"), "pending", next);
+        assert.ok(query.get("cursor"), next);
+      }
       // Made before the walk's next page is read, so the walk must still reach it.
       if (next !== undefined && createdDuring.length < 4) {
         createdDuring.push(await create("pending"));
@@ -436,6 +303,64 @@ function httpSuite(backend: Backend) {
   });
 }
 
+for (const backend of backends) {
+  describe(`service shutdown on ${runtime}, ${backend.name}`, {
+    ...TIMEOUT,
+    skip: backend.skip,
+  }, () => {
+    it("on SIGTERM answers /readyz and new API requests 503, finishes the request in flight, exits 0", async () => {
+      const dir = temporaryDirectory();
+      const settings = await backend.settings();
+      try {
+        const service = await startService({
+          dataDir: dir.path,
+          env: { API_KEYS: KEY, ...settings.env },
+        });
+        let exitCode: number | string;
+        try {
+          // A slow upload: the request is in flight when SIGTERM arrives.
+          let release!: () => void;
+          const gate = new Promise<void>((resolve) => (release = resolve));
+          const body = new ReadableStream({
+            async start(controller) {
+              controller.enqueue(new TextEncoder().encode('{"name":"Slow",'));
+              await gate;
+              controller.enqueue(new TextEncoder().encode('"categoryId":3}'));
+              controller.close();
+            },
+          });
+          const pending = api(service, "/v1/pets", { method: "POST", body, duplex: "half" });
+          // Released whatever happens below, so the request in flight never outlives the test.
+          try {
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            service.kill("SIGTERM");
+            await waitFor(() => /finishing requests in flight/.test(service.stdout()), "draining");
+            // Still listening while it drains, but no longer ready (SPEC.md, /readyz).
+            const ready = await api(service, "/readyz");
+            assert.equal(ready.status, 503);
+            assert.equal((await ready.json()).code, "unavailable");
+            const refused = await api(service, "/v1/pets");
+            assert.equal(refused.status, 503);
+            assert.equal((await refused.json()).code, "unavailable");
+          } finally {
+            release();
+          }
+          const response = await pending;
+          const text = await response.text();
+          assert.equal(response.status, 201, text);
+          assert.equal(JSON.parse(text).name, "Slow");
+        } finally {
+          exitCode = await service.stop();
+        }
+        assert.equal(exitCode, 0);
+      } finally {
+        await settings.remove();
+        dir.remove();
+      }
+    });
+  });
+}
+
 describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
   it("keeps pets across a restart, exits 0 on SIGTERM and releases the data directory", async () => {
     const dir = temporaryDirectory();
@@ -455,34 +380,6 @@ describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
       })).json();
       assert.ok(next.id > created.id, "ids keep increasing after a restart");
       assert.equal(await second.stop("SIGINT"), 0);
-    } finally {
-      dir.remove();
-    }
-  });
-
-  it("finishes a request in flight on SIGTERM before exiting", async () => {
-    const dir = temporaryDirectory();
-    try {
-      const service = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
-      // A slow upload: the request is in flight when SIGTERM arrives.
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const body = new ReadableStream({
-        async start(controller) {
-          controller.enqueue(new TextEncoder().encode('{"name":"Slow",'));
-          await gate;
-          controller.enqueue(new TextEncoder().encode('"categoryId":3}'));
-          controller.close();
-        },
-      });
-      const pending = api(service, "/v1/pets", { method: "POST", body, duplex: "half" });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      service.kill("SIGTERM");
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      release();
-      const response = await pending;
-      assert.equal(response.status, 201);
-      assert.equal(await service.exited, 0);
     } finally {
       dir.remove();
     }

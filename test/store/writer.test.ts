@@ -19,6 +19,15 @@ function fileIds(dataDir: string): number[] {
   return text.split("\n").filter(Boolean).map((line) => JSON.parse(line).pet.id);
 }
 
+/**
+ * Lets 50 ms of timers and I/O pass, in ten turns of the event loop, before a check that
+ * something has not happened yet: long enough for a wrongly started write, sync or close to
+ * show, and the check holds however slow the machine is when the code is right.
+ */
+async function settle(): Promise<void> {
+  for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 /** Fails instead of hanging when `promise` does not settle within two seconds. */
 async function within(promise: Promise<void>, what: string): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -146,7 +155,7 @@ describe("GroupWriter", () => {
     const first = store.create({ name: "First", categoryId: 1n });
     await firstWriteEntered.promise;
     const second = store.create({ name: "Second", categoryId: 2n });
-    for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+    await settle();
     assert.equal(files.writes, 1, "the second batch waits for the first write");
     releaseFirstWrite.resolve();
     assert.deepEqual([idOf(await first), idOf(await second)], [1, 2]);
@@ -289,7 +298,7 @@ describe("GroupWriter", () => {
     const closing = store.close().then(() => {
       closed = true;
     });
-    for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+    await settle();
     assert.equal(closed, false, "close() waits for the truncate");
     releaseTruncate.resolve();
     assert.equal((await lost).kind, "unavailable");

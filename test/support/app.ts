@@ -8,13 +8,25 @@ import { MemoryStore } from "./memory_store.ts";
 export const KEY = "test-key-1";
 export const OTHER_KEY = "test-key-2";
 
-/** A test app and its parts; `request` sends a request with the test key unless told not to. */
-export function testApp(options: { env?: Record<string, string>; clock?: () => number } = {}) {
+/**
+ * A test app and its parts; `request` sends a request with the test key unless told not to. With
+ * `storeLoaded: false` the app starts as the service does, before its store has loaded: the
+ * test hands it `store` with `app.ready(store)`.
+ */
+export function testApp(
+  options: { env?: Record<string, string>; clock?: () => number; storeLoaded?: boolean } = {},
+) {
   const config: Config = loadConfig({ API_KEYS: `${KEY},${OTHER_KEY}`, ...options.env });
   const store = new MemoryStore();
   const log = createMemoryLogger();
   const keys = new KeyRing([keyDigest(KEY), keyDigest(OTHER_KEY)]);
-  const app = createApp({ config, keys, log, store, clock: options.clock });
+  const app = createApp({
+    config,
+    keys,
+    log,
+    store: options.storeLoaded === false ? undefined : store,
+    clock: options.clock,
+  });
   const request = (
     path: string,
     init: RequestInit & { key?: string | null; duplex?: "half" } = {},

@@ -21,7 +21,10 @@ export class MemoryStore implements PetStore {
   failWrites = false;
   /** When set, creates wait for this promise before completing (a slow fsync). */
   writeGate: Promise<void> | undefined;
-  /** When false, reads throw StoreUnavailableError and isAvailable() says so (a lost database). */
+  /**
+   * When false, reads throw StoreUnavailableError, creates answer `unavailable` and isAvailable()
+   * says so (a lost database).
+   */
   available = true;
 
   isAvailable(): boolean {
@@ -29,6 +32,7 @@ export class MemoryStore implements PetStore {
   }
 
   async create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
+    if (!this.available) return { kind: "unavailable", reason: "connection lost" };
     const slot = claim === undefined ? undefined : `${claim.scope} ${claim.key}`;
     if (slot !== undefined) {
       const seen = this.keys.get(slot);

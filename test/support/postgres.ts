@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 
 /** The admin URL of the test cluster, or undefined when there is none. */
-export const POSTGRES_TEST_URL: string | undefined = process.env.DATABASE_TEST_URL || undefined;
+const POSTGRES_TEST_URL: string | undefined = process.env.DATABASE_TEST_URL || undefined;
 
 /** Why the PostgreSQL suites are skipped, or false when they run. */
 export const skipWithoutPostgres: string | false = POSTGRES_TEST_URL !== undefined

@@ -1,0 +1,174 @@
+/**
+ * Talking HTTP/1.1 to a service over a raw socket, for what `fetch` cannot do: send only a head
+ * that announces a body, stream a body without end, send a head a byte at a time, or see a
+ * connection closed without an answer.
+ */
+import { Buffer } from "node:buffer";
+import { connect } from "node:net";
+
+/** A response read off a raw socket: status, lower-case headers and the body text. */
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** One whole response at the start of `data`, framed by its Content-Length; undefined until then. */
+export function parseRawResponse(data: Buffer): RawResponse | undefined {
+  const end = data.indexOf("\r\n\r\n");
+  if (end === -1) return undefined;
+  const [statusLine, ...lines] = data.subarray(0, end).toString("latin1").split("\r\n");
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(":");
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const body = data.subarray(end + 4);
+  const length = Number(headers["content-length"]);
+  // Every JSON answer here has a Content-Length; one without would wait for the close.
+  if (Number.isNaN(length) || body.byteLength < length) return undefined;
+  const status = Number(statusLine.split(" ")[1]);
+  return { status, headers, body: body.subarray(0, length).toString("utf8") };
+}
+
+/**
+ * Sends `head` (a request line and headers, no body) on a fresh connection and reads one
+ * response, framed by its Content-Length; the socket is closed after it.
+ */
+export function rawExchange(port: number, head: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let data = Buffer.alloc(0);
+    const timer = setTimeout(
+      () => fail(new Error(`no response to: ${head.split("\r\n")[0]}`)),
+      10_000,
+    );
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(error);
+    };
+    socket.on("data", (chunk) => {
+      data = Buffer.concat([data, chunk]);
+      const response = parseRawResponse(data);
+      if (response === undefined) return;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(response);
+    });
+    socket.on("error", fail);
+    socket.on("close", () => fail(new Error(`closed before a whole response: ${data}`)));
+    socket.write(head);
+  });
+}
+
+/**
+ * Sends `head`, then streams `bodyBytes` of body (chunked, or as announced by the head's
+ * Content-Length) in 64 KiB writes as fast as the socket takes them, reading all the while.
+ * Resolves with the response once it is whole and the client has gone on sending for
+ * `sendingAfterMs` more (or has sent it all) with the connection intact; rejects when the
+ * connection fails before that. A server that closes while the body is still arriving resets the
+ * connection (RFC 9112 §9.6), and a client can then lose the answer; the extra time makes a
+ * reset right after the answer fail every time, not only when it happens to win the race.
+ * With `paceMs`, one 64 KiB write goes out every `paceMs` instead (a client that keeps sending
+ * without flooding the machine).
+ */
+export function streamingExchange(
+  port: number,
+  head: string,
+  options: { bodyBytes: number; chunked: boolean; sendingAfterMs: number; paceMs?: number },
+): Promise<RawResponse> {
+  const chunk = Buffer.alloc(64 * 1024, "x");
+  const frame = options.chunked
+    ? Buffer.concat([Buffer.from(`10000\r\n`), chunk, Buffer.from("\r\n")])
+    : chunk;
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let data = Buffer.alloc(0);
+    let response: RawResponse | undefined;
+    let sent = 0;
+    let allSent = false;
+    let settled = false;
+    let paceTimer: ReturnType<typeof setTimeout> | undefined;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(paceTimer);
+      socket.destroy();
+      outcome();
+    };
+    const succeed = () => settle(() => resolve(response!));
+    const timer = setTimeout(
+      () => settle(() => reject(new Error(`no response after ${sent} bytes of body`))),
+      10_000,
+    );
+    const pump = () => {
+      while (!settled && sent < options.bodyBytes) {
+        sent += chunk.byteLength;
+        if (!socket.write(frame)) return void socket.once("drain", pump);
+        if (options.paceMs !== undefined) {
+          return void (paceTimer = setTimeout(pump, options.paceMs));
+        }
+      }
+      if (settled) return;
+      socket.write(options.chunked ? "0\r\n\r\n" : "", () => {
+        allSent = true;
+        if (response !== undefined) succeed();
+      });
+    };
+    socket.on("data", (more) => {
+      if (response !== undefined) return;
+      data = Buffer.concat([data, more]);
+      response = parseRawResponse(data);
+      if (response === undefined) return;
+      if (allSent) succeed();
+      else setTimeout(succeed, options.sendingAfterMs);
+    });
+    const lost = (why: string) => {
+      const answer = response === undefined ? "before a response" : `after a ${response.status}`;
+      settle(() => reject(new Error(`${why} ${answer}, ${sent} bytes of body sent`)));
+    };
+    socket.on("error", (error) => lost(`connection failed (${error.message})`));
+    socket.on("close", () => lost("connection closed"));
+    socket.write(head);
+    pump();
+  });
+}
+
+/**
+ * Sends `chunks` on a fresh connection, `gapMs` apart, and resolves with the status line of
+ * whatever answer comes, "closed" when the connection ends without one, or "no answer" when
+ * neither happens within `timeoutMs`. Never rejects: a refusal by closing is an outcome the
+ * caller checks.
+ */
+export function rawStatusLine(
+  port: number,
+  chunks: string[],
+  options: { gapMs?: number; timeoutMs?: number } = {},
+): Promise<string> {
+  const gapMs = options.gapMs ?? 0;
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let data = "";
+    let done = false;
+    const finish = (outcome?: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(outcome ?? (data === "" ? "closed" : data.slice(0, data.indexOf("\r\n"))));
+    };
+    const timer = setTimeout(() => finish("no answer"), options.timeoutMs ?? 30_000);
+    socket.on("data", (chunk) => (data += chunk));
+    socket.on("error", () => finish());
+    socket.on("close", () => finish());
+    (async () => {
+      for (const chunk of chunks) {
+        if (done || socket.destroyed) return;
+        socket.write(chunk);
+        if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+      }
+    })();
+  });
+}
