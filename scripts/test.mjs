@@ -91,8 +91,8 @@ if (only.length === 0 || only.includes("node")) {
   }
 }
 if (only.length === 0 || only.includes("executable")) {
-  // The single executable (scripts/compile-bun.sh): its smoke test and the operator's commands.
-  const [buildCode] = run("executable build", "bash", ["scripts/compile-bun.sh"]);
+  // The single executable (scripts/compile_bun.sh): its smoke test and the operator's commands.
+  const [buildCode] = run("executable build", "bash", ["scripts/compile_bun.sh"]);
   if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
     record("executable", 1, { passed: 0, failed: 1 });
   } else {

@@ -1,5 +1,5 @@
 /**
- * scripts/compile-deno.sh where denort cannot be downloaded: one clear line and a non-zero exit,
+ * scripts/compile_deno.sh where denort cannot be downloaded: one clear line and a non-zero exit,
  * not deno's chain of causes. The download is made to fail on any machine (an empty DENO_DIR, so
  * no cached denort, and a proxy that refuses connections), so the test never needs internet.
  */
@@ -19,7 +19,7 @@ function compile(env: Record<string, string>) {
   for (const name of ["DENORT_BIN", "DATA_DIR", "NO_PROXY", "no_proxy", "https_proxy"]) {
     delete base[name];
   }
-  const result = spawnSync("bash", [join(ROOT, "scripts/compile-deno.sh")], {
+  const result = spawnSync("bash", [join(ROOT, "scripts/compile_deno.sh")], {
     env: { ...base, NO_COLOR: "1", ...env },
     encoding: "utf8",
     timeout: 60_000,
@@ -27,7 +27,7 @@ function compile(env: Record<string, string>) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe("scripts/compile-deno.sh", { timeout: 60_000 }, () => {
+describe("scripts/compile_deno.sh", { timeout: 60_000 }, () => {
   it("says in one line that denort could not be downloaded, and exits 1", () => {
     const dir = temporaryDirectory();
     try {

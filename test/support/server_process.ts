@@ -27,7 +27,7 @@ function findRoot(start: string): string {
   return process.cwd();
 }
 
-/** The single executable built by `npm run compile` (scripts/compile-bun.sh). */
+/** The single executable built by `npm run compile` (scripts/compile_bun.sh). */
 export const EXECUTABLE = join(ROOT, "dist/animal-store");
 
 /** The runtime the HTTP suites start the service on. */

@@ -9,7 +9,7 @@
 #            exits 0 and releases the lock.
 # Switching user needs root (setpriv); run as another user, it checks as that non-root user.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$(pwd)
 
 work=$(mktemp -d /tmp/animal-store-container.XXXXXX)
@@ -22,15 +22,15 @@ cleanup() {
 trap cleanup EXIT
 step() { printf '\n--- %s\n' "$*"; }
 fail() {
-  echo "check-container: FAILED: $*" >&2
+  echo "container check: FAILED: $*" >&2
   exit 1
 }
 
-step "stage 1: build context (COPY package.json package-lock.json, src, scripts/compile-bun.sh)"
+step "stage 1: build context (COPY package.json package-lock.json, src, scripts/compile_bun.sh)"
 mkdir -p "$work/build/scripts"
 cp package.json package-lock.json "$work/build/"
 cp -R src "$work/build/src"
-cp scripts/compile-bun.sh "$work/build/scripts/"
+cp scripts/compile_bun.sh "$work/build/scripts/"
 cd "$work/build"
 
 step "stage 1: RUN npm ci --no-audit --no-fund"
@@ -112,4 +112,4 @@ grep -q '"msg":"stopped"' "$work/serve.log" || fail "no \"stopped\" log line"
 echo "  exit 0, lock released"
 "${as_image_user[@]}" "${image_env[@]}" ./animal-store verify | sed 's/^/  /'
 
-printf '\ncheck-container: ok (%s)\n' "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo "no git")"
+printf '\ncontainer check: ok (%s)\n' "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo "no git")"
