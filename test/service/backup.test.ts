@@ -18,6 +18,7 @@ import {
   temporaryDirectory,
 } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
+import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 
 const runtime = targetRuntime();
 const KEY = "backup-suite-key";
@@ -214,5 +215,77 @@ describe(`backup and restore on ${runtime}`, { timeout: 180_000 }, () => {
     // The clients have stopped: the copy is the whole file.
     assert.equal(result.stdout, readFileSync(join(sourceDir, "pets.jsonl"), "utf8"));
     assert.match(result.stderr, new RegExp(`^stdout: ${created.length} pets \\(`));
+  });
+});
+
+describe(`backup with DATABASE_URL on ${runtime}`, {
+  timeout: 120_000,
+  skip: skipWithoutPostgres,
+}, () => {
+  const dir = temporaryDirectory("animal-store-backup-pg-");
+  const drops: (() => Promise<void>)[] = [];
+  after(async () => {
+    for (const drop of drops) await drop();
+    dir.remove();
+  });
+
+  it("backup exports the database as record lines in id order; restore and import take them", async () => {
+    const database = await freshDatabase();
+    drops.push(database.drop);
+    const service = await startService({
+      dataDir: join(dir.path, "unused"),
+      env: { API_KEYS: KEY, DATABASE_URL: database.url },
+    });
+    const created: Created[] = [];
+    try {
+      const bodies = Array.from({ length: 40 }, (_, i) =>
+        JSON.stringify({
+          name: i === 0 ? 'Ünïcödé "quoted" 😀' : `Pet ${i}`,
+          categoryId: i === 0 ? "9223372036854775807" : -i,
+          ...(i % 4 === 0 ? {} : { status: ["available", "pending", "sold"][i % 3] }),
+        }).replace('"9223372036854775807"', "9223372036854775807"));
+      await Promise.all(bodies.map(async (body, i) => {
+        const key = i % 2 === 0 ? `pg-create-${i}` : undefined;
+        const response = await api(service, "/v1/pets", {
+          method: "POST",
+          body,
+          headers: key === undefined ? {} : { "idempotency-key": key },
+        });
+        const text = await response.text();
+        assert.equal(response.status, 201, text);
+        created.push({ id: JSON.parse(text).id, text, body, key, at: performance.now() });
+      }));
+      const backupPath = join(dir.path, "database.jsonl");
+      const result = await runService(["backup", backupPath], {
+        env: { DATABASE_URL: database.url },
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(
+        result.stdout,
+        /: 40 pets \(available \d+, pending \d+, sold \d+, no status 10\)/,
+      );
+
+      const lines = readFileSync(backupPath, "utf8").split(/(?<=\n)/).map(splitLine);
+      created.sort((a, b) => a.id - b.id);
+      assert.deepEqual(lines.map((line) => line.pet), created.map((pet) => pet.text));
+      lines.forEach((line, i) => {
+        const key = created[i].key;
+        assert.equal(line.claim.includes(JSON.stringify(key ?? "\0")), key !== undefined);
+      });
+
+      // The export is a data file: restore installs it, and import moves it to another database.
+      const restoredDir = join(dir.path, "restored");
+      const restore = await runService(["restore", backupPath], { env: { DATA_DIR: restoredDir } });
+      assert.equal(restore.code, 0, restore.stderr);
+      const target = await freshDatabase();
+      drops.push(target.drop);
+      const imported = await runService(["import"], {
+        env: { DATA_DIR: restoredDir, DATABASE_URL: target.url },
+      });
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.match(imported.stdout, /Imported 40 pets .* and 20 idempotency keys/);
+    } finally {
+      await service.stop();
+    }
   });
 });
