@@ -15,6 +15,7 @@ import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
 import { errorReply, HttpError } from "./http/errors.ts";
 import { enforceRateLimit, RateLimiter } from "./http/rate_limit.ts";
 import { requestIdFor } from "./http/request_id.ts";
+import { traceIdOf } from "./http/trace_context.ts";
 import { plainHeaderTarget, type Reply, type ResponseConstructor } from "./http/responses.ts";
 import { type PathMatch, Router } from "./http/router.ts";
 import { checkUrlLength } from "./http/url_limit.ts";
@@ -235,6 +236,8 @@ export function createApp(options: AppOptions): App {
       requestId,
     };
     if (context.keyScope !== "") fields.key = context.keyScope;
+    const traceId = traceIdOf(request.headers.get("traceparent"));
+    if (traceId !== undefined) fields.traceId = traceId;
     log.info(fields);
     return response;
   }

@@ -10,6 +10,9 @@ Commands:
   verify        Check the data file in DATA_DIR: counts per status, damage; changes nothing
   openapi       Print the OpenAPI 3.1 document (as served at BASE_PATH/openapi.json) and exit
   import        Copy the pets of DATA_DIR's file into the empty database of DATABASE_URL
+  backup PATH   Write a consistent copy of the pets to PATH (- for stdout) while the service
+                runs; with DATABASE_URL, export the database in the same format
+  restore PATH  Verify a backup (- for stdin) and install it in an empty DATA_DIR
   --help        Show this text
 
 Settings (environment variables):

@@ -40,7 +40,8 @@ describe(`operator commands on ${runtime}`, TIMEOUT, () => {
   it("--help exits 0 and lists every command", async () => {
     const result = await runService(["--help"]);
     assert.equal(result.code, 0, result.stderr);
-    for (const command of ["serve", "openapi", "healthcheck", "verify", "import", "--help"]) {
+    const commands = ["serve", "openapi", "healthcheck", "verify", "import", "backup", "restore"];
+    for (const command of [...commands, "--help"]) {
       assert.match(result.stdout, new RegExp(`^\\s+${command}\\s`, "m"), command);
     }
   });
@@ -81,6 +82,51 @@ describe(`operator commands on ${runtime}`, TIMEOUT, () => {
     assert.match(result.stdout, /1 pets \(available 0, pending 1/);
     assert.match(result.stdout, /warning: torn last line at byte offset \d+ \(12 bytes/);
     assert.equal(readFileSync(join(path, "pets.jsonl"), "utf8"), content);
+  });
+
+  it("backup PATH copies the complete records and restore PATH installs them in an empty DATA_DIR", async () => {
+    const content = record(1, "sold") + record(2) + record(7, "pending");
+    const source = dataDir("backup-source", content + record(8).slice(0, 15));
+    const copy = join(dir.path, "backup.jsonl");
+    const backup = await runService(["backup", copy], { env: { DATA_DIR: source } });
+    assert.equal(backup.code, 0, backup.stderr);
+    assert.match(backup.stdout, /3 pets \(available 0, pending 1, sold 1, no status 1\)/);
+    assert.equal(readFileSync(copy, "utf8"), content);
+
+    const target = join(dir.path, "restore-target", "data");
+    const restore = await runService(["restore", copy], { env: { DATA_DIR: target } });
+    assert.equal(restore.code, 0, restore.stderr);
+    assert.match(restore.stdout, /3 pets \(available 0, pending 1, sold 1, no status 1\)/);
+    assert.equal(readFileSync(join(target, "pets.jsonl"), "utf8"), content);
+
+    const again = await runService(["restore", copy], { env: { DATA_DIR: target } });
+    assert.equal(again.code, 1);
+    assert.match(
+      again.stderr,
+      new RegExp(`^Cannot restore: data directory ${target} already holds pets`),
+    );
+  });
+
+  it("restore exits 1 for a damaged backup, naming the line", async () => {
+    const damaged = join(dir.path, "damaged-backup.jsonl");
+    writeFileSync(damaged, record(1) + "{oops\n");
+    const result = await runService(["restore", damaged], {
+      env: { DATA_DIR: join(dir.path, "never-restored") },
+    });
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      /^Cannot restore: .*damaged-backup\.jsonl line 2 is not valid JSON/,
+    );
+    assert.equal(existsSync(join(dir.path, "never-restored", "pets.jsonl")), false);
+  });
+
+  it("backup and restore without a PATH exit 2", async () => {
+    for (const command of ["backup", "restore"]) {
+      const result = await runService([command]);
+      assert.equal(result.code, 2, command);
+      assert.match(result.stderr, new RegExp(`^Cannot ${command}: `));
+    }
   });
 
   it("healthcheck exits 1 when nothing listens on PORT, naming the address it called", async () => {

@@ -33,13 +33,13 @@ import type { PetTexts } from "./pet_texts.ts";
 import { PET_RECORD_PREFIX, recordSuffix } from "./record.ts";
 
 /** Most creates in one batch: bounds a batch's bytes and its callers' wait. */
-const MAX_BATCH = 1024;
+export const MAX_BATCH = 1024;
 
 /**
  * Most batches writing or syncing at once. Two let the next batch's fdatasync overlap the current
  * one's; four gave no further gain (durable POST, 64 clients, on Bun).
  */
-const MAX_BATCHES_IN_FLIGHT = 2;
+export const MAX_BATCHES_IN_FLIGHT = 2;
 
 const encoder = new TextEncoder();
 const PREFIX_BYTES = encoder.encode(PET_RECORD_PREFIX);

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
+import type { ByteSource } from "../../src/store/jsonl/record_copy.ts";
+import { restoreDataFile } from "../../src/store/jsonl/restore.ts";
+import { line, removeTempDirs, tempDir } from "./helpers.ts";
+
+function sourceOf(text: string): ByteSource {
+  const bytes = new TextEncoder().encode(text);
+  let at = 0;
+  return {
+    read(into, offset, length) {
+      const count = Math.min(length, bytes.length - at);
+      into.set(bytes.subarray(at, at + count), offset);
+      at += count;
+      return Promise.resolve(count);
+    },
+  };
+}
+
+const claim = { scope: "k1", key: "retry-7", digest: "d".repeat(64) };
+const backup = line(1) + line(4, { status: "sold" }, claim) + line(9, { status: "available" });
+
+describe("restoreDataFile()", () => {
+  after(removeTempDirs);
+
+  it("restoreDataFile() installs the backup in a new directory; the store continues after its ids", async () => {
+    const dataDir = join(tempDir(), "new/data");
+    const result = await restoreDataFile({ dataDir, source: sourceOf(backup), name: "b" });
+    assert.equal(result.ok, true, JSON.stringify(result));
+    assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), backup);
+    assert.deepEqual(readdirSync(dataDir), ["pets.jsonl"], "no temporary file or lock is left");
+    const store = await openJsonlStore({ dataDir });
+    try {
+      assert.equal(store.get(4)?.json, '{"id":4,"name":"Pet 4","categoryId":4,"status":"sold"}');
+      const replay = await store.create({ name: "Pet 4", categoryId: 4n, status: "sold" }, claim);
+      assert.equal(replay.kind, "replayed");
+      const created = await store.create({ name: "New", categoryId: 1n });
+      assert.equal(created.kind === "created" && created.pet.id, 10);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("restoreDataFile() leaves out a torn last line", async () => {
+    const dataDir = tempDir();
+    const result = await restoreDataFile({
+      dataDir,
+      source: sourceOf(backup + '{"type":"pet"'),
+      name: "b",
+    });
+    assert.equal(result.ok && result.tornTail, 13);
+    assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), backup);
+  });
+
+  it("restoreDataFile() refuses a damaged backup, names the line and installs nothing", async () => {
+    const dataDir = tempDir();
+    const result = await restoreDataFile({
+      dataDir,
+      source: sourceOf(line(1) + line(1)),
+      name: "nightly.jsonl",
+    });
+    assert.equal(result.ok, false);
+    assert.match(!result.ok ? result.reason : "", /^nightly\.jsonl line 2 has id 1/);
+    assert.deepEqual(readdirSync(dataDir), []);
+  });
+
+  it("restoreDataFile() refuses a directory that holds pets, naming it", async () => {
+    const root = tempDir({ "data/pets.jsonl": line(1) });
+    const dataDir = join(root, "data");
+    const result = await restoreDataFile({ dataDir, source: sourceOf(backup), name: "b" });
+    assert.equal(result.ok, false);
+    assert.match(!result.ok ? result.reason : "", new RegExp(`data directory ${dataDir} `));
+    assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), line(1));
+  });
+
+  it("restoreDataFile() refuses a directory in use by a store, naming it", async () => {
+    const dataDir = tempDir();
+    const store = await openJsonlStore({ dataDir });
+    try {
+      const result = await restoreDataFile({ dataDir, source: sourceOf(backup), name: "b" });
+      assert.equal(result.ok, false);
+      assert.match(!result.ok ? result.reason : "", new RegExp(`${dataDir} is in use`));
+      assert.equal(existsSync(join(dataDir, "pets.jsonl.restoring")), false);
+    } finally {
+      await store.close();
+    }
+  });
+});
