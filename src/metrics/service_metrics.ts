@@ -105,7 +105,6 @@ export class ServiceMetrics {
   readonly #queryErrors: Counter;
   readonly #fsync: Histogram;
   readonly #batch: Histogram;
-  #lastStats: StoreStats | undefined;
 
   /** Told by the JSON-lines store of each batch fdatasync'd. */
   readonly storeObserver: StoreObserver;
@@ -213,21 +212,22 @@ export class ServiceMetrics {
   }
 
   /**
-   * The text exposition. A store that cannot answer (database gone) keeps its last numbers, so
-   * the scrape still succeeds and the other families still arrive.
+   * The text exposition. Numbers a store cannot give right now (database gone) keep their last
+   * values, so the scrape still succeeds and the other families still arrive.
    */
   async render(sources: ScrapeSources): Promise<string> {
-    if (sources.store?.stats !== undefined) {
-      try {
-        this.#lastStats = await sources.store.stats();
-      } catch {
-        // Reported by readiness and by the query error counter; the scrape goes on.
-      }
+    let stats: StoreStats | undefined;
+    try {
+      stats = await sources.store?.stats?.();
+    } catch {
+      // Reported by readiness (and by the query error counter); the scrape goes on.
     }
-    const stats = this.#lastStats;
     if (stats !== undefined) {
-      for (const status of ["available", "pending", "sold", "none"] as const) {
-        this.#pets.labels(status).set(stats.pets[status]);
+      const pets = stats.pets;
+      if (pets !== undefined) {
+        for (const status of ["available", "pending", "sold", "none"] as const) {
+          this.#pets.labels(status).set(pets[status]);
+        }
       }
       if (stats.dataFileBytes !== undefined) {
         this.#fileBytes.labels().set(stats.dataFileBytes);

@@ -88,7 +88,8 @@ export type PetCounts = Readonly<Record<PetStatus | "none", number>>;
 
 /** A store's numbers at one instant; each backend fills what it has. */
 export interface StoreStats {
-  readonly pets: PetCounts;
+  /** Undefined when the store could not count them this time (the last numbers stay). */
+  readonly pets: PetCounts | undefined;
   /** JSON-lines: bytes of the durable data file. */
   readonly dataFileBytes?: number;
   /** JSON-lines: idempotency keys held in memory. */
