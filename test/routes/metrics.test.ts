@@ -64,7 +64,10 @@ describe("GET /metrics", () => {
     const { request } = testApp({ env: METRICS_ON });
     await request("/v1/pets/12345");
     await request("/v1/pets/abc");
-    await request("/v1/pets", { method: "POST", body: JSON.stringify({ name: "Rex", categoryId: 1 }) });
+    await request("/v1/pets", {
+      method: "POST",
+      body: JSON.stringify({ name: "Rex", categoryId: 1 }),
+    });
     await request("/v1/no-such-path-789");
     await request("/elsewhere-456", { key: null });
     await request("/v1/keyless-321", { key: null });
@@ -104,7 +107,9 @@ describe("GET /metrics", () => {
       ),
     );
     assert.ok(
-      lines.includes('animal_store_http_requests_total{method="GET",route="/healthz",status="200"} 1'),
+      lines.includes(
+        'animal_store_http_requests_total{method="GET",route="/healthz",status="200"} 1',
+      ),
     );
     for (const raw of ["12345", "abc", "789", "456", "321", "PROPFIND"]) {
       assert.ok(!text.includes(raw), `raw path or method ${raw} in the scrape`);
@@ -137,7 +142,10 @@ describe("GET /metrics", () => {
   it("reports pets per status, in flight and readiness at scrape time", async () => {
     const { request, store } = testApp({ env: METRICS_ON });
     for (const status of ["available", "available", "sold", undefined]) {
-      await request("/v1/pets", { method: "POST", body: JSON.stringify({ name: "P", categoryId: 1, status }) });
+      await request("/v1/pets", {
+        method: "POST",
+        body: JSON.stringify({ name: "P", categoryId: 1, status }),
+      });
     }
     const lines = samples(await scrape(request));
     for (

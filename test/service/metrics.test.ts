@@ -2,14 +2,13 @@
  * `GET /metrics` of a running service on the runtime under test: a real scrape passes
  * `promtool check metrics`, carries the store's families, and the PostgreSQL store reports its
  * pool and its failed statements. Without promtool the format check is skipped with a notice,
- * except under CI, where a missing promtool fails (as REQUIRE_POSTGRES does for PostgreSQL).
+ * except under CI (test/support/promtool.ts).
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import postgres from "postgres";
 import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
+import { promtool, skipWithoutPromtool } from "../support/promtool.ts";
 import {
   type ServiceProcess,
   startService,
@@ -21,19 +20,6 @@ import { serviceApi } from "../support/service_api.ts";
 const KEY = "metrics-suite-key";
 const api = serviceApi(KEY);
 const runtime = targetRuntime();
-
-/** Runs promtool with `args` and `input` on stdin; undefined when it is not installed. */
-export function promtool(
-  args: string[],
-  input?: string,
-): { status: number; output: string } | undefined {
-  const result = spawnSync("promtool", args, { input, encoding: "utf8" });
-  if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
-    if (process.env.CI) throw new Error("promtool is missing: CI installs Debian's prometheus");
-    return undefined;
-  }
-  return { status: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
-}
 
 async function scrape(service: ServiceProcess): Promise<string> {
   const response = await api(service, "/metrics");
@@ -71,17 +57,13 @@ describe(`GET /metrics on ${runtime} (JSON-lines store)`, { timeout: 60_000 }, (
     dir.remove();
   });
 
-  it("a real scrape passes promtool check metrics", async (t) => {
+  it("a real scrape passes promtool check metrics", { skip: skipWithoutPromtool }, async () => {
     await createPets(service, ["available", "sold", undefined]);
     for (const path of ["/v1/pets?limit=2", "/v1/pets/1", "/v1/nope", "/healthz", "/x/y"]) {
       await (await api(service, path)).body?.cancel();
     }
     const text = await scrape(service);
     const checked = promtool(["check", "metrics"], text);
-    if (checked === undefined) {
-      t.skip("promtool not installed (Debian package prometheus): format check skipped");
-      return;
-    }
     assert.equal(checked.status, 0, checked.output);
     assert.equal(checked.output.trim(), "", "promtool lint findings");
   });
@@ -171,8 +153,10 @@ describe(
       assert.equal(sample(text, "animal_store_postgres_pool_connections_in_use"), 0);
       assert.equal(sample(text, "animal_store_postgres_query_errors_total"), 0);
       assert.doesNotMatch(text, /animal_store_jsonl_/);
-      const checked = promtool(["check", "metrics"], text);
-      if (checked !== undefined) assert.equal(checked.status, 0, checked.output);
+      if (!skipWithoutPromtool) {
+        const checked = promtool(["check", "metrics"], text);
+        assert.equal(checked.status, 0, checked.output);
+      }
     });
 
     it("counts connections held by reads and the statements that fail", async () => {
