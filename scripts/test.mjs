@@ -91,7 +91,8 @@ if (only.length === 0 || only.includes("node")) {
   }
 }
 if (only.length === 0 || only.includes("executable")) {
-  // The single executable (scripts/compile_bun.sh): its smoke test and the operator's commands.
+  // The single executable (scripts/compile_bun.sh): its smoke test, the operator's commands and
+  // a real /metrics scrape.
   const [buildCode] = run("executable build", "bash", ["scripts/compile_bun.sh"]);
   if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
     record("executable", 1, { passed: 0, failed: 1 });
@@ -101,6 +102,7 @@ if (only.length === 0 || only.includes("executable")) {
       "--allow-all",
       "test/ship/executable.test.ts",
       "test/service/commands.test.ts",
+      "test/service/metrics.test.ts",
     ], { TARGET_RUNTIME: "executable" });
     record("executable", code, denoCounts(output));
   }

@@ -20,8 +20,10 @@ import { plainHeaderTarget, type Reply, type ResponseConstructor } from "./http/
 import { type PathMatch, Router } from "./http/router.ts";
 import { checkUrlLength } from "./http/url_limit.ts";
 import type { Logger } from "./log.ts";
+import { ServiceMetrics } from "./metrics/service_metrics.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { docsRoutes } from "./routes/docs.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { petRoutes } from "./routes/pets.ts";
 import { type PetStore, StoreUnavailableError } from "./store/store.ts";
@@ -54,6 +56,8 @@ export interface App {
   /** Resolves once no request is in flight (at once when none is). */
   idle(): Promise<void>;
   readonly readiness: Readiness;
+  /** The metrics with `METRICS=on` (the store reports to them), otherwise undefined. */
+  readonly metrics: ServiceMetrics | undefined;
 }
 
 /** Everything the handler depends on; tests pass their own clock, store and log. */
@@ -96,17 +100,23 @@ export function createApp(options: AppOptions): App {
     draining: unavailable("The service is shutting down"),
   };
 
-  const apiRouter = new Router<RequestContext, Reply>([
-    ...petRoutes({ config }),
-    ...openapiRoutes({ config }),
-    ...docsRoutes(),
-  ]);
-  const healthRouter = new Router<RequestContext, Reply>(
-    healthRoutes({
-      readiness: () => readiness,
-      storeAvailable: () => store?.isAvailable?.() !== false,
-    }),
-  );
+  const apiRoutes = [...petRoutes({ config }), ...openapiRoutes({ config }), ...docsRoutes()];
+  const rootRoutes = healthRoutes({
+    readiness: () => readiness,
+    storeAvailable: () => store?.isAvailable?.() !== false,
+  });
+  const metrics = config.metrics
+    ? new ServiceMetrics(routeTable(config, rootRoutes, apiRoutes))
+    : undefined;
+  if (metrics !== undefined) {
+    rootRoutes.push(...metricsRoutes(metrics, () => ({
+      store,
+      ready: readiness === "ready" && store?.isAvailable?.() !== false,
+      inFlight,
+    })));
+  }
+  const apiRouter = new Router<RequestContext, Reply>(apiRoutes);
+  const healthRouter = new Router<RequestContext, Reply>(rootRoutes);
   const successorUrl = `${config.publicUrl ?? ""}${config.basePath}/pets`;
   const deprecated = deprecationHeaders(successorUrl);
   /** The deprecated route's one answer from its sunset on, whatever the method. */
@@ -130,14 +140,18 @@ export function createApp(options: AppOptions): App {
     const inApi = config.basePath === "" || path === config.basePath ||
       path.startsWith(config.basePath + "/");
     let match = healthRouter.match(path);
-    let isPublic = true;
+    // Outside BASE_PATH only /metrics asks for a key, and nothing there is rate limited.
+    let isPublic = match?.options.public !== false;
+    let limited = false;
     if (match === undefined && inApi) {
       match = apiRouter.match(path.slice(config.basePath.length) || "/");
       isPublic = match?.options.public === true;
+      limited = true;
       if (match?.options.deprecated) {
         for (const name in deprecated) headers[name] = deprecated[name];
       }
     }
+    context.routePattern = match?.pattern;
     const pastSunset = match?.options.deprecated === true && isPastSunset(clock());
     if (match !== undefined && method === "OPTIONS") {
       // Keyless like every OPTIONS, but a removed route allows nothing any more: no 204, no Allow.
@@ -146,12 +160,12 @@ export function createApp(options: AppOptions): App {
       cors?.preflight(context.request, match.allow, plainHeaderTarget(headers));
       return { status: 204, body: null, headers: {} };
     }
-    if (inApi && !isPublic) {
+    if (!isPublic) {
       // Set before the key check so that a 401 is not stored by caches either.
       headers["cache-control"] = "no-store";
       context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
       // Counted after the key check: only accepted keys get buckets, and 401s cost nothing.
-      if (rateLimiter !== undefined) {
+      if (rateLimiter !== undefined && limited) {
         enforceRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(headers));
       }
     }
@@ -201,6 +215,7 @@ export function createApp(options: AppOptions): App {
       requestId,
       keyScope: "",
       store: storeFor[readiness],
+      routePattern: undefined,
     };
     // The common headers, as one plain object: the response is then built once, with all of them,
     // instead of merging two Headers objects per request.
@@ -225,7 +240,9 @@ export function createApp(options: AppOptions): App {
       body = null;
     }
     const response = new ResponseClass(body, { status: reply.status, headers });
-    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    const elapsedMs = performance.now() - started;
+    metrics?.observe(request.method, context.routePattern, reply.status, elapsedMs / 1000);
+    const durationMs = Math.round(elapsedMs * 1000) / 1000;
     // Fields in a fixed order, the key only when one was presented (no spread per request).
     const fields: Record<string, unknown> = {
       msg: "request",
@@ -258,6 +275,7 @@ export function createApp(options: AppOptions): App {
     get readiness() {
       return readiness;
     },
+    metrics,
   };
 }
 
@@ -268,7 +286,23 @@ function byteLength(body: string | Uint8Array): number {
   return typeof body === "string" ? utf8.encode(body).byteLength : body.byteLength;
 }
 
-type MutableContext = { -readonly [K in keyof RequestContext]: RequestContext[K] };
+type MutableContext = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
+  /** The matched router pattern, for the metrics' `route` label. */
+  routePattern: string | undefined;
+};
+
+/** The route patterns the metrics label requests with: health and metrics at the root. */
+function routeTable(
+  config: Config,
+  rootRoutes: readonly { pattern: string }[],
+  apiRoutes: readonly { pattern: string }[],
+) {
+  return {
+    rootPatterns: [...rootRoutes.map((route) => route.pattern), "/metrics"],
+    apiPatterns: apiRoutes.map((route) => route.pattern),
+    basePath: config.basePath,
+  };
+}
 
 function findHandler(match: PathMatch<RequestContext, Reply>, method: string) {
   return match.handlers.get(method === "HEAD" ? "GET" : method);

@@ -112,6 +112,7 @@ export async function runServe(): Promise<number> {
       }),
     lockWaitMs: LOCK_WAIT_MS,
     signal: stopLoading.signal,
+    observer: app.metrics?.storeObserver,
   });
   let opened: OpenedStore;
   try {
@@ -126,6 +127,7 @@ export async function runServe(): Promise<number> {
   }
   if (stopping) return -1; // stop() closes the store and exits
   const loadMs = Math.round(performance.now() - loadStarted);
+  app.metrics?.storeLoaded(loadMs / 1000);
   app.ready(opened.store);
 
   if (generatedKey !== undefined) {

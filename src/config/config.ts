@@ -22,6 +22,8 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** Requests per minute per API key; 0 when off. */
   readonly rateLimit: number;
+  /** `METRICS=on`: `GET /metrics` serves the Prometheus text format (docs/metrics.md). */
+  readonly metrics: boolean;
   /** The PostgreSQL store's settings when `DATABASE_URL` is set; undefined keeps the file store. */
   readonly database: DatabaseConfig | undefined;
 }
@@ -164,6 +166,13 @@ function corsSetting(env: Environment): string[] {
   return origins;
 }
 
+function metricsSetting(env: Environment): boolean {
+  const raw = env.METRICS;
+  if (raw === undefined || raw === "off") return false;
+  if (raw === "on") return true;
+  throw new ConfigError("METRICS", `METRICS must be on or off, got ${JSON.stringify(raw)}`);
+}
+
 function databaseSetting(env: Environment): DatabaseConfig | undefined {
   const url = env.DATABASE_URL;
   if (url === undefined || url === "") {
@@ -261,6 +270,7 @@ export function loadConfig(env: Environment): Config {
     publicUrl: publicUrlSetting(env),
     corsOrigins: corsSetting(env),
     rateLimit: integerSetting(env, "RATE_LIMIT", 0, 0, 1_000_000_000),
+    metrics: metricsSetting(env),
     database: databaseSetting(env),
   };
 }

@@ -74,8 +74,37 @@ export interface PetStore {
    * then answers 503. A store without it is always available once open.
    */
   isAvailable?(): boolean;
+  /**
+   * The store's numbers for `GET /metrics`, read at scrape time (never per request). Optional:
+   * a store without it reports no store metrics.
+   */
+  stats?(): MaybePromise<StoreStats>;
   /** Waits for pending writes, then releases every resource (file handles, the lock). */
   close(): Promise<void>;
+}
+
+/** Pets per status; `none` counts pets stored without a status. */
+export type PetCounts = Readonly<Record<PetStatus | "none", number>>;
+
+/** A store's numbers at one instant; each backend fills what it has. */
+export interface StoreStats {
+  /** Undefined when the store could not count them this time (the last numbers stay). */
+  readonly pets: PetCounts | undefined;
+  /** JSON-lines: bytes of the durable data file. */
+  readonly dataFileBytes?: number;
+  /** JSON-lines: idempotency keys held in memory. */
+  readonly idempotencyKeys?: number;
+  /** PostgreSQL: connections busy with a statement or transaction, and the pool's maximum. */
+  readonly poolConnectionsInUse?: number;
+  readonly poolSize?: number;
+  /** PostgreSQL: statements or transactions that failed since start. */
+  readonly queryErrors?: number;
+}
+
+/** Events a store reports as they happen, for metrics; both hooks must be cheap. */
+export interface StoreObserver {
+  /** JSON-lines: a batch of `creates` pets was fdatasync'd in `seconds`. */
+  batchSynced(seconds: number, creates: number): void;
 }
 
 /**

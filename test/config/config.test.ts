@@ -105,6 +105,12 @@ describe("loadConfig()", () => {
     assert.equal(config.publicUrl, undefined);
     assert.deepEqual(config.corsOrigins, []);
     assert.equal(config.apiKeys, undefined);
+    assert.equal(config.metrics, false);
+  });
+
+  it("reads METRICS=on and METRICS=off", () => {
+    assert.equal(loadConfig({ METRICS: "on" }).metrics, true);
+    assert.equal(loadConfig({ METRICS: "off" }).metrics, false);
   });
 
   it("reads every setting", () => {
@@ -157,6 +163,9 @@ describe("loadConfig()", () => {
       [{ PUBLIC_URL: "not a url" }, "PUBLIC_URL"],
       [{ CORS_ORIGINS: "https://a.example/x" }, "CORS_ORIGINS"],
       [{ API_KEYS_FILE: "" }, "API_KEYS_FILE"],
+      [{ METRICS: "yes" }, "METRICS"],
+      [{ METRICS: "" }, "METRICS"],
+      [{ METRICS: "ON" }, "METRICS"],
     ];
     for (const [env, setting] of cases) assert.equal(settingOf(env), setting, JSON.stringify(env));
   });

@@ -343,3 +343,35 @@ describe("JsonlStore limits", () => {
     assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), "");
   });
 });
+
+describe("JsonlStore metrics", () => {
+  it("stats() reports pets per status, the durable file bytes and the idempotency keys", async () => {
+    const dir = tempDir({
+      "data/pets.jsonl": line(1, { status: "sold" }) + line(2) +
+        line(3, { status: "available" }, { scope: "s", key: "k", digest: "d".repeat(64) }),
+    });
+    const dataDir = join(dir, "data");
+    const store = await openJsonlStore({ dataDir });
+    await store.create({ name: "Rex", categoryId: 1n, status: "pending" });
+    assert.deepEqual(store.stats(), {
+      pets: { available: 1, pending: 1, sold: 1, none: 1 },
+      dataFileBytes: readFileSync(join(dataDir, "pets.jsonl")).byteLength,
+      idempotencyKeys: 1,
+    });
+    await store.close();
+  });
+
+  it("tells its observer of each batch's fdatasync: seconds and creates", async () => {
+    const synced: [number, number][] = [];
+    const store = await openJsonlStore({
+      dataDir: tempDir(),
+      observer: { batchSynced: (seconds, creates) => synced.push([seconds, creates]) },
+    });
+    // Created in one tick: one batch of three.
+    await Promise.all([1, 2, 3].map((n) => store.create({ name: `P${n}`, categoryId: 1n })));
+    await store.create({ name: "P4", categoryId: 1n });
+    await store.close();
+    assert.deepEqual(synced.map(([, creates]) => creates), [3, 1]);
+    for (const [seconds] of synced) assert.ok(seconds >= 0 && seconds < 10, String(seconds));
+  });
+});

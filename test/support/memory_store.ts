@@ -11,6 +11,7 @@ import {
   type PetPage,
   type PetStore,
   type StoredPet,
+  type StoreStats,
   StoreUnavailableError,
 } from "../../src/store/store.ts";
 
@@ -66,6 +67,14 @@ export class MemoryStore implements PetStore {
       pet.id > query.afterId && (query.status === undefined || pet.status === query.status)
     );
     return { pets: matching.slice(0, query.limit), hasMore: matching.length > query.limit };
+  }
+
+  /** Pets per status, as a store reports them to the metrics. */
+  stats(): StoreStats {
+    this.checkAvailable();
+    const pets = { available: 0, pending: 0, sold: 0, none: 0 };
+    for (const pet of this.pets) pets[pet.status ?? "none"]++;
+    return { pets };
   }
 
   async close(): Promise<void> {}

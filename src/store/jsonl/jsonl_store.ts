@@ -14,6 +14,8 @@ import type {
   PetPageJson,
   PetStore,
   StoredPet,
+  StoreObserver,
+  StoreStats,
 } from "../store.ts";
 import { type DataFile, type FileLayer, nodeFileLayer } from "./file_layer.ts";
 import type { IdempotencyKeys } from "./idempotency_keys.ts";
@@ -44,6 +46,8 @@ export interface JsonlStoreOptions {
    * service restarted right after its predecessor was told to stop may find it still exiting.
    */
   readonly lockWaitMs?: number;
+  /** Told of each batch's fdatasync (metrics). */
+  readonly observer?: StoreObserver;
 }
 
 /**
@@ -51,8 +55,14 @@ export interface JsonlStoreOptions {
  * starts the writer. Throws `StoreOpenError` with a one-line message when it cannot.
  */
 export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlStore> {
-  const { dataDir, fsync = true, onWarning = () => {}, files = nodeFileLayer, lockWaitMs = 0 } =
-    options;
+  const {
+    dataDir,
+    fsync = true,
+    onWarning = () => {},
+    files = nodeFileLayer,
+    lockWaitMs = 0,
+    observer,
+  } = options;
   try {
     await mkdir(dataDir, { recursive: true });
   } catch (error) {
@@ -73,7 +83,7 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
   let file: DataFile | undefined;
   try {
     file = await openDataFile(dataDir, files);
-    return await loadStore(file, lock, { dataDir, fsync, onWarning });
+    return await loadStore(file, lock, { dataDir, fsync, onWarning, observer });
   } catch (error) {
     await file?.close().catch(() => {});
     await lock.release();
@@ -118,7 +128,12 @@ async function openDataFile(dataDir: string, files: FileLayer): Promise<DataFile
 async function loadStore(
   file: DataFile,
   lock: DirectoryLock,
-  options: { dataDir: string; fsync: boolean; onWarning: (message: string) => void },
+  options: {
+    dataDir: string;
+    fsync: boolean;
+    onWarning: (message: string) => void;
+    observer: StoreObserver | undefined;
+  },
 ): Promise<JsonlStore> {
   const path = join(options.dataDir, DATA_FILE);
   const replayed = await replayFile(file);
@@ -145,6 +160,7 @@ async function loadStore(
     nextId: replayed.nextId,
     fsync: options.fsync,
     onWarning: options.onWarning,
+    onBatchSynced: options.observer?.batchSynced.bind(options.observer),
   });
   return new JsonlStore({ file, lock, texts, index, keys, writer });
 }
@@ -232,6 +248,19 @@ export class JsonlStore implements PetStore {
     }
     body[offset] = CLOSE_BRACKET;
     return { body, lastId: count === 0 ? 0 : page.ids[count - 1], hasMore: page.hasMore };
+  }
+
+  /** Pets per status, data file bytes and idempotency keys held: a few reads, no scan. */
+  stats(): StoreStats {
+    const index = this.#index;
+    const available = index.count("available");
+    const pending = index.count("pending");
+    const sold = index.count("sold");
+    return {
+      pets: { available, pending, sold, none: index.size - available - pending - sold },
+      dataFileBytes: this.#writer.durableLength,
+      idempotencyKeys: this.#keys.size,
+    };
   }
 
   /** Waits for pending writes, closes the file and removes the lock. Safe to call twice. */

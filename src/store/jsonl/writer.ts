@@ -86,6 +86,8 @@ export interface WriterState {
   /** False skips fdatasync: for benchmarks only, a crash may lose acknowledged pets. */
   readonly fsync: boolean;
   readonly onWarning: (message: string) => void;
+  /** Told of each batch's fdatasync, for metrics. */
+  readonly onBatchSynced?: (seconds: number, creates: number) => void;
 }
 
 /** Queue plus pipelined group commit over one data file. */
@@ -129,6 +131,11 @@ export class GroupWriter {
         });
       }
     });
+  }
+
+  /** Bytes of the durable, published part of the data file. */
+  get durableLength(): number {
+    return this.#durableLength;
   }
 
   /** Resolves once every queued create has been answered. */
@@ -184,7 +191,11 @@ export class GroupWriter {
       return failure === undefined;
     })();
     const settled = (async () => {
-      if (await written && this.#state.fsync) failure = await this.#sync();
+      if (await written && this.#state.fsync) {
+        const syncStarted = performance.now();
+        failure = await this.#sync();
+        this.#state.onBatchSynced?.((performance.now() - syncStarted) / 1000, batch.entries.length);
+      }
       if (previous !== undefined) await previous.settled;
       try {
         this.#settle(batch, failure);

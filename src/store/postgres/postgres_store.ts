@@ -16,6 +16,7 @@ import {
   type PetPage,
   type PetStore,
   type StoredPet,
+  type StoreStats,
   StoreUnavailableError,
 } from "../store.ts";
 import { connectPool, type Sql } from "./connect.ts";
@@ -85,7 +86,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
     }
   }
-  return new PostgresStore(sql, { onWarning });
+  return new PostgresStore(sql, { onWarning, poolSize: database.poolSize });
 }
 
 /** A PetStore on PostgreSQL; see openPostgresStore. */
@@ -94,18 +95,29 @@ export class PostgresStore implements PetStore {
   readonly #creates: CreateBatches;
   readonly #onWarning: (message: string) => void;
   readonly #probe: ReturnType<typeof setInterval>;
+  readonly #poolSize: number;
   #available = true;
   #probing = false;
   #closing: Promise<void> | undefined;
+  /** For metrics: reads running, creates queued or committing, statements failed. */
+  #readsInFlight = 0;
+  #createsInFlight = 0;
+  #queryErrors = 0;
 
   /** Use openPostgresStore. */
   constructor(
     sql: Sql,
-    options: { onWarning: (message: string) => void },
+    options: { onWarning: (message: string) => void; poolSize: number },
   ) {
     this.#sql = sql;
     this.#onWarning = options.onWarning;
-    this.#creates = new CreateBatches(sql, { onFailure: (error) => this.#failed(error) });
+    this.#poolSize = options.poolSize;
+    this.#creates = new CreateBatches(sql, {
+      onFailure: (error) => {
+        this.#queryErrors++;
+        this.#failed(error);
+      },
+    });
     // Checked on a timer, not only when a request fails: an idle instance's /readyz must still
     // say when its database is gone. unref: the probe alone never keeps the process alive.
     this.#probe = setInterval(() => void this.#checkConnection(), PROBE_INTERVAL_MS);
@@ -123,7 +135,8 @@ export class PostgresStore implements PetStore {
     if (!this.#available) {
       return Promise.resolve({ kind: "unavailable", reason: "the database is not reachable" });
     }
-    return this.#creates.create(pet, idempotency);
+    this.#createsInFlight++;
+    return this.#creates.create(pet, idempotency).finally(() => this.#createsInFlight--);
   }
 
   async get(id: number): Promise<StoredPet | undefined> {
@@ -149,6 +162,37 @@ export class PostgresStore implements PetStore {
     return { pets: rows.slice(0, limit).map(storedPetOf), hasMore };
   }
 
+  /**
+   * Pets per status (one grouped count on the (status, id) index, at scrape time), the pool's
+   * use and the statements failed. postgres.js does not expose its pool, so connections in use
+   * are counted here: each read holds one, and creates hold one between them (`CreateBatches`
+   * commits one transaction at a time).
+   */
+  async stats(): Promise<StoreStats> {
+    // Taken before this scrape's own query, so it counts the traffic only.
+    const busy = this.#readsInFlight + (this.#createsInFlight > 0 ? 1 : 0);
+    let pets: { available: number; pending: number; sold: number; none: number } | undefined;
+    try {
+      const rows = await this.#read(() =>
+        this.#sql<{ status: string | null; count: string }[]>`
+          SELECT status, count(*) AS count FROM pets GROUP BY status`
+      );
+      pets = { available: 0, pending: 0, sold: 0, none: 0 };
+      for (const row of rows) {
+        const status = row.status ?? "none";
+        if (status in pets) pets[status as keyof typeof pets] = Number(row.count);
+      }
+    } catch {
+      // Counted in queryErrors; the pool and error numbers still matter most right now.
+    }
+    return {
+      pets,
+      poolConnectionsInUse: Math.min(busy, this.#poolSize),
+      poolSize: this.#poolSize,
+      queryErrors: this.#queryErrors,
+    };
+  }
+
   /** Waits for creates in flight, stops the probe and closes the pool. Safe to call twice. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
@@ -164,12 +208,16 @@ export class PostgresStore implements PetStore {
     if (!this.#available) {
       throw new StoreUnavailableError("the database is not reachable");
     }
+    this.#readsInFlight++;
     try {
       return await query();
     } catch (error) {
+      this.#queryErrors++;
       if (!isTransientDatabaseError(error)) throw error;
       this.#failed(error);
       throw new StoreUnavailableError(describeDatabaseError(error), { cause: error });
+    } finally {
+      this.#readsInFlight--;
     }
   }
 
@@ -190,6 +238,7 @@ export class PostgresStore implements PetStore {
         this.#onWarning("Database reachable again");
       }
     } catch (error) {
+      this.#queryErrors++;
       this.#failed(error);
     } finally {
       this.#probing = false;
