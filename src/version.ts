@@ -1,2 +1,2 @@
 /** The service version, as in package.json and the OpenAPI document. */
-export const VERSION = "1.0.0";
+export const VERSION = "1.1.0";
