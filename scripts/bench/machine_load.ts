@@ -2,7 +2,7 @@
  * How busy the machine is with work that is not ours: the share of all cores' time spent busy
  * over a short window while our server sits idle (Linux `/proc/stat`). On a shared machine
  * another process on core 0 or 1 steals time from the server or from wrk, and a run's figures
- * are then not comparable; `scripts/bench.ts` waits for a quiet moment and marks the runs it
+ * are then not comparable; `scripts/bench/bench.ts` waits for a quiet moment and marks the runs it
  * could not get one for.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -21,7 +21,9 @@ export async function busyPercent(ms = 300): Promise<number | undefined> {
   const before = cpuTimes();
   await new Promise((resolve) => setTimeout(resolve, ms));
   const after = cpuTimes();
-  if (before === undefined || after === undefined || after.total === before.total) return undefined;
+  if (
+    before === undefined || after === undefined || after.total === before.total
+  ) return undefined;
   return (100 * (after.busy - before.busy)) / (after.total - before.total);
 }
 
@@ -29,7 +31,10 @@ export async function busyPercent(ms = 300): Promise<number | undefined> {
  * Waits (at most `maxWaitMs`) until the machine is under `thresholdPercent` busy; returns the
  * last figure seen, so the caller can mark a run made on a busy machine.
  */
-export async function waitForQuiet(thresholdPercent: number, maxWaitMs: number): Promise<number> {
+export async function waitForQuiet(
+  thresholdPercent: number,
+  maxWaitMs: number,
+): Promise<number> {
   const deadline = performance.now() + maxWaitMs;
   let busy = (await busyPercent()) ?? 0;
   while (busy >= thresholdPercent && performance.now() < deadline) {

@@ -1,5 +1,5 @@
 /**
- * Child processes for `scripts/bench.ts`: the command line of each server configuration, started
+ * Child processes for `scripts/bench/bench.ts`: the command line of each server configuration, started
  * pinned to core 0 on 127.0.0.1 and a free port, waited for until it answers, and stopped with
  * a deadline. Also the esbuild bundles Node needs (it cannot run TypeScript).
  */
@@ -28,8 +28,15 @@ export const HOST = "127.0.0.1";
 /** The repository root (npm runs scripts there). */
 export const ROOT = process.cwd();
 
-/** Where bundles for Node go: under node_modules so the bundles' bare imports resolve. */
-export const BUNDLE_DIR = join(ROOT, "node_modules", ".cache", "animal-store-bench");
+/** Where bundles for Node go: under the benchmark's own node_modules, so the peers' bare imports resolve. */
+export const BUNDLE_DIR = join(
+  ROOT,
+  "scripts",
+  "bench",
+  "node_modules",
+  ".cache",
+  "animal-store-bench",
+);
 
 const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
 
@@ -67,7 +74,12 @@ export function pinning(core: number): string[] {
  */
 export function buildNodeBundles(options: { nodeBundle?: string }): void {
   const esbuild = bin("esbuild");
-  const common = ["--bundle", "--platform=node", "--format=esm", "--target=node20"];
+  const common = [
+    "--bundle",
+    "--platform=node",
+    "--format=esm",
+    "--target=node20",
+  ];
   if (options.nodeBundle === undefined) {
     execFileSync(esbuild, [
       "src/main.ts",
@@ -107,17 +119,35 @@ export function serverCommand(
   const peer = PEER_FILES[kind];
   if (peer !== undefined) {
     if (runtime === "bun") {
-      return [bin("bun"), ...prof, join(ROOT, `scripts/bench/peers/${peer}.ts`)];
+      return [
+        bin("bun"),
+        ...prof,
+        join(ROOT, `scripts/bench/peers/${peer}.ts`),
+      ];
     }
     if (runtime === "deno") {
-      return [bin("deno"), "run", "-A", ...prof, join(ROOT, `scripts/bench/peers/${peer}.ts`)];
+      return [
+        bin("deno"),
+        "run",
+        "-A",
+        ...prof,
+        join(ROOT, `scripts/bench/peers/${peer}.ts`),
+      ];
     }
     return [process.execPath, ...prof, join(BUNDLE_DIR, `${peer}.mjs`)];
   }
-  const source = kind === "ours" ? "src/main.ts" : "scripts/bench/service_nofsync.ts";
+  const source = kind === "ours"
+    ? "src/main.ts"
+    : "scripts/bench/service_nofsync.ts";
   if (runtime === "bun") return [bin("bun"), ...prof, join(ROOT, source)];
   if (runtime === "deno") {
-    return [bin("deno"), "run", ...DENO_SERVICE_FLAGS, ...prof, join(ROOT, source)];
+    return [
+      bin("deno"),
+      "run",
+      ...DENO_SERVICE_FLAGS,
+      ...prof,
+      join(ROOT, source),
+    ];
   }
   const bundle = kind === "ours"
     ? options.nodeBundle ?? join(BUNDLE_DIR, "animal-store.mjs")
@@ -164,7 +194,13 @@ export async function startServer(
   const stderr = openSync(options.stderrFile, "a");
   const child = spawn(file, args, {
     cwd: ROOT,
-    env: { ...process.env, ...options.env, PORT: String(port), HOST, API_KEYS: BENCH_KEY },
+    env: {
+      ...process.env,
+      ...options.env,
+      PORT: String(port),
+      HOST,
+      API_KEYS: BENCH_KEY,
+    },
     stdio: ["ignore", options.captureStdout ? "pipe" : "ignore", stderr],
   });
   let output = "";
@@ -181,7 +217,9 @@ export async function startServer(
   while (performance.now() < deadline) {
     if (exited) {
       throw new Error(
-        `${command.join(" ")} exited before it was ready (stderr in ${options.stderrFile})`,
+        `${
+          command.join(" ")
+        } exited before it was ready (stderr in ${options.stderrFile})`,
       );
     }
     try {
@@ -205,14 +243,23 @@ export async function startServer(
     await sleep(options.pollMs ?? 20);
   }
   child.kill("SIGKILL");
-  throw new Error(`${command.join(" ")} was not ready within ${options.timeoutMs ?? 60_000} ms`);
+  throw new Error(
+    `${command.join(" ")} was not ready within ${
+      options.timeoutMs ?? 60_000
+    } ms`,
+  );
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
-export async function stopServer(running: Running, graceMs = 15_000): Promise<void> {
+export async function stopServer(
+  running: Running,
+  graceMs = 15_000,
+): Promise<void> {
   const { child } = running;
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", () => resolve())
+  );
   child.kill("SIGTERM");
   const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
   await exited;
@@ -220,10 +267,13 @@ export async function stopServer(running: Running, graceMs = 15_000): Promise<vo
 }
 
 /** Resident set size and its peak, in MB, from /proc (Linux). */
-export function memoryOf(pid: number): { rssMb: number; peakMb: number } | undefined {
+export function memoryOf(
+  pid: number,
+): { rssMb: number; peakMb: number } | undefined {
   const path = `/proc/${pid}/status`;
   if (!existsSync(path)) return undefined;
   const status = readFileSync(path, "utf8");
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
+  const kb = (field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
   return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
 }

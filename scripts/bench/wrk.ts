@@ -10,7 +10,8 @@ import { HOST, pinning } from "./processes.ts";
 
 /** The body of every measured create. */
 // categoryId within 2^53 so that the peers (JS numbers) accept it too; our service keeps any int64.
-export const NEW_PET_BODY = '{"name":"Rex","categoryId":9007199254740991,"status":"available"}';
+export const NEW_PET_BODY =
+  '{"name":"Rex","categoryId":9007199254740991,"status":"available"}';
 
 /** Figures of one wrk run. */
 export interface WrkResult {
@@ -74,7 +75,9 @@ export function runWrk(options: {
     options.script,
     `http://${HOST}:${options.port}${options.path}`,
   ];
-  const wrk = spawn(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+  const wrk = spawn(args[0], args.slice(1), {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   wrk.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   wrk.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -89,7 +92,9 @@ export function runWrk(options: {
     });
     wrk.once("exit", (code) => {
       clearTimeout(timer);
-      const line = output.split("\n").find((text) => text.startsWith("BENCH_RESULT "));
+      const line = output.split("\n").find((text) =>
+        text.startsWith("BENCH_RESULT ")
+      );
       if (code !== 0 || line === undefined) {
         return reject(new Error(`wrk failed (code ${code}):\n${output}`));
       }

@@ -4,9 +4,9 @@
  * (src/store/jsonl/writer.ts). Each loop writes 3,000 bytes at the end of a scratch file and
  * fdatasyncs it, through node:fs/promises as the store does. Prints figures; asserts nothing.
  *
- *   node scripts/bench_fsync.mjs [directory] [seconds]          # default: the system temp dir, 3 s
- *   node_modules/.bin/deno run -A scripts/bench_fsync.mjs
- *   node_modules/.bin/bun scripts/bench_fsync.mjs
+ *   node scripts/bench/fsync.mjs [directory] [seconds]          # default: the system temp dir, 3 s
+ *   node_modules/.bin/deno run -A scripts/bench/fsync.mjs
+ *   node_modules/.bin/bun scripts/bench/fsync.mjs
  *
  * Point it at the disk that will hold DATA_DIR: a temp dir may be a different file system.
  */
@@ -16,7 +16,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 
-const directory = mkdtempSync(join(process.argv[2] ?? tmpdir(), "animal-store-fsync-"));
+const directory = mkdtempSync(
+  join(process.argv[2] ?? tmpdir(), "animal-store-fsync-"),
+);
 const seconds = Number(process.argv[3] ?? 3);
 const line = new Uint8Array(3000).fill(0x41);
 
@@ -41,17 +43,22 @@ async function measure(loops) {
   await file.close();
   await rm(path);
   latencies.sort((a, b) => a - b);
-  const at = (q) => latencies[Math.floor(q * (latencies.length - 1))].toFixed(3);
+  const at = (q) =>
+    latencies[Math.floor(q * (latencies.length - 1))].toFixed(3);
   return { perSecond: latencies.length / seconds, p50: at(0.5), p90: at(0.9) };
 }
 
 const runtime = globalThis.Deno ? "deno" : globalThis.Bun ? "bun" : "node";
-console.log(`${runtime}: 3,000-byte write + fdatasync loops on ${directory}, ${seconds} s each`);
+console.log(
+  `${runtime}: 3,000-byte write + fdatasync loops on ${directory}, ${seconds} s each`,
+);
 try {
   for (const loops of [1, 2, 4]) {
     const result = await measure(loops);
     console.log(
-      `  ${loops} loop(s) at once: ${result.perSecond.toFixed(0).padStart(6)} fdatasyncs/s` +
+      `  ${loops} loop(s) at once: ${
+        result.perSecond.toFixed(0).padStart(6)
+      } fdatasyncs/s` +
         `  (each: p50 ${result.p50} ms, p90 ${result.p90} ms)`,
     );
   }

@@ -2,9 +2,9 @@
 // Start time of the service: from spawning the command to the first 200 from GET /readyz (store
 // loaded, ready to serve), on an empty temporary data directory; median of 11 starts.
 //
-//   node scripts/measure-start.mjs dist/animal-store
-//   node scripts/measure-start.mjs node dist/animal-store.mjs
-//   node scripts/measure-start.mjs node_modules/.bin/deno run -A src/main.ts
+//   node scripts/bench/measure_start.mjs dist/animal-store
+//   node scripts/bench/measure_start.mjs node dist/animal-store.mjs
+//   node scripts/bench/measure_start.mjs node_modules/.bin/deno run -A src/main.ts
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -14,7 +14,9 @@ import process from "node:process";
 
 const command = process.argv.slice(2);
 if (command.length === 0) {
-  console.error("Usage: node scripts/measure-start.mjs <command> [args...]");
+  console.error(
+    "Usage: node scripts/bench/measure_start.mjs <command> [args...]",
+  );
   process.exit(2);
 }
 const RUNS = 11;
@@ -31,9 +33,16 @@ function freePort() {
 async function measureOnce() {
   const dataDir = mkdtempSync(join(tmpdir(), "animal-store-start-"));
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir };
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+  };
   const started = performance.now();
-  const child = spawn(command[0], command.slice(1), { env: { ...env, API_KEYS: "k" } });
+  const child = spawn(command[0], command.slice(1), {
+    env: { ...env, API_KEYS: "k" },
+  });
   child.stdout.resume();
   child.stderr.resume();
   const exited = new Promise((resolve) => child.on("exit", resolve));
@@ -44,7 +53,9 @@ async function measureOnce() {
         () => false,
       );
       if (ready) return performance.now() - started;
-      if (child.exitCode !== null) throw new Error(`${command.join(" ")} exited early`);
+      if (child.exitCode !== null) {
+        throw new Error(`${command.join(" ")} exited early`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
   } finally {

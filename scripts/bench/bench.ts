@@ -46,8 +46,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { writePetFile } from "./bench/data_file.ts";
-import { BENCH_KEY, fixedPageBody } from "./bench/peers/pet_fixture.ts";
+import { writePetFile } from "./data_file.ts";
+import { BENCH_KEY, fixedPageBody } from "./peers/pet_fixture.ts";
 import {
   buildNodeBundles,
   hasCommand,
@@ -61,10 +61,10 @@ import {
   type ServerKind,
   startServer,
   stopServer,
-} from "./bench/processes.ts";
-import { busyPercent, cpuSecondsOf, waitForQuiet } from "./bench/machine_load.ts";
-import { printProfileSummary } from "./bench/profile_summary.ts";
-import { rate, runWrk, writeWrkScripts, type WrkResult } from "./bench/wrk.ts";
+} from "./processes.ts";
+import { busyPercent, cpuSecondsOf, waitForQuiet } from "./machine_load.ts";
+import { printProfileSummary } from "./profile_summary.ts";
+import { rate, runWrk, writeWrkScripts, type WrkResult } from "./wrk.ts";
 
 type Endpoint = "list" | "get" | "deep" | "post";
 
@@ -136,23 +136,35 @@ function parseOptions(args: string[]): Options {
   ];
   for (const arg of args) {
     const [rawName, value] = arg.replace(/^--/, "").split("=", 2);
-    const name = rawName.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    const name = rawName.replace(
+      /-([a-z])/g,
+      (_, letter: string) => letter.toUpperCase(),
+    );
     if (numbers.includes(name) && /^[0-9]+$/.test(value ?? "")) {
       (options as unknown as Record<string, number>)[name] = Number(value);
-    } else if (name === "runtimes" && value) options.runtimes = value.split(",") as Runtime[];
-    else if (name === "servers" && value) options.servers = value.split(",") as ServerKind[];
-    else if (name === "noPost") options.post = false;
-    else if (name === "nodeBundle" && value) options.nodeBundle = join(ROOT, value);
-    else if (name === "json" && value) options.json = value;
+    } else if (name === "runtimes" && value) {
+      options.runtimes = value.split(",") as Runtime[];
+    } else if (name === "servers" && value) {
+      options.servers = value.split(",") as ServerKind[];
+    } else if (name === "noPost") options.post = false;
+    else if (name === "nodeBundle" && value) {
+      options.nodeBundle = join(ROOT, value);
+    } else if (name === "json" && value) options.json = value;
     else if (name === "profile") {
-      options.profile = value ?? join(tmpdir(), `animal-store-profiles-${Date.now()}`);
+      options.profile = value ??
+        join(tmpdir(), `animal-store-profiles-${Date.now()}`);
     } else if (name === "replay") options.replay = true;
     else if (name === "tenMillion") options.tenMillion = true;
     else if (name === "summarize" && value) options.summarize = value;
     else throw new Error(`Cannot parse option: ${arg}`);
   }
-  if (options.duration < 1 || options.rounds < 1 || options.duration > 120 || options.rounds > 20) {
-    throw new Error("Cannot run: --duration must be 1 to 120 and --rounds 1 to 20");
+  if (
+    options.duration < 1 || options.rounds < 1 || options.duration > 120 ||
+    options.rounds > 20
+  ) {
+    throw new Error(
+      "Cannot run: --duration must be 1 to 120 and --rounds 1 to 20",
+    );
   }
   return options;
 }
@@ -170,7 +182,9 @@ function configurations(options: Options): Configuration[] {
   const list: Configuration[] = [];
   const wanted = (kind: ServerKind) => options.servers.includes(kind);
   for (const runtime of options.runtimes) {
-    if (wanted("ceiling")) list.push({ runtime, kind: "ceiling", endpoints: ["list"] });
+    if (wanted("ceiling")) {
+      list.push({ runtime, kind: "ceiling", endpoints: ["list"] });
+    }
     const gets: Endpoint[] = ["list", "get", "deep"];
     if (wanted("ours")) list.push({ runtime, kind: "ours", endpoints: gets });
     if (wanted("hono")) list.push({ runtime, kind: "hono", endpoints: gets });
@@ -183,7 +197,9 @@ function configurations(options: Options): Configuration[] {
     if (options.post && wanted("ours")) {
       list.push({ runtime, kind: "ours", endpoints: ["post"] });
       list.push({ runtime, kind: "ours-nofsync", endpoints: ["post"] });
-      if (runtime === "bun") list.push({ runtime, kind: "sqlite", endpoints: ["post"] });
+      if (runtime === "bun") {
+        list.push({ runtime, kind: "sqlite", endpoints: ["post"] });
+      }
     }
   }
   return list;
@@ -200,7 +216,9 @@ async function deepPagePath(port: number, hops: number): Promise<string> {
       headers: { authorization: `Bearer ${BENCH_KEY}` },
     });
     await response.arrayBuffer();
-    const next = /<([^>]*)>;\s*rel="next"/.exec(response.headers.get("link") ?? "")?.[1];
+    const next = /<([^>]*)>;\s*rel="next"/.exec(
+      response.headers.get("link") ?? "",
+    )?.[1];
     if (response.status !== 200 || next === undefined) break;
     path = next.replace(/^https?:\/\/[^/]+/, "");
   }
@@ -236,7 +254,10 @@ async function startConfiguration(
 ): Promise<{ running: Running; dataDir: string }> {
   const dataDir = mkdtempSync(join(scratch.dir, "data-"));
   if (configuration.kind === "ours" || configuration.kind === "ours-nofsync") {
-    copyFileSync(join(scratch.template, "pets.jsonl"), join(dataDir, "pets.jsonl"));
+    copyFileSync(
+      join(scratch.template, "pets.jsonl"),
+      join(dataDir, "pets.jsonl"),
+    );
   }
   const command = serverCommand(configuration.runtime, configuration.kind, {
     nodeBundle: options.nodeBundle,
@@ -256,10 +277,16 @@ async function measureConfiguration(
   scratch: Scratch,
 ): Promise<Map<Endpoint, Measured>> {
   const results = new Map<Endpoint, Measured>();
-  const { running, dataDir } = await startConfiguration(configuration, options, scratch);
+  const { running, dataDir } = await startConfiguration(
+    configuration,
+    options,
+    scratch,
+  );
   try {
     const label = `${configuration.runtime} ${configuration.kind}`;
-    if (configuration.endpoints.includes("list")) await checkFirstPage(running.port, label);
+    if (configuration.endpoints.includes("list")) {
+      await checkFirstPage(running.port, label);
+    }
     for (const endpoint of configuration.endpoints) {
       const path = endpoint === "list"
         ? "/v1/pets?limit=20"
@@ -268,12 +295,23 @@ async function measureConfiguration(
         : endpoint === "deep"
         ? await deepPagePath(running.port, 10)
         : "/v1/pets";
-      const script = endpoint === "post" ? scratch.scripts.post : scratch.scripts.get;
+      const script = endpoint === "post"
+        ? scratch.scripts.post
+        : scratch.scripts.get;
       const run = (seconds: number) =>
-        runWrk({ port: running.port, path, script, seconds, connections: options.connections });
+        runWrk({
+          port: running.port,
+          path,
+          script,
+          seconds,
+          connections: options.connections,
+        });
       if (options.warmup > 0) await run(options.warmup);
       // Other users of a shared machine skew a run: wait for a quiet moment (bounded).
-      const busyBefore = await waitForQuiet(QUIET_BELOW_PERCENT, options.quietWait * 1000);
+      const busyBefore = await waitForQuiet(
+        QUIET_BELOW_PERCENT,
+        options.quietWait * 1000,
+      );
       const cpuBefore = cpuSecondsOf(running.pid) ?? 0;
       const result = await run(options.duration);
       const serverCpu = (100 * ((cpuSecondsOf(running.pid) ?? 0) - cpuBefore)) /
@@ -293,7 +331,9 @@ const QUIET_BELOW_PERCENT = 10;
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return sorted.length % 2 === 1
+    ? sorted[middle]
+    : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 function printTable(header: string[], rows: string[][]): void {
@@ -303,7 +343,9 @@ function printTable(header: string[], rows: string[][]): void {
   const line = (cells: string[]) =>
     "| " + cells.map((cell, i) => cell.padEnd(widths[i])).join(" | ") + " |";
   console.log(line(header));
-  console.log("|" + widths.map((width) => "-".repeat(width + 2)).join("|") + "|");
+  console.log(
+    "|" + widths.map((width) => "-".repeat(width + 2)).join("|") + "|",
+  );
   for (const row of rows) console.log(line(row));
 }
 
@@ -312,14 +354,23 @@ function setupScratch(options: Options): Scratch {
   const template = join(dir, "template");
   mkdirSync(template);
   writePetFile(template, options.pets);
-  return { dir, template, scripts: writeWrkScripts(dir), stderrFile: join(dir, "servers.stderr") };
+  return {
+    dir,
+    template,
+    scripts: writeWrkScripts(dir),
+    stderrFile: join(dir, "servers.stderr"),
+  };
 }
 
 function requireTools(options: Options): void {
   if (!hasCommand("wrk")) {
-    throw new Error("Cannot run the benchmark: wrk is not installed (apt-get install -y wrk)");
+    throw new Error(
+      "Cannot run the benchmark: wrk is not installed (apt-get install -y wrk)",
+    );
   }
-  if (options.runtimes.includes("node")) buildNodeBundles({ nodeBundle: options.nodeBundle });
+  if (options.runtimes.includes("node")) {
+    buildNodeBundles({ nodeBundle: options.nodeBundle });
+  }
 }
 
 function machineLine(options: Options): string {
@@ -337,13 +388,23 @@ async function throughput(options: Options): Promise<void> {
   const configs = configurations(options);
   const runs = new Map<string, Measured[]>();
   console.log(machineLine(options));
-  console.log(`machine busy before start: ${(await busyPercent(1000))?.toFixed(0) ?? "?"}%`);
+  console.log(
+    `machine busy before start: ${
+      (await busyPercent(1000))?.toFixed(0) ?? "?"
+    }%`,
+  );
   try {
     for (let round = 0; round < options.rounds; round++) {
       // Rotate the order each round, so no configuration always runs first or after another.
-      const order = configs.map((_, i) => configs[(i + round * 3) % configs.length]);
+      const order = configs.map((_, i) =>
+        configs[(i + round * 3) % configs.length]
+      );
       for (const configuration of order) {
-        const results = await measureConfiguration(configuration, options, scratch);
+        const results = await measureConfiguration(
+          configuration,
+          options,
+          scratch,
+        );
         for (const [endpoint, result] of results) {
           const id = key(configuration.runtime, configuration.kind, endpoint);
           runs.set(id, [...(runs.get(id) ?? []), result]);
@@ -351,7 +412,9 @@ async function throughput(options: Options): Promise<void> {
             `  round ${round + 1}: ${configuration.runtime.padEnd(5)} ${
               configuration.kind.padEnd(13)
             }` +
-              `${endpoint.padEnd(5)} ${rate(result).toFixed(0).padStart(7)} req/s  ` +
+              `${endpoint.padEnd(5)} ${
+                rate(result).toFixed(0).padStart(7)
+              } req/s  ` +
               `p99 ${(result.p99Us / 1000).toFixed(2).padStart(7)} ms  ` +
               `server cpu ${result.serverCpu.toFixed(0).padStart(3)}%  ` +
               `busy before ${result.busyBefore.toFixed(0).padStart(3)}%` +
@@ -375,16 +438,18 @@ function report(options: Options, runs: Map<string, Measured[]>): void {
   };
   const p99Of = (id: string) => {
     const list = runs.get(id);
-    return list === undefined ? undefined : median(list.map((run) => run.p99Us / 1000));
+    return list === undefined
+      ? undefined
+      : median(list.map((run) => run.p99Us / 1000));
   };
   // Requests per second of server CPU time: on a VM whose neighbours take the core away, req/s
   // of one build swing by up to 2× between runs, while the CPU a request costs stays within a
   // few per cent, so ratios of this figure compare the servers' own work more steadily.
   const perCpuSecondOf = (id: string) => {
     const list = runs.get(id);
-    return list === undefined
-      ? undefined
-      : median(list.map((run) => rate(run) / Math.max(run.serverCpu / 100, 0.01)));
+    return list === undefined ? undefined : median(
+      list.map((run) => rate(run) / Math.max(run.serverCpu / 100, 0.01)),
+    );
   };
   console.log(`\n${machineLine(options)}; ${new Date().toISOString()}\n`);
   const rows: string[][] = [];
@@ -404,19 +469,28 @@ function report(options: Options, runs: Map<string, Measured[]>): void {
         const list = runs.get(key(runtime, kind, endpoint));
         if (list === undefined) continue;
         const rates = list.map(rate);
-        const failures = list.reduce((sum, run) => sum + run.errors + run.non2xx, 0);
+        const failures = list.reduce(
+          (sum, run) => sum + run.errors + run.non2xx,
+          0,
+        );
         const busy = Math.max(...list.map((run) => run.busyBefore));
         rows.push([
           runtime,
           ENDPOINT_NAMES[endpoint],
-          kind === "ours-nofsync" ? "ours, fsync OFF" : kind === "sqlite" ? "bun:sqlite" : kind,
+          kind === "ours-nofsync"
+            ? "ours, fsync OFF"
+            : kind === "sqlite"
+            ? "bun:sqlite"
+            : kind,
           median(rates).toFixed(0),
           `${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`,
           p99Of(key(runtime, kind, endpoint))!.toFixed(2),
           String(failures),
           median(list.map((run) => run.serverCpu)).toFixed(0),
           perCpuSecondOf(key(runtime, kind, endpoint))!.toFixed(0),
-          busy >= QUIET_BELOW_PERCENT ? `${busy.toFixed(0)}% !` : `${busy.toFixed(0)}%`,
+          busy >= QUIET_BELOW_PERCENT
+            ? `${busy.toFixed(0)}% !`
+            : `${busy.toFixed(0)}%`,
         ]);
       }
     }
@@ -467,7 +541,9 @@ function report(options: Options, runs: Map<string, Measured[]>): void {
         ENDPOINT_NAMES[endpoint],
         ratio(ours, ceiling),
         ratio(ours, rateOf(key(runtime, "hono", endpoint))),
-        peer === undefined ? "—" : `${ratio(ours, rateOf(key(runtime, peer, endpoint)))} (${peer})`,
+        peer === undefined
+          ? "—"
+          : `${ratio(ours, rateOf(key(runtime, peer, endpoint)))} (${peer})`,
         ratio(p99Of(key(runtime, "ours", endpoint)), ceilingP99),
         ratio(oursPerCpu, perCpuSecondOf(key(runtime, "ceiling", "list"))),
         ratio(oursPerCpu, perCpuSecondOf(key(runtime, "hono", endpoint))),
@@ -500,7 +576,9 @@ function report(options: Options, runs: Map<string, Measured[]>): void {
         on.toFixed(0),
         off === undefined ? "—" : off.toFixed(0),
         ratio(on, off),
-        sqlite === undefined ? "—" : `${ratio(on, sqlite, 1)}× (${sqlite.toFixed(0)})`,
+        sqlite === undefined
+          ? "—"
+          : `${ratio(on, sqlite, 1)}× (${sqlite.toFixed(0)})`,
       ]);
     }
     printTable([
@@ -512,7 +590,10 @@ function report(options: Options, runs: Map<string, Measured[]>): void {
     ], postRows);
   }
   if (options.json !== undefined) {
-    writeFileSync(options.json, JSON.stringify(Object.fromEntries(runs), null, 1));
+    writeFileSync(
+      options.json,
+      JSON.stringify(Object.fromEntries(runs), null, 1),
+    );
     console.log(`\nEvery run's figures: ${options.json}`);
   }
 }
@@ -530,10 +611,19 @@ async function profile(options: Options): Promise<void> {
       for (const endpoint of ["list", "deep", "post"] as Endpoint[]) {
         const profileDir = join(base, `${runtime}-${endpoint}`);
         mkdirSync(profileDir, { recursive: true });
-        const configuration: Configuration = { runtime, kind: "ours", endpoints: [endpoint] };
-        const { running, dataDir } = await startConfiguration(configuration, options, scratch, {
-          profileDir,
-        });
+        const configuration: Configuration = {
+          runtime,
+          kind: "ours",
+          endpoints: [endpoint],
+        };
+        const { running, dataDir } = await startConfiguration(
+          configuration,
+          options,
+          scratch,
+          {
+            profileDir,
+          },
+        );
         let result: WrkResult;
         try {
           const path = endpoint === "list"
@@ -541,7 +631,9 @@ async function profile(options: Options): Promise<void> {
             : endpoint === "deep"
             ? await deepPagePath(running.port, 10)
             : "/v1/pets";
-          const script = endpoint === "post" ? scratch.scripts.post : scratch.scripts.get;
+          const script = endpoint === "post"
+            ? scratch.scripts.post
+            : scratch.scripts.get;
           result = await runWrk({
             port: running.port,
             path,
@@ -557,7 +649,9 @@ async function profile(options: Options): Promise<void> {
           `\n== ${runtime}: ${ENDPOINT_NAMES[endpoint]} under --cpu-prof: ` +
             `${rate(result).toFixed(0)} req/s (profiling slows it) ==`,
         );
-        const files = readdirSync(profileDir).filter((name) => name.endsWith(".cpuprofile"));
+        const files = readdirSync(profileDir).filter((name) =>
+          name.endsWith(".cpuprofile")
+        );
         if (files.length === 0) {
           console.log(`  no .cpuprofile written in ${profileDir}`);
           continue;
@@ -568,15 +662,22 @@ async function profile(options: Options): Promise<void> {
   } finally {
     rmSync(scratch.dir, { recursive: true, force: true });
   }
-  console.log(`\nProfiles kept in ${base} (open them in Chrome DevTools or speedscope)`);
+  console.log(
+    `\nProfiles kept in ${base} (open them in Chrome DevTools or speedscope)`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
 // --replay: open time (spawn → /readyz 200) and memory of the real service on a large file.
 
 async function replay(options: Options): Promise<void> {
-  if (options.runtimes.includes("node")) buildNodeBundles({ nodeBundle: options.nodeBundle });
-  const counts = [options.replayPets, ...(options.tenMillion ? [10_000_000] : [])];
+  if (options.runtimes.includes("node")) {
+    buildNodeBundles({ nodeBundle: options.nodeBundle });
+  }
+  const counts = [
+    options.replayPets,
+    ...(options.tenMillion ? [10_000_000] : []),
+  ];
   const dir = mkdtempSync(join(tmpdir(), "animal-store-replay-"));
   const stderrFile = join(dir, "servers.stderr");
   const rows: string[][] = [];
@@ -592,7 +693,9 @@ async function replay(options: Options): Promise<void> {
       );
       for (let run = 1; run <= options.replayRuns; run++) {
         for (const runtime of options.runtimes) {
-          const command = serverCommand(runtime, "ours", { nodeBundle: options.nodeBundle });
+          const command = serverCommand(runtime, "ours", {
+            nodeBundle: options.nodeBundle,
+          });
           const running = await startServer(command, {
             kind: "ours",
             env: { DATA_DIR: dataDir },
@@ -604,7 +707,11 @@ async function replay(options: Options): Promise<void> {
           try {
             const memory = memoryOf(running.pid);
             // The start-up line may still be in the child's log buffer or the pipe: wait a little.
-            for (let wait = 0; wait < 50 && !running.stdout().includes('"loadMs"'); wait++) {
+            for (
+              let wait = 0;
+              wait < 50 && !running.stdout().includes('"loadMs"');
+              wait++
+            ) {
               await new Promise((resolve) => setTimeout(resolve, 20));
             }
             const loadMs = /"loadMs":(\d+)/.exec(running.stdout())?.[1] ?? "?";
@@ -637,7 +744,16 @@ async function replay(options: Options): Promise<void> {
   }
   console.log();
   printTable(
-    ["pets", "runtime", "run", "spawn→ready ms", "store loadMs", "RSS MB", "peak RSS MB", "serves"],
+    [
+      "pets",
+      "runtime",
+      "run",
+      "spawn→ready ms",
+      "store loadMs",
+      "RSS MB",
+      "peak RSS MB",
+      "serves",
+    ],
     rows,
   );
 }
@@ -646,7 +762,9 @@ async function replay(options: Options): Promise<void> {
 
 const options = parseOptions(process.argv.slice(2));
 if (!existsSync(join(ROOT, "src/main.ts"))) {
-  throw new Error("Cannot run: start the benchmark from the repository root (npm run bench)");
+  throw new Error(
+    "Cannot run: start the benchmark from the repository root (npm run bench)",
+  );
 }
 if (options.summarize !== undefined) printProfileSummary(options.summarize, 40);
 else if (options.profile !== undefined) await profile(options);
