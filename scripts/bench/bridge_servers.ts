@@ -11,11 +11,7 @@
  * and one key. Log lines are formatted as in production but dropped, so no server pays for
  * stdout and the comparison measures the bridge, not the terminal.
  */
-import {
-  createServer,
-  type IncomingMessage,
-  type ServerResponse,
-} from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
@@ -45,9 +41,7 @@ export interface BenchServer {
 }
 
 /** The app with a memory store preloaded with `PET_COUNT` pets, and its body limit. */
-export async function benchApp(
-  kind: ServerKind,
-): Promise<{ app: App; maxBodyBytes: number }> {
+export async function benchApp(kind: ServerKind): Promise<{ app: App; maxBodyBytes: number }> {
   const config = loadConfig({ API_KEYS: BENCH_KEY });
   const store = new MemoryStore();
   for (let id = 1; id <= PET_COUNT; id++) {
@@ -77,12 +71,7 @@ export async function startServer(
   const fetch = options.wrapFetch ? options.wrapFetch(app.fetch) : app.fetch;
   switch (kind) {
     case "ours": {
-      const server = await nodeRuntime.serve({
-        fetch,
-        port: 0,
-        host: options.host,
-        maxBodyBytes,
-      });
+      const server = await nodeRuntime.serve({ fetch, port: 0, host: options.host, maxBodyBytes });
       return { port: server.port, close: () => server.shutdown() };
     }
     case "naive":
@@ -115,23 +104,19 @@ function naiveBridge(fetch: App["fetch"]): Listener {
       const headers = new Headers();
       for (const [name, value] of Object.entries(incoming.headers)) {
         if (value === undefined) continue;
-        if (Array.isArray(value)) {
-          for (const item of value) headers.append(name, item);
-        } else headers.set(name, value);
+        if (Array.isArray(value)) { for (const item of value) headers.append(name, item); }
+        else headers.set(name, value);
       }
       const method = incoming.method ?? "GET";
       const chunks: Buffer[] = [];
       if (method !== "GET" && method !== "HEAD") {
         for await (const chunk of incoming) chunks.push(chunk);
       }
-      const request = new Request(
-        `http://${incoming.headers.host ?? "localhost"}${incoming.url}`,
-        {
-          method,
-          headers,
-          body: chunks.length === 0 ? null : Buffer.concat(chunks),
-        },
-      );
+      const request = new Request(`http://${incoming.headers.host ?? "localhost"}${incoming.url}`, {
+        method,
+        headers,
+        body: chunks.length === 0 ? null : Buffer.concat(chunks),
+      });
       let response: Response;
       try {
         response = await fetch(request);

@@ -16,9 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 
-const directory = mkdtempSync(
-  join(process.argv[2] ?? tmpdir(), "animal-store-fsync-"),
-);
+const directory = mkdtempSync(join(process.argv[2] ?? tmpdir(), "animal-store-fsync-"));
 const seconds = Number(process.argv[3] ?? 3);
 const line = new Uint8Array(3000).fill(0x41);
 
@@ -43,22 +41,17 @@ async function measure(loops) {
   await file.close();
   await rm(path);
   latencies.sort((a, b) => a - b);
-  const at = (q) =>
-    latencies[Math.floor(q * (latencies.length - 1))].toFixed(3);
+  const at = (q) => latencies[Math.floor(q * (latencies.length - 1))].toFixed(3);
   return { perSecond: latencies.length / seconds, p50: at(0.5), p90: at(0.9) };
 }
 
 const runtime = globalThis.Deno ? "deno" : globalThis.Bun ? "bun" : "node";
-console.log(
-  `${runtime}: 3,000-byte write + fdatasync loops on ${directory}, ${seconds} s each`,
-);
+console.log(`${runtime}: 3,000-byte write + fdatasync loops on ${directory}, ${seconds} s each`);
 try {
   for (const loops of [1, 2, 4]) {
     const result = await measure(loops);
     console.log(
-      `  ${loops} loop(s) at once: ${
-        result.perSecond.toFixed(0).padStart(6)
-      } fdatasyncs/s` +
+      `  ${loops} loop(s) at once: ${result.perSecond.toFixed(0).padStart(6)} fdatasyncs/s` +
         `  (each: p50 ${result.p50} ms, p90 ${result.p90} ms)`,
     );
   }

@@ -21,9 +21,7 @@ export async function busyPercent(ms = 300): Promise<number | undefined> {
   const before = cpuTimes();
   await new Promise((resolve) => setTimeout(resolve, ms));
   const after = cpuTimes();
-  if (
-    before === undefined || after === undefined || after.total === before.total
-  ) return undefined;
+  if (before === undefined || after === undefined || after.total === before.total) return undefined;
   return (100 * (after.busy - before.busy)) / (after.total - before.total);
 }
 
@@ -31,10 +29,7 @@ export async function busyPercent(ms = 300): Promise<number | undefined> {
  * Waits (at most `maxWaitMs`) until the machine is under `thresholdPercent` busy; returns the
  * last figure seen, so the caller can mark a run made on a busy machine.
  */
-export async function waitForQuiet(
-  thresholdPercent: number,
-  maxWaitMs: number,
-): Promise<number> {
+export async function waitForQuiet(thresholdPercent: number, maxWaitMs: number): Promise<number> {
   const deadline = performance.now() + maxWaitMs;
   let busy = (await busyPercent()) ?? 0;
   while (busy >= thresholdPercent && performance.now() < deadline) {

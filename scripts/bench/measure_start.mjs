@@ -14,9 +14,7 @@ import process from "node:process";
 
 const command = process.argv.slice(2);
 if (command.length === 0) {
-  console.error(
-    "Usage: node scripts/bench/measure_start.mjs <command> [args...]",
-  );
+  console.error("Usage: node scripts/bench/measure_start.mjs <command> [args...]");
   process.exit(2);
 }
 const RUNS = 11;
@@ -33,16 +31,9 @@ function freePort() {
 async function measureOnce() {
   const dataDir = mkdtempSync(join(tmpdir(), "animal-store-start-"));
   const port = await freePort();
-  const env = {
-    ...process.env,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-  };
+  const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir };
   const started = performance.now();
-  const child = spawn(command[0], command.slice(1), {
-    env: { ...env, API_KEYS: "k" },
-  });
+  const child = spawn(command[0], command.slice(1), { env: { ...env, API_KEYS: "k" } });
   child.stdout.resume();
   child.stderr.resume();
   const exited = new Promise((resolve) => child.on("exit", resolve));
@@ -53,9 +44,7 @@ async function measureOnce() {
         () => false,
       );
       if (ready) return performance.now() - started;
-      if (child.exitCode !== null) {
-        throw new Error(`${command.join(" ")} exited early`);
-      }
+      if (child.exitCode !== null) throw new Error(`${command.join(" ")} exited early`);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
   } finally {

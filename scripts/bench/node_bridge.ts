@@ -33,8 +33,7 @@ import {
 } from "./bridge_servers.ts";
 
 const HOST = "127.0.0.1";
-const NEW_PET_BODY =
-  '{"name":"Rex","categoryId":9007199254740993,"status":"available"}';
+const NEW_PET_BODY = '{"name":"Rex","categoryId":9007199254740993,"status":"available"}';
 
 interface Options {
   duration: number;
@@ -147,13 +146,7 @@ async function startChild(
     ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`]
     : [];
   const [pin, ...pinArgs] = [...pinning(0), process.execPath];
-  const child = spawn(pin, [
-    ...pinArgs,
-    ...nodeFlags,
-    process.argv[1],
-    "serve",
-    kind,
-  ], {
+  const child = spawn(pin, [...pinArgs, ...nodeFlags, process.argv[1], "serve", kind], {
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   const port = new Promise<number>((resolve, reject) => {
@@ -161,37 +154,24 @@ async function startChild(
     child.stdout!.on("data", (chunk: Buffer) => {
       output += chunk.toString();
       const line = output.split("\n")[0];
-      if (output.includes("\n")) {
-        resolve((JSON.parse(line) as { port: number }).port);
-      }
+      if (output.includes("\n")) resolve((JSON.parse(line) as { port: number }).port);
     });
     child.once(
       "exit",
-      (code) =>
-        reject(
-          new Error(`Server ${kind} exited with code ${code} before listening`),
-        ),
+      (code) => reject(new Error(`Server ${kind} exited with code ${code} before listening`)),
     );
   });
   return {
     child,
-    port: await withDeadline(
-      port,
-      10_000,
-      `Server ${kind} start`,
-      () => child.kill("SIGKILL"),
-    ),
+    port: await withDeadline(port, 10_000, `Server ${kind} start`, () => child.kill("SIGKILL")),
   };
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) =>
-    child.once("exit", () => resolve())
-  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.kill("SIGTERM");
-  await withDeadline(exited, 5_000, "Server stop", () => child.kill("SIGKILL"))
-    .catch(() => {});
+  await withDeadline(exited, 5_000, "Server stop", () => child.kill("SIGKILL")).catch(() => {});
 }
 
 /** A wrk Lua script for one case; `done` prints the figures as one JSON line. */
@@ -230,41 +210,27 @@ function runWrk(
     script,
     `http://${HOST}:${port}${LIST_PATH}`,
   ];
-  const wrk = spawn(args[0], args.slice(1), {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const wrk = spawn(args[0], args.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
   wrk.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const finished = new Promise<WrkResult>((resolve, reject) => {
     wrk.once("error", reject);
     wrk.once("exit", (code) => {
-      const line = output.split("\n").find((text) =>
-        text.startsWith("BENCH_RESULT ")
-      );
+      const line = output.split("\n").find((text) => text.startsWith("BENCH_RESULT "));
       if (code !== 0 || line === undefined) {
         return reject(new Error(`wrk failed (code ${code}):\n${output}`));
       }
       resolve(JSON.parse(line.slice("BENCH_RESULT ".length)) as WrkResult);
     });
   });
-  return withDeadline(
-    finished,
-    (seconds + 15) * 1000,
-    "wrk",
-    () => wrk.kill("SIGKILL"),
-  );
+  return withDeadline(finished, (seconds + 15) * 1000, "wrk", () => wrk.kill("SIGKILL"));
 }
 
-async function runCase(
-  benchCase: BenchCase,
-  options: Options,
-): Promise<WrkResult> {
+async function runCase(benchCase: BenchCase, options: Options): Promise<WrkResult> {
   const { child, port } = await startChild(benchCase.server, options);
   try {
     // Warm-up: lets the JIT settle before the measured run.
-    if (options.warmup > 0) {
-      await runWrk(port, benchCase.script, options.warmup, options);
-    }
+    if (options.warmup > 0) await runWrk(port, benchCase.script, options.warmup, options);
     return await runWrk(port, benchCase.script, options.duration, options);
   } finally {
     await stopChild(child);
@@ -274,16 +240,12 @@ async function runCase(
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? sorted[middle]
-    : (sorted[middle - 1] + sorted[middle]) / 2;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 async function bench(options: Options): Promise<void> {
   if (!hasCommand("wrk")) {
-    throw new Error(
-      "Cannot run the benchmark: wrk is not installed (apt-get install -y wrk)",
-    );
+    throw new Error("Cannot run the benchmark: wrk is not installed (apt-get install -y wrk)");
   }
   const scratch = mkdtempSync(join(tmpdir(), "bench-node-bridge-"));
   const getScript = join(scratch, "get.lua");
@@ -301,16 +263,12 @@ async function bench(options: Options): Promise<void> {
       { name: "POST /v1/pets", server: "naive", script: postScript },
     );
   }
-  const results = new Map<BenchCase, WrkResult[]>(
-    cases.map((benchCase) => [benchCase, []]),
-  );
+  const results = new Map<BenchCase, WrkResult[]>(cases.map((benchCase) => [benchCase, []]));
   const pinned = pinning(0).length > 0;
   console.log(
     `node ${process.versions.node}; wrk -t${options.threads} -c${options.connections} -d${options.duration}s ` +
       `(+${options.warmup}s warm-up), ${options.rounds} rounds; ` +
-      (pinned
-        ? "server on core 0, wrk on core 1"
-        : "not pinned (taskset missing or one core)"),
+      (pinned ? "server on core 0, wrk on core 1" : "not pinned (taskset missing or one core)"),
   );
   try {
     for (let round = 0; round < options.rounds; round++) {
@@ -321,12 +279,8 @@ async function bench(options: Options): Promise<void> {
         results.get(benchCase)!.push(result);
         const rate = result.requests / (result.durationUs / 1e6);
         console.log(
-          `  round ${round + 1}: ${benchCase.name.padEnd(24)} ${
-            benchCase.server.padEnd(8)
-          }` +
-            `${rate.toFixed(0).padStart(8)} req/s  p99 ${
-              (result.p99Us / 1000).toFixed(2)
-            } ms` +
+          `  round ${round + 1}: ${benchCase.name.padEnd(24)} ${benchCase.server.padEnd(8)}` +
+            `${rate.toFixed(0).padStart(8)} req/s  p99 ${(result.p99Us / 1000).toFixed(2)} ms` +
             (result.errors + result.non2xx > 0
               ? `  (${result.errors} errors, ${result.non2xx} non-2xx)`
               : ""),
@@ -339,20 +293,14 @@ async function bench(options: Options): Promise<void> {
   printTable(cases, results);
 }
 
-function printTable(
-  cases: BenchCase[],
-  results: Map<BenchCase, WrkResult[]>,
-): void {
+function printTable(cases: BenchCase[], results: Map<BenchCase, WrkResult[]>): void {
   const summary = new Map<string, number>();
   const rows = cases.map((benchCase) => {
     const runs = results.get(benchCase)!;
     const rates = runs.map((run) => run.requests / (run.durationUs / 1e6));
     const rate = median(rates);
     summary.set(`${benchCase.name} ${benchCase.server}`, rate);
-    const failures = runs.reduce(
-      (sum, run) => sum + run.errors + run.non2xx,
-      0,
-    );
+    const failures = runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0);
     return [
       benchCase.name,
       benchCase.server,
@@ -376,9 +324,7 @@ function printTable(
   const line = (cells: string[]) =>
     "| " + cells.map((cell, i) => cell.padEnd(widths[i])).join(" | ") + " |";
   console.log("\n" + line(header));
-  console.log(
-    "|" + widths.map((width) => "-".repeat(width + 2)).join("|") + "|",
-  );
+  console.log("|" + widths.map((width) => "-".repeat(width + 2)).join("|") + "|");
   for (const row of rows) console.log(line(row));
 
   const ratio = (a: string, b: string) => {
@@ -388,15 +334,13 @@ function printTable(
   const get = `GET ${LIST_PATH}`;
   console.log(
     `\n${get}: ours/naive = ${ratio(`${get} ours`, `${get} naive`)}, ` +
-      `ours/ceiling = ${
-        ratio(`${get} ours`, `${get} ceiling`)
-      }, naive/ceiling = ${ratio(`${get} naive`, `${get} ceiling`)}`,
+      `ours/ceiling = ${ratio(`${get} ours`, `${get} ceiling`)}, naive/ceiling = ${
+        ratio(`${get} naive`, `${get} ceiling`)
+      }`,
   );
   if (summary.has("POST /v1/pets ours")) {
     console.log(
-      `POST /v1/pets: ours/naive = ${
-        ratio("POST /v1/pets ours", "POST /v1/pets naive")
-      }`,
+      `POST /v1/pets: ours/naive = ${ratio("POST /v1/pets ours", "POST /v1/pets naive")}`,
     );
   }
 }
@@ -434,27 +378,20 @@ function rawExchange(
     socket.on("connect", async () => {
       for (const part of parts) {
         if (socket.destroyed) return;
-        if (!socket.write(part)) {
-          await new Promise((done) => socket.once("drain", done));
-        }
+        if (!socket.write(part)) await new Promise((done) => socket.once("drain", done));
       }
       if (options.destroyAfterSend) socket.destroy();
     });
   });
 }
 
-function headerBlock(
-  raw: string,
-): { status: number; headers: Map<string, string>; body: string } {
+function headerBlock(raw: string): { status: number; headers: Map<string, string>; body: string } {
   const end = raw.indexOf("\r\n\r\n");
   const lines = raw.slice(0, end === -1 ? raw.length : end).split("\r\n");
   const headers = new Map<string, string>();
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(":");
-    headers.set(
-      line.slice(0, colon).toLowerCase(),
-      line.slice(colon + 1).trim(),
-    );
+    headers.set(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim());
   }
   return {
     status: Number(lines[0].split(" ")[1]),
@@ -481,12 +418,8 @@ async function check(): Promise<void> {
   const server = await startServer("ours", {
     host: HOST,
     wrapFetch: (fetch) => async (request) => {
-      if (request.url.endsWith("/bench/throw")) {
-        throw new Error("a synchronous throw");
-      }
-      if (request.url.endsWith("/bench/reject")) {
-        return Promise.reject(new Error("a rejection"));
-      }
+      if (request.url.endsWith("/bench/throw")) throw new Error("a synchronous throw");
+      if (request.url.endsWith("/bench/reject")) return Promise.reject(new Error("a rejection"));
       if (request.url.endsWith("/bench/signal-early")) {
         signalSeen.early = await abortedWithin(request.signal, 2_000);
         return new Response("late");
@@ -502,8 +435,7 @@ async function check(): Promise<void> {
   const base = `http://${HOST}:${server.port}`;
   const auth = { authorization: `Bearer ${BENCH_KEY}` };
   const results: { name: string; ok: boolean; detail: string }[] = [];
-  const expect = (name: string, ok: boolean, detail: string) =>
-    results.push({ name, ok, detail });
+  const expect = (name: string, ok: boolean, detail: string) => results.push({ name, ok, detail });
   const megabyte = Buffer.alloc(1024 * 1024, "a");
 
   try {
@@ -538,8 +470,7 @@ async function check(): Promise<void> {
     );
     expect(
       "POST declaring 1 MB is 413 JSON before the body is sent, connection closed",
-      declared.status === 413 &&
-        declared.body.includes('"payload_too_large"') &&
+      declared.status === 413 && declared.body.includes('"payload_too_large"') &&
         declared.headers.get("connection") === "close",
       `${declared.status} connection=${declared.headers.get("connection")} ${
         declared.body.slice(0, 80)
@@ -553,8 +484,7 @@ async function check(): Promise<void> {
         `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
         ...Array.from(
           { length: 16 },
-          () =>
-            `10000\r\n${megabyte.subarray(0, 0x10000).toString("latin1")}\r\n`,
+          () => `10000\r\n${megabyte.subarray(0, 0x10000).toString("latin1")}\r\n`,
         ),
         "0\r\n\r\n",
       ]),
@@ -611,8 +541,7 @@ async function check(): Promise<void> {
     );
     expect(
       "GET list has a Content-Length equal to its body",
-      lengths.headers.get("content-length") ===
-          String(Buffer.byteLength(lengths.body)) &&
+      lengths.headers.get("content-length") === String(Buffer.byteLength(lengths.body)) &&
         !lengths.headers.has("transfer-encoding"),
       `content-length=${lengths.headers.get("content-length")}, body ${
         Buffer.byteLength(lengths.body)
@@ -626,11 +555,8 @@ async function check(): Promise<void> {
     );
     expect(
       "POST without a key is 401 and closes the connection (body left unread)",
-      unauthorized.status === 401 &&
-        unauthorized.headers.get("connection") === "close",
-      `${unauthorized.status} connection=${
-        unauthorized.headers.get("connection")
-      }`,
+      unauthorized.status === 401 && unauthorized.headers.get("connection") === "close",
+      `${unauthorized.status} connection=${unauthorized.headers.get("connection")}`,
     );
 
     for (const path of ["/bench/throw", "/bench/reject"]) {
@@ -653,9 +579,7 @@ async function check(): Promise<void> {
       destroyAfterSend: true,
     });
     for (const probe of ["early", "late"]) {
-      await rawExchange(server.port, [
-        `GET /bench/signal-${probe} HTTP/1.1\r\nHost: x\r\n\r\n`,
-      ], {
+      await rawExchange(server.port, [`GET /bench/signal-${probe} HTTP/1.1\r\nHost: x\r\n\r\n`], {
         destroyAfterSend: true,
       });
     }
@@ -677,9 +601,7 @@ async function check(): Promise<void> {
   }
 
   for (const result of results) {
-    console.log(
-      `${result.ok ? "ok  " : "FAIL"} ${result.name} (${result.detail})`,
-    );
+    console.log(`${result.ok ? "ok  " : "FAIL"} ${result.name} (${result.detail})`);
   }
   const failed = results.filter((result) => !result.ok).length;
   console.log(

@@ -34,13 +34,7 @@ import {
   startServer,
   stopServer,
 } from "./processes.ts";
-import {
-  NEW_PET_BODY,
-  rate,
-  runWrk,
-  writeWrkScripts,
-  type WrkResult,
-} from "./wrk.ts";
+import { NEW_PET_BODY, rate, runWrk, writeWrkScripts, type WrkResult } from "./wrk.ts";
 
 const options = Object.fromEntries(
   process.argv.slice(2).map((arg) => {
@@ -54,11 +48,7 @@ const seconds = Number(options.duration ?? 5);
 const seedPets = Number(options.pets ?? 1000);
 const CONNECTIONS = 64;
 
-type Configuration = {
-  name: string;
-  backend: "jsonl" | "postgres";
-  instances: number;
-};
+type Configuration = { name: string; backend: "jsonl" | "postgres"; instances: number };
 const configurations: Configuration[] = [
   { name: "JSON-lines file, 1 instance", backend: "jsonl", instances: 1 },
   { name: "PostgreSQL, 1 instance", backend: "postgres", instances: 1 },
@@ -66,11 +56,7 @@ const configurations: Configuration[] = [
 ];
 const endpoints = [
   { name: "POST /v1/pets", path: "/v1/pets", method: "post" as const },
-  {
-    name: "GET /v1/pets?limit=20",
-    path: "/v1/pets?limit=20",
-    method: "get" as const,
-  },
+  { name: "GET /v1/pets?limit=20", path: "/v1/pets?limit=20", method: "get" as const },
   {
     name: "GET ?status=sold&limit=20",
     path: "/v1/pets?status=sold&limit=20",
@@ -94,9 +80,7 @@ process.on("exit", () => {
 });
 
 /** results[configuration][endpoint] = one figure per round */
-const results = configurations.map(() =>
-  endpoints.map(() => [] as WrkResult[])
-);
+const results = configurations.map(() => endpoints.map(() => [] as WrkResult[]));
 
 async function startConfiguration(configuration: Configuration, round: number) {
   const env: Record<string, string> = {};
@@ -124,10 +108,7 @@ async function startConfiguration(configuration: Configuration, round: number) {
         (_, j) =>
           fetch(`http://${HOST}:${services[0].port}/v1/pets`, {
             method: "POST",
-            headers: {
-              authorization: `Bearer ${BENCH_KEY}`,
-              "content-type": "application/json",
-            },
+            headers: { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" },
             body: `{"name":"Seed ${i + j}","categoryId":${i + j}${
               (i + j) % 3 === 0 ? ',"status":"sold"' : ""
             }}`,
@@ -178,9 +159,7 @@ for (let round = 0; round < rounds; round++) {
         results[c][e].push(result);
         console.log(
           `round ${round + 1}: ${configurations[c].name}, ${endpoint.name}: ` +
-            `${Math.round(rate(result))} req/s, p99 ${
-              (result.p99Us / 1000).toFixed(1)
-            } ms` +
+            `${Math.round(rate(result))} req/s, p99 ${(result.p99Us / 1000).toFixed(1)} ms` +
             (result.errors + result.non2xx > 0
               ? `, ${result.errors} errors, ${result.non2xx} non-2xx`
               : ""),
@@ -195,24 +174,18 @@ for (let round = 0; round < rounds; round++) {
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
-  return sorted.length % 2
-    ? sorted[middle]
-    : (sorted[middle - 1] + sorted[middle]) / 2;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 const k = (value: number) => `${(value / 1000).toFixed(1)}k`;
-console.log(
-  `\n| configuration (${runtime}) | ${
-    endpoints.map((e) => e.name).join(" | ")
-  } |`,
-);
+console.log(`\n| configuration (${runtime}) | ${endpoints.map((e) => e.name).join(" | ")} |`);
 console.log(`|---|${endpoints.map(() => "---").join("|")}|`);
 for (const [c, configuration] of configurations.entries()) {
   const cells = results[c].map((runs) => {
     const rates = runs.map(rate);
     const p99 = median(runs.map((run) => run.p99Us)) / 1000;
-    return `${k(median(rates))} (${k(Math.min(...rates))}–${
-      k(Math.max(...rates))
-    }), p99 ${p99.toFixed(1)} ms`;
+    return `${k(median(rates))} (${k(Math.min(...rates))}–${k(Math.max(...rates))}), p99 ${
+      p99.toFixed(1)
+    } ms`;
   });
   console.log(`| ${configuration.name} | ${cells.join(" | ")} |`);
 }

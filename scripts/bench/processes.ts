@@ -21,7 +21,8 @@ export type ServerKind =
   | "hono"
   | "elysia"
   | "fastify"
-  | "sqlite";
+  | "sqlite"
+  | "group-commit";
 
 export const HOST = "127.0.0.1";
 
@@ -49,7 +50,11 @@ const PEER_FILES: Partial<Record<ServerKind, string>> = {
   elysia: "elysia_server",
   fastify: "fastify_server",
   sqlite: "sqlite_server",
+  "group-commit": "group_commit_server",
 };
+
+/** The peers Node runs, bundled with their frameworks left as imports. */
+const PEER_BUNDLES = ["bare_server", "hono_server", "fastify_server", "group_commit_server"];
 
 export function hasCommand(name: string): boolean {
   try {
@@ -74,12 +79,7 @@ export function pinning(core: number): string[] {
  */
 export function buildNodeBundles(options: { nodeBundle?: string }): void {
   const esbuild = bin("esbuild");
-  const common = [
-    "--bundle",
-    "--platform=node",
-    "--format=esm",
-    "--target=node20",
-  ];
+  const common = ["--bundle", "--platform=node", "--format=esm", "--target=node20"];
   if (options.nodeBundle === undefined) {
     execFileSync(esbuild, [
       "src/main.ts",
@@ -94,7 +94,7 @@ export function buildNodeBundles(options: { nodeBundle?: string }): void {
     `--outfile=${join(BUNDLE_DIR, "service_nofsync.mjs")}`,
     "--log-level=warning",
   ], { cwd: ROOT, stdio: "inherit" });
-  for (const name of ["bare_server", "hono_server", "fastify_server"]) {
+  for (const name of PEER_BUNDLES) {
     execFileSync(esbuild, [
       `scripts/bench/peers/${name}.ts`,
       ...common,
@@ -119,35 +119,17 @@ export function serverCommand(
   const peer = PEER_FILES[kind];
   if (peer !== undefined) {
     if (runtime === "bun") {
-      return [
-        bin("bun"),
-        ...prof,
-        join(ROOT, `scripts/bench/peers/${peer}.ts`),
-      ];
+      return [bin("bun"), ...prof, join(ROOT, `scripts/bench/peers/${peer}.ts`)];
     }
     if (runtime === "deno") {
-      return [
-        bin("deno"),
-        "run",
-        "-A",
-        ...prof,
-        join(ROOT, `scripts/bench/peers/${peer}.ts`),
-      ];
+      return [bin("deno"), "run", "-A", ...prof, join(ROOT, `scripts/bench/peers/${peer}.ts`)];
     }
     return [process.execPath, ...prof, join(BUNDLE_DIR, `${peer}.mjs`)];
   }
-  const source = kind === "ours"
-    ? "src/main.ts"
-    : "scripts/bench/service_nofsync.ts";
+  const source = kind === "ours" ? "src/main.ts" : "scripts/bench/service_nofsync.ts";
   if (runtime === "bun") return [bin("bun"), ...prof, join(ROOT, source)];
   if (runtime === "deno") {
-    return [
-      bin("deno"),
-      "run",
-      ...DENO_SERVICE_FLAGS,
-      ...prof,
-      join(ROOT, source),
-    ];
+    return [bin("deno"), "run", ...DENO_SERVICE_FLAGS, ...prof, join(ROOT, source)];
   }
   const bundle = kind === "ours"
     ? options.nodeBundle ?? join(BUNDLE_DIR, "animal-store.mjs")
@@ -194,13 +176,7 @@ export async function startServer(
   const stderr = openSync(options.stderrFile, "a");
   const child = spawn(file, args, {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      ...options.env,
-      PORT: String(port),
-      HOST,
-      API_KEYS: BENCH_KEY,
-    },
+    env: { ...process.env, ...options.env, PORT: String(port), HOST, API_KEYS: BENCH_KEY },
     stdio: ["ignore", options.captureStdout ? "pipe" : "ignore", stderr],
   });
   let output = "";
@@ -212,14 +188,13 @@ export async function startServer(
   const readyPath = options.kind === "ours" || options.kind === "ours-nofsync"
     ? "/readyz"
     : "/v1/pets?limit=1";
-  const anyAnswer = options.kind === "ceiling" || options.kind === "sqlite";
+  const anyAnswer = options.kind === "ceiling" || options.kind === "sqlite" ||
+    options.kind === "group-commit";
   const deadline = started + (options.timeoutMs ?? 60_000);
   while (performance.now() < deadline) {
     if (exited) {
       throw new Error(
-        `${
-          command.join(" ")
-        } exited before it was ready (stderr in ${options.stderrFile})`,
+        `${command.join(" ")} exited before it was ready (stderr in ${options.stderrFile})`,
       );
     }
     try {
@@ -243,23 +218,14 @@ export async function startServer(
     await sleep(options.pollMs ?? 20);
   }
   child.kill("SIGKILL");
-  throw new Error(
-    `${command.join(" ")} was not ready within ${
-      options.timeoutMs ?? 60_000
-    } ms`,
-  );
+  throw new Error(`${command.join(" ")} was not ready within ${options.timeoutMs ?? 60_000} ms`);
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
-export async function stopServer(
-  running: Running,
-  graceMs = 15_000,
-): Promise<void> {
+export async function stopServer(running: Running, graceMs = 15_000): Promise<void> {
   const { child } = running;
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) =>
-    child.once("exit", () => resolve())
-  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.kill("SIGTERM");
   const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
   await exited;
@@ -267,13 +233,10 @@ export async function stopServer(
 }
 
 /** Resident set size and its peak, in MB, from /proc (Linux). */
-export function memoryOf(
-  pid: number,
-): { rssMb: number; peakMb: number } | undefined {
+export function memoryOf(pid: number): { rssMb: number; peakMb: number } | undefined {
   const path = `/proc/${pid}/status`;
   if (!existsSync(path)) return undefined;
   const status = readFileSync(path, "utf8");
-  const kb = (field: string) =>
-    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
   return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
 }

@@ -10,12 +10,7 @@ import { fileURLToPath } from "node:url";
 
 interface ProfileNode {
   id: number;
-  callFrame: {
-    functionName: string;
-    url: string;
-    lineNumber: number;
-    columnNumber: number;
-  };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   hitCount?: number;
   children?: number[];
 }
@@ -76,26 +71,15 @@ export function summarizeProfile(path: string): {
     // Each sample's time is the delta to the next sample.
     for (let i = 0; i < profile.samples.length; i++) {
       const delta = profile.timeDeltas[i + 1] ?? 0;
-      selfUs.set(
-        profile.samples[i],
-        (selfUs.get(profile.samples[i]) ?? 0) + Math.max(delta, 0),
-      );
+      selfUs.set(profile.samples[i], (selfUs.get(profile.samples[i]) ?? 0) + Math.max(delta, 0));
     }
   } else {
     const interval = (profile.endTime - profile.startTime) /
-      Math.max(
-        1,
-        profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0),
-      );
-    for (const node of profile.nodes) {
-      selfUs.set(node.id, (node.hitCount ?? 0) * interval);
-    }
+      Math.max(1, profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0));
+    for (const node of profile.nodes) selfUs.set(node.id, (node.hitCount ?? 0) * interval);
   }
   const mappers = new Map<string, ((line: number) => string) | undefined>();
-  const byFunction = new Map<
-    string,
-    { name: string; where: string; us: number }
-  >();
+  const byFunction = new Map<string, { name: string; where: string; us: number }>();
   const byFile = new Map<string, number>();
   let totalUs = 0;
   for (const node of profile.nodes) {
@@ -105,11 +89,7 @@ export function summarizeProfile(path: string): {
     const { functionName, url, lineNumber } = node.callFrame;
     if (!mappers.has(url)) mappers.set(url, bundleModules(url));
     const mapper = mappers.get(url);
-    const file = url === ""
-      ? "(native/vm)"
-      : mapper
-      ? mapper(lineNumber)
-      : shortUrl(url);
+    const file = url === "" ? "(native/vm)" : mapper ? mapper(lineNumber) : shortUrl(url);
     // A bundle line says nothing about the source line: name the module and the bundle line.
     const where = url === ""
       ? ""
@@ -141,15 +121,13 @@ export function summarizeProfile(path: string): {
 /** Prints the `top` functions and files of a profile. */
 export function printProfileSummary(path: string, top = 25): void {
   const summary = summarizeProfile(path);
-  console.log(
-    `  profile ${path} (${(summary.totalMs / 1000).toFixed(1)} s sampled)`,
-  );
+  console.log(`  profile ${path} (${(summary.totalMs / 1000).toFixed(1)} s sampled)`);
   console.log("  self %   self ms  function  (file:line)");
   for (const row of summary.functions.slice(0, top)) {
     console.log(
-      `  ${row.percent.toFixed(1).padStart(5)}  ${
-        row.ms.toFixed(0).padStart(8)
-      }  ${row.name}  ${row.where === "" ? "" : `(${row.where})`}`,
+      `  ${row.percent.toFixed(1).padStart(5)}  ${row.ms.toFixed(0).padStart(8)}  ${row.name}  ${
+        row.where === "" ? "" : `(${row.where})`
+      }`,
     );
   }
   console.log("  self % by file:");

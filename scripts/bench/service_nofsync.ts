@@ -35,11 +35,7 @@ const store = await openJsonlStore({
   onWarning: (message) => log.warn({ msg: message }),
 });
 app.ready(store);
-log.info({
-  msg: "bench service (fsync OFF) listening",
-  port: server.port,
-  pets: store.size,
-});
+log.info({ msg: "bench service (fsync OFF) listening", port: server.port, pets: store.size });
 
 let stopping = false;
 async function stop(): Promise<void> {

@@ -35,17 +35,8 @@ const args = new Map(
     return [key, value] as [string, string];
   }),
 );
-const runtime = typeof Bun !== "undefined"
-  ? "bun"
-  : typeof Deno !== "undefined"
-  ? "deno"
-  : "node";
-const STATUSES: (PetStatus | undefined)[] = [
-  "available",
-  "pending",
-  "sold",
-  undefined,
-];
+const runtime = typeof Bun !== "undefined" ? "bun" : typeof Deno !== "undefined" ? "deno" : "node";
+const STATUSES: (PetStatus | undefined)[] = ["available", "pending", "sold", undefined];
 
 /** Creates per second of one implementation at one concurrency. */
 type CreateFn = (pet: NewPet) => Promise<unknown> | unknown;
@@ -98,15 +89,10 @@ if (runtime === "bun") {
       const { Database } = (await import(specifier)) as any;
       const db = new Database(join(dir, "pets.db"));
       db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
-      db.exec(
-        "CREATE TABLE pets (id INTEGER PRIMARY KEY, status TEXT, json TEXT NOT NULL)",
-      );
-      const insert = db.prepare(
-        "INSERT INTO pets (status, json) VALUES (?, ?)",
-      );
+      db.exec("CREATE TABLE pets (id INTEGER PRIMARY KEY, status TEXT, json TEXT NOT NULL)");
+      const insert = db.prepare("INSERT INTO pets (status, json) VALUES (?, ?)");
       let nextId = 1;
-      const create = (pet: NewPet) =>
-        insert.run(pet.status ?? null, petJson(nextId++, pet));
+      const create = (pet: NewPet) => insert.run(pet.status ?? null, petJson(nextId++, pet));
       return { create, close: () => Promise.resolve(db.close()) };
     },
   });
@@ -143,14 +129,9 @@ async function measureCreates(
 }
 
 async function benchCreates(seconds: number): Promise<void> {
-  console.log(
-    `\n== durable creates per second (${runtime}, ${seconds} s per cell) ==`,
-  );
+  console.log(`\n== durable creates per second (${runtime}, ${seconds} s per cell) ==`);
   const levels = [1, 16, 64];
-  console.log(
-    ["implementation".padEnd(36), ...levels.map((c) => `c=${c}`.padStart(10))]
-      .join(""),
-  );
+  console.log(["implementation".padEnd(36), ...levels.map((c) => `c=${c}`.padStart(10))].join(""));
   const results = new Map<string, number[]>();
   for (const contender of contenders) {
     const row: number[] = [];
@@ -159,27 +140,18 @@ async function benchCreates(seconds: number): Promise<void> {
     }
     results.set(contender.name, row);
     console.log(
-      [
-        contender.name.padEnd(36),
-        ...row.map((r) => Math.round(r).toString().padStart(10)),
-      ].join(
+      [contender.name.padEnd(36), ...row.map((r) => Math.round(r).toString().padStart(10))].join(
         "",
       ),
     );
   }
   const group = results.get(contenders[0].name)![2];
   const unsafe = results.get(contenders[2].name)![2];
-  console.log(
-    `group commit / fsync off at c=64: ${
-      (group / unsafe).toFixed(2)
-    } (target >= 0.8)`,
-  );
+  console.log(`group commit / fsync off at c=64: ${(group / unsafe).toFixed(2)} (target >= 0.8)`);
   const sqlite = results.get("bun:sqlite WAL synchronous=FULL");
   if (sqlite) {
     console.log(
-      `group commit / bun:sqlite at c=64: ${
-        (group / sqlite[2]).toFixed(1)
-      }x (target >= 5x)`,
+      `group commit / bun:sqlite at c=64: ${(group / sqlite[2]).toFixed(1)}x (target >= 5x)`,
     );
   }
 }
@@ -233,15 +205,9 @@ async function benchReplay(count: number): Promise<void> {
       if (child.status !== 0) throw new Error(`child failed: ${child.stderr}`);
       const figures = JSON.parse(child.stdout.trim().split("\n").pop()!);
       console.log(
-        `run ${run}: open ${figures.openMs.toFixed(0)} ms, RSS ${
-          figures.rssMb.toFixed(0)
-        } MB ` +
-          `(before open ${
-            figures.baseRssMb.toFixed(0)
-          } MB), pets ${figures.size}, ` +
-          `list(sold, afterId=${figures.afterId}, limit=100) ${
-            figures.listMicros.toFixed(1)
-          } µs`,
+        `run ${run}: open ${figures.openMs.toFixed(0)} ms, RSS ${figures.rssMb.toFixed(0)} MB ` +
+          `(before open ${figures.baseRssMb.toFixed(0)} MB), pets ${figures.size}, ` +
+          `list(sold, afterId=${figures.afterId}, limit=100) ${figures.listMicros.toFixed(1)} µs`,
       );
     }
   } finally {
@@ -264,25 +230,12 @@ async function childOpen(dir: string): Promise<void> {
   }
   const listMicros = ((performance.now() - listStarted) * 1000) / rounds;
   await store.close();
-  console.log(
-    JSON.stringify({
-      openMs,
-      rssMb,
-      baseRssMb,
-      size: store.size,
-      afterId,
-      listMicros,
-    }),
-  );
+  console.log(JSON.stringify({ openMs, rssMb, baseRssMb, size: store.size, afterId, listMicros }));
 }
 
 if (args.has("child-open")) {
   await childOpen(args.get("child-open")!);
 } else {
-  if (!args.has("skip-creates")) {
-    await benchCreates(Number(args.get("seconds") ?? 2));
-  }
-  if (!args.has("skip-replay")) {
-    await benchReplay(Number(args.get("replay-pets") ?? 1_000_000));
-  }
+  if (!args.has("skip-creates")) await benchCreates(Number(args.get("seconds") ?? 2));
+  if (!args.has("skip-replay")) await benchReplay(Number(args.get("replay-pets") ?? 1_000_000));
 }

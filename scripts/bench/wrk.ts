@@ -10,8 +10,7 @@ import { HOST, pinning } from "./processes.ts";
 
 /** The body of every measured create. */
 // categoryId within 2^53 so that the peers (JS numbers) accept it too; our service keeps any int64.
-export const NEW_PET_BODY =
-  '{"name":"Rex","categoryId":9007199254740991,"status":"available"}';
+export const NEW_PET_BODY = '{"name":"Rex","categoryId":9007199254740991,"status":"available"}';
 
 /** Figures of one wrk run. */
 export interface WrkResult {
@@ -54,6 +53,42 @@ export function writeWrkScripts(dir: string): { get: string; post: string } {
   return { get, post };
 }
 
+/** Writes a GET script that adds `headers` to every request (a conditional or gzip client). */
+export function writeHeaderScript(
+  dir: string,
+  name: string,
+  headers: Record<string, string>,
+): string {
+  const path = join(dir, `${name}.lua`);
+  const lines = Object.entries(headers).map(([header, value]) =>
+    `wrk.headers[${JSON.stringify(header)}] = ${JSON.stringify(value)}\n`
+  );
+  writeFileSync(
+    path,
+    `wrk.method = "GET"\nwrk.headers["Authorization"] = "Bearer ${BENCH_KEY}"\n` +
+      `${lines.join("")}${DONE}`,
+  );
+  return path;
+}
+
+/**
+ * Writes a GET script that picks each request's path at random from `paths` (read by wrk from a
+ * file: a table literal of 100 k strings is past LuaJIT's constant limit).
+ */
+export function writeMixScript(dir: string, name: string, paths: readonly string[]): string {
+  const list = join(dir, `${name}.paths`);
+  writeFileSync(list, paths.join("\n") + "\n");
+  const path = join(dir, `${name}.lua`);
+  writeFileSync(
+    path,
+    `wrk.method = "GET"\nwrk.headers["Authorization"] = "Bearer ${BENCH_KEY}"\n` +
+      `local paths = {}\nfor line in io.lines(${JSON.stringify(list)}) do ` +
+      `paths[#paths + 1] = line end\nmath.randomseed(os.time())\n` +
+      `request = function() return wrk.format(nil, paths[math.random(#paths)]) end\n${DONE}`,
+  );
+  return path;
+}
+
 /** One bounded wrk run against `http://127.0.0.1:port` + `path`. */
 export function runWrk(options: {
   port: number;
@@ -75,9 +110,7 @@ export function runWrk(options: {
     options.script,
     `http://${HOST}:${options.port}${options.path}`,
   ];
-  const wrk = spawn(args[0], args.slice(1), {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const wrk = spawn(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   wrk.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   wrk.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -92,9 +125,7 @@ export function runWrk(options: {
     });
     wrk.once("exit", (code) => {
       clearTimeout(timer);
-      const line = output.split("\n").find((text) =>
-        text.startsWith("BENCH_RESULT ")
-      );
+      const line = output.split("\n").find((text) => text.startsWith("BENCH_RESULT "));
       if (code !== 0 || line === undefined) {
         return reject(new Error(`wrk failed (code ${code}):\n${output}`));
       }

@@ -6,9 +6,7 @@
 import { fixedPageBody, listenAddress } from "./pet_fixture.ts";
 
 declare const Bun: { serve(options: object): unknown } | undefined;
-declare const Deno:
-  | { serve(options: object, handler: unknown): unknown }
-  | undefined;
+declare const Deno: { serve(options: object, handler: unknown): unknown } | undefined;
 
 const body = new TextEncoder().encode(fixedPageBody());
 const { port, host } = listenAddress();
@@ -16,14 +14,12 @@ if (typeof Bun !== "undefined") {
   Bun.serve({
     port,
     hostname: host,
-    fetch: () =>
-      new Response(body, { headers: { "content-type": "application/json" } }),
+    fetch: () => new Response(body, { headers: { "content-type": "application/json" } }),
   });
 } else if (typeof Deno !== "undefined") {
   Deno.serve(
     { port, hostname: host, onListen() {} },
-    () =>
-      new Response(body, { headers: { "content-type": "application/json" } }),
+    () => new Response(body, { headers: { "content-type": "application/json" } }),
   );
 } else {
   const { createServer } = await import("node:http");

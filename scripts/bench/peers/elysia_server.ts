@@ -38,9 +38,7 @@ new Elysia()
       return { code: "invalid_query", message: parsed, status: 400 };
     }
     const page = store.list(parsed);
-    if (page.hasMore) {
-      set.headers.link = nextLink(parsed, page.pets[page.pets.length - 1].id);
-    }
+    if (page.hasMore) set.headers.link = nextLink(parsed, page.pets[page.pets.length - 1].id);
     return page.pets;
   })
   .get("/v1/pets/:petId", ({ params, set }) => {
@@ -68,11 +66,7 @@ new Elysia()
         maximum: Number.MAX_SAFE_INTEGER,
       }),
       status: t.Optional(
-        t.Union([
-          t.Literal("available"),
-          t.Literal("pending"),
-          t.Literal("sold"),
-        ]),
+        t.Union([t.Literal("available"), t.Literal("pending"), t.Literal("sold")]),
       ),
     }, { additionalProperties: false }),
   })

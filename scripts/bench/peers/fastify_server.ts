@@ -31,9 +31,7 @@ app.addHook("onRequest", (request, reply, done) => {
   if (!isAuthorized(request.headers.authorization)) {
     // Answered here: Fastify then skips the rest of the lifecycle (and never reads the body).
     reply.code(401).header("content-type", "application/json")
-      .header("www-authenticate", 'Bearer realm="animal-store"').send(
-        UNAUTHORIZED_BODY,
-      );
+      .header("www-authenticate", 'Bearer realm="animal-store"').send(UNAUTHORIZED_BODY);
     return;
   }
   reply.header("cache-control", "no-store");
@@ -44,16 +42,10 @@ app.get("/v1/pets", (request, reply) => {
   const query = request.query as Record<string, string | undefined>;
   const parsed = parseListQuery((name) => query[name]);
   if (typeof parsed === "string") {
-    return reply.code(400).send({
-      code: "invalid_query",
-      message: parsed,
-      status: 400,
-    });
+    return reply.code(400).send({ code: "invalid_query", message: parsed, status: 400 });
   }
   const page = store.list(parsed);
-  if (page.hasMore) {
-    reply.header("link", nextLink(parsed, page.pets[page.pets.length - 1].id));
-  }
+  if (page.hasMore) reply.header("link", nextLink(parsed, page.pets[page.pets.length - 1].id));
   return reply.send(page.pets);
 });
 
@@ -62,19 +54,13 @@ app.get("/v1/pets/:petId", (request, reply) => {
   const id = parsePetId((request.params as { petId: string }).petId);
   const pet = id === undefined ? undefined : store.get(id);
   if (pet === undefined) {
-    return reply.code(404).send({
-      code: "not_found",
-      message: "No pet",
-      status: 404,
-    });
+    return reply.code(404).send({ code: "not_found", message: "No pet", status: 404 });
   }
   return reply.send(pet);
 });
 
 app.post("/v1/pets", { schema: { body: NewPetSchema } }, (request, reply) => {
-  const pet = store.create(
-    request.body as Parameters<PetMemoryStore["create"]>[0],
-  );
+  const pet = store.create(request.body as Parameters<PetMemoryStore["create"]>[0]);
   return reply.code(201).header("location", `/v1/pets/${pet.id}`).send(pet);
 });
 

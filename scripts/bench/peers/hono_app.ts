@@ -34,22 +34,15 @@ export function createHonoApp(): Hono {
   app.get("/v1/pets", (c) => {
     const query = parseListQuery((name) => c.req.query(name));
     if (typeof query === "string") {
-      return c.json(
-        { code: "invalid_query", message: query, status: 400 },
-        400,
-      );
+      return c.json({ code: "invalid_query", message: query, status: 400 }, 400);
     }
     const page = store.list(query);
-    if (page.hasMore) {
-      c.header("link", nextLink(query, page.pets[page.pets.length - 1].id));
-    }
+    if (page.hasMore) c.header("link", nextLink(query, page.pets[page.pets.length - 1].id));
     return c.json(page.pets);
   });
 
   app.get("/v1/pets/:petId", (c) => {
-    for (const name in DEPRECATION_HEADERS) {
-      c.header(name, DEPRECATION_HEADERS[name]);
-    }
+    for (const name in DEPRECATION_HEADERS) c.header(name, DEPRECATION_HEADERS[name]);
     const id = parsePetId(c.req.param("petId"));
     const pet = id === undefined ? undefined : store.get(id);
     if (pet === undefined) {
@@ -60,28 +53,16 @@ export function createHonoApp(): Hono {
 
   app.post("/v1/pets", async (c) => {
     if (!(c.req.header("content-type") ?? "").startsWith("application/json")) {
-      return c.json({
-        code: "unsupported_media_type",
-        message: "JSON only",
-        status: 415,
-      }, 415);
+      return c.json({ code: "unsupported_media_type", message: "JSON only", status: 415 }, 415);
     }
     let body: unknown;
     try {
       body = await c.req.json();
     } catch {
-      return c.json({
-        code: "invalid_body",
-        message: "Malformed JSON",
-        status: 400,
-      }, 400);
+      return c.json({ code: "invalid_body", message: "Malformed JSON", status: 400 }, 400);
     }
     if (!isNewPet(body)) {
-      return c.json({
-        code: "validation_failed",
-        message: "Invalid NewPet",
-        status: 400,
-      }, 400);
+      return c.json({ code: "validation_failed", message: "Invalid NewPet", status: 400 }, 400);
     }
     const pet = store.create(body);
     c.header("location", `/v1/pets/${pet.id}`);

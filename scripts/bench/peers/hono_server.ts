@@ -7,9 +7,7 @@ import { createHonoApp } from "./hono_app.ts";
 import { listenAddress } from "./pet_fixture.ts";
 
 declare const Bun: { serve(options: object): unknown } | undefined;
-declare const Deno:
-  | { serve(options: object, handler: unknown): unknown }
-  | undefined;
+declare const Deno: { serve(options: object, handler: unknown): unknown } | undefined;
 
 const app = createHonoApp();
 const { port, host } = listenAddress();

@@ -33,9 +33,7 @@ export interface BenchPet {
 
 /** The status of pet `id`: a quarter each of available, pending, sold and none. */
 export function statusOf(id: number): Status | undefined {
-  return [undefined, "available", "pending", "sold"][id % 4] as
-    | Status
-    | undefined;
+  return [undefined, "available", "pending", "sold"][id % 4] as Status | undefined;
 }
 
 /** Pet `id` of the benchmark data set (fields in the order our service writes them). */
@@ -53,10 +51,7 @@ export function fixedPageBody(): string {
 
 /** Environment of a peer: where to listen. */
 export function listenAddress(): { port: number; host: string } {
-  return {
-    port: Number(process.env.PORT ?? 0),
-    host: process.env.HOST ?? "127.0.0.1",
-  };
+  return { port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? "127.0.0.1" };
 }
 
 // --- auth -------------------------------------------------------------------------------------
@@ -65,23 +60,16 @@ const ACCEPTED = [createHash("sha256").update(BENCH_KEY).digest()];
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
 /** True when `authorization` carries an accepted key (digest compared in constant time). */
-export function isAuthorized(
-  authorization: string | null | undefined,
-): boolean {
-  const token = authorization == null
-    ? undefined
-    : BEARER.exec(authorization)?.[1];
+export function isAuthorized(authorization: string | null | undefined): boolean {
+  const token = authorization == null ? undefined : BEARER.exec(authorization)?.[1];
   if (token === undefined) return false;
   const presented = createHash("sha256").update(token).digest();
   let ok = false;
-  for (const digest of ACCEPTED) {
-    if (timingSafeEqual(presented, digest)) ok = true;
-  }
+  for (const digest of ACCEPTED) if (timingSafeEqual(presented, digest)) ok = true;
   return ok;
 }
 
-export const UNAUTHORIZED_BODY =
-  '{"code":"unauthorized","message":"Invalid API key","status":401}';
+export const UNAUTHORIZED_BODY = '{"code":"unauthorized","message":"Invalid API key","status":401}';
 
 // --- validation -------------------------------------------------------------------------------
 
@@ -108,16 +96,11 @@ const LIMIT = /^[1-9][0-9]{0,2}$/;
 const CURSOR_SALT = "bench-peer/cursor";
 
 function checksum(payload: string): string {
-  return createHash("sha256").update(CURSOR_SALT).update(payload).digest(
-    "base64url",
-  ).slice(0, 16);
+  return createHash("sha256").update(CURSOR_SALT).update(payload).digest("base64url").slice(0, 16);
 }
 
 /** A signed cursor after `afterId` for `status`. */
-export function encodeCursor(
-  afterId: number,
-  status: Status | undefined,
-): string {
+export function encodeCursor(afterId: number, status: Status | undefined): string {
   const payload = `${afterId}.${status ?? ""}`;
   return `${Buffer.from(payload).toString("base64url")}.${checksum(payload)}`;
 }
@@ -132,31 +115,19 @@ export function parseListQuery(
   let limit = 20;
   if (rawLimit !== undefined) {
     limit = Number(rawLimit);
-    if (!LIMIT.test(rawLimit) || limit > 100) {
-      return "limit must be an integer from 1 to 100";
-    }
+    if (!LIMIT.test(rawLimit) || limit > 100) return "limit must be an integer from 1 to 100";
   }
-  if (
-    rawStatus !== undefined &&
-    !(STATUSES as readonly string[]).includes(rawStatus)
-  ) {
+  if (rawStatus !== undefined && !(STATUSES as readonly string[]).includes(rawStatus)) {
     return "status must be available, pending or sold";
   }
   const status = rawStatus as Status | undefined;
   let afterId = 0;
   if (rawCursor !== undefined) {
     const dot = rawCursor.indexOf(".");
-    const payload = Buffer.from(
-      rawCursor.slice(0, Math.max(dot, 0)),
-      "base64url",
-    ).toString();
+    const payload = Buffer.from(rawCursor.slice(0, Math.max(dot, 0)), "base64url").toString();
     const [id, cursorStatus] = payload.split(".");
-    if (dot <= 0 || checksum(payload) !== rawCursor.slice(dot + 1)) {
-      return "cursor is not valid";
-    }
-    if ((cursorStatus || undefined) !== status) {
-      return "cursor belongs to another status";
-    }
+    if (dot <= 0 || checksum(payload) !== rawCursor.slice(dot + 1)) return "cursor is not valid";
+    if ((cursorStatus || undefined) !== status) return "cursor belongs to another status";
     afterId = Number(id);
   }
   return { limit, status, afterId };
@@ -185,9 +156,7 @@ export const DEPRECATION_HEADERS: Record<string, string> = {
 /** Pets in id order, plus one id-ordered array per status; pages by binary search. */
 export class PetMemoryStore {
   readonly #all: BenchPet[] = [];
-  readonly #byStatus = new Map<Status, BenchPet[]>(
-    STATUSES.map((status) => [status, []]),
-  );
+  readonly #byStatus = new Map<Status, BenchPet[]>(STATUSES.map((status) => [status, []]));
 
   constructor(count = PET_COUNT) {
     for (let id = 1; id <= count; id++) this.#add(benchPet(id));
@@ -200,9 +169,7 @@ export class PetMemoryStore {
 
   /** One page after `afterId`; `hasMore` when another matching pet follows. */
   list(query: { status: Status | undefined; afterId: number; limit: number }) {
-    const pets = query.status === undefined
-      ? this.#all
-      : this.#byStatus.get(query.status)!;
+    const pets = query.status === undefined ? this.#all : this.#byStatus.get(query.status)!;
     let low = 0, high = pets.length;
     while (low < high) {
       const middle = (low + high) >> 1;

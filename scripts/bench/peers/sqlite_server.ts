@@ -7,12 +7,7 @@
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import process from "node:process";
-import {
-  isAuthorized,
-  isNewPet,
-  listenAddress,
-  UNAUTHORIZED_BODY,
-} from "./pet_fixture.ts";
+import { isAuthorized, isNewPet, listenAddress, UNAUTHORIZED_BODY } from "./pet_fixture.ts";
 
 declare const Bun: { serve(options: object): unknown };
 
@@ -35,32 +30,19 @@ Bun.serve({
     if (!isAuthorized(request.headers.get("authorization"))) {
       return new Response(UNAUTHORIZED_BODY, { status: 401, headers: json });
     }
-    if (
-      request.method !== "POST" || new URL(request.url).pathname !== "/v1/pets"
-    ) {
-      return new Response('{"code":"not_found"}', {
-        status: 404,
-        headers: json,
-      });
+    if (request.method !== "POST" || new URL(request.url).pathname !== "/v1/pets") {
+      return new Response('{"code":"not_found"}', { status: 404, headers: json });
     }
     let body: unknown;
     try {
       body = await request.json();
     } catch {
-      return new Response('{"code":"invalid_body"}', {
-        status: 400,
-        headers: json,
-      });
+      return new Response('{"code":"invalid_body"}', { status: 400, headers: json });
     }
     if (!isNewPet(body)) {
-      return new Response('{"code":"validation_failed"}', {
-        status: 400,
-        headers: json,
-      });
+      return new Response('{"code":"validation_failed"}', { status: 400, headers: json });
     }
-    const row = insert.get(body.name, body.categoryId, body.status ?? null) as {
-      id: number;
-    };
+    const row = insert.get(body.name, body.categoryId, body.status ?? null) as { id: number };
     const pet = { id: row.id, ...body };
     return new Response(JSON.stringify(pet), {
       status: 201,
