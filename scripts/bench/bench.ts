@@ -793,7 +793,7 @@ async function profile(options: Options): Promise<void> {
   mkdirSync(base, { recursive: true });
   try {
     for (const runtime of options.runtimes) {
-      for (const endpoint of ["list", "deep", "post"] as Endpoint[]) {
+      for (const endpoint of ["list", "get", "deep", "post"] as Endpoint[]) {
         const profileDir = join(base, `${runtime}-${endpoint}`);
         mkdirSync(profileDir, { recursive: true });
         const configuration: Configuration = {
@@ -807,12 +807,9 @@ async function profile(options: Options): Promise<void> {
         });
         let result: WrkResult;
         try {
-          const path = endpoint === "list"
-            ? "/v1/pets?limit=20"
-            : endpoint === "deep"
-            ? await deepPagePath(running.port, 10)
-            : "/v1/pets";
-          const script = endpoint === "post" ? scratch.scripts.post : scratch.scripts.get;
+          const request = await requestOf(endpoint, configuration, running.port, scratch);
+          if ("notApplicable" in request) throw new Error(request.notApplicable);
+          const { path, script } = request;
           result = await runWrk({
             port: running.port,
             path,
