@@ -1,5 +1,5 @@
 /**
- * The three servers `bench_node_bridge.ts` compares, each on node:http:
+ * The three servers `node_bridge.ts` compares, each on node:http:
  *
  * - `ceiling`: a bare handler answering a fixed JSON body as long as a 20-pet page; no app, no
  *   bridge. Nothing built on node:http can go faster.

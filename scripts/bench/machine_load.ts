@@ -2,7 +2,7 @@
  * How busy the machine is with work that is not ours: the share of all cores' time spent busy
  * over a short window while our server sits idle (Linux `/proc/stat`). On a shared machine
  * another process on core 0 or 1 steals time from the server or from wrk, and a run's figures
- * are then not comparable; `scripts/bench.ts` waits for a quiet moment and marks the runs it
+ * are then not comparable; `scripts/bench/bench.ts` waits for a quiet moment and marks the runs it
  * could not get one for.
  */
 import { existsSync, readFileSync } from "node:fs";

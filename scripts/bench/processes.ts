@@ -1,5 +1,5 @@
 /**
- * Child processes for `scripts/bench.ts`: the command line of each server configuration, started
+ * Child processes for `scripts/bench/bench.ts`: the command line of each server configuration, started
  * pinned to core 0 on 127.0.0.1 and a free port, waited for until it answers, and stopped with
  * a deadline. Also the esbuild bundles Node needs (it cannot run TypeScript).
  */
@@ -21,15 +21,23 @@ export type ServerKind =
   | "hono"
   | "elysia"
   | "fastify"
-  | "sqlite";
+  | "sqlite"
+  | "group-commit";
 
 export const HOST = "127.0.0.1";
 
 /** The repository root (npm runs scripts there). */
 export const ROOT = process.cwd();
 
-/** Where bundles for Node go: under node_modules so the bundles' bare imports resolve. */
-export const BUNDLE_DIR = join(ROOT, "node_modules", ".cache", "animal-store-bench");
+/** Where bundles for Node go: under the benchmark's own node_modules, so the peers' bare imports resolve. */
+export const BUNDLE_DIR = join(
+  ROOT,
+  "scripts",
+  "bench",
+  "node_modules",
+  ".cache",
+  "animal-store-bench",
+);
 
 const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
 
@@ -42,7 +50,11 @@ const PEER_FILES: Partial<Record<ServerKind, string>> = {
   elysia: "elysia_server",
   fastify: "fastify_server",
   sqlite: "sqlite_server",
+  "group-commit": "group_commit_server",
 };
+
+/** The peers Node runs, bundled with their frameworks left as imports. */
+const PEER_BUNDLES = ["bare_server", "hono_server", "fastify_server", "group_commit_server"];
 
 export function hasCommand(name: string): boolean {
   try {
@@ -82,7 +94,7 @@ export function buildNodeBundles(options: { nodeBundle?: string }): void {
     `--outfile=${join(BUNDLE_DIR, "service_nofsync.mjs")}`,
     "--log-level=warning",
   ], { cwd: ROOT, stdio: "inherit" });
-  for (const name of ["bare_server", "hono_server", "fastify_server"]) {
+  for (const name of PEER_BUNDLES) {
     execFileSync(esbuild, [
       `scripts/bench/peers/${name}.ts`,
       ...common,
@@ -176,7 +188,8 @@ export async function startServer(
   const readyPath = options.kind === "ours" || options.kind === "ours-nofsync"
     ? "/readyz"
     : "/v1/pets?limit=1";
-  const anyAnswer = options.kind === "ceiling" || options.kind === "sqlite";
+  const anyAnswer = options.kind === "ceiling" || options.kind === "sqlite" ||
+    options.kind === "group-commit";
   const deadline = started + (options.timeoutMs ?? 60_000);
   while (performance.now() < deadline) {
     if (exited) {

@@ -1,7 +1,7 @@
 /**
  * Bench-only entry: the service exactly as `src/commands/serve.ts` builds it (same settings,
  * keys, logger, runtime adapter and app), except that the store is opened with `fsync: false`.
- * UNSAFE — a 201 is then not durable — and never shipped: `scripts/bench.ts` runs it only to
+ * UNSAFE — a 201 is then not durable — and never shipped: `scripts/bench/bench.ts` runs it only to
  * measure the same service's POST throughput without the fdatasync, the denominator of the
  * "durable POST ≥ 0.8 of fsync off" target. Runs on Deno and Bun from source; on Node from an
  * esbuild bundle. SIGTERM/SIGINT stop it cleanly (so `--cpu-prof` can write its profile).

@@ -53,6 +53,42 @@ export function writeWrkScripts(dir: string): { get: string; post: string } {
   return { get, post };
 }
 
+/** Writes a GET script that adds `headers` to every request (a conditional or gzip client). */
+export function writeHeaderScript(
+  dir: string,
+  name: string,
+  headers: Record<string, string>,
+): string {
+  const path = join(dir, `${name}.lua`);
+  const lines = Object.entries(headers).map(([header, value]) =>
+    `wrk.headers[${JSON.stringify(header)}] = ${JSON.stringify(value)}\n`
+  );
+  writeFileSync(
+    path,
+    `wrk.method = "GET"\nwrk.headers["Authorization"] = "Bearer ${BENCH_KEY}"\n` +
+      `${lines.join("")}${DONE}`,
+  );
+  return path;
+}
+
+/**
+ * Writes a GET script that picks each request's path at random from `paths` (read by wrk from a
+ * file: a table literal of 100 k strings is past LuaJIT's constant limit).
+ */
+export function writeMixScript(dir: string, name: string, paths: readonly string[]): string {
+  const list = join(dir, `${name}.paths`);
+  writeFileSync(list, paths.join("\n") + "\n");
+  const path = join(dir, `${name}.lua`);
+  writeFileSync(
+    path,
+    `wrk.method = "GET"\nwrk.headers["Authorization"] = "Bearer ${BENCH_KEY}"\n` +
+      `local paths = {}\nfor line in io.lines(${JSON.stringify(list)}) do ` +
+      `paths[#paths + 1] = line end\nmath.randomseed(os.time())\n` +
+      `request = function() return wrk.format(nil, paths[math.random(#paths)]) end\n${DONE}`,
+  );
+  return path;
+}
+
 /** One bounded wrk run against `http://127.0.0.1:port` + `path`. */
 export function runWrk(options: {
   port: number;

@@ -110,10 +110,9 @@ export class Router<Context, Result = Response> {
   match(path: string): PathMatch<Context, Result> | undefined {
     const literal = this.literalMatches.get(path);
     if (literal !== undefined || !this.hasPatterns) return literal;
-    const segments = splitPath(path);
-    if (segments === undefined) return undefined;
+    if (path.charCodeAt(0) !== 0x2f /* / */) return undefined;
     for (const candidate of this.paths) {
-      const params = matchSegments(candidate.segments, segments);
+      const params = matchSegments(candidate.segments, path);
       if (params !== undefined) {
         return {
           pattern: candidate.pattern,
@@ -136,22 +135,35 @@ function splitPath(path: string): string[] | undefined {
   return segments.includes("") ? undefined : segments;
 }
 
+/**
+ * The params of `path` (which starts with `/`) if it matches the pattern's segments. Walks the
+ * path in place, as `splitPath` would cut it (an empty segment matches nothing), without the
+ * array of segments a split makes per request: the split and its loop were 10% of a Bun
+ * `GET /v1/pets/{id}`.
+ */
 function matchSegments(
   pattern: readonly string[],
-  path: readonly string[],
+  path: string,
 ): Record<string, string> | undefined {
-  if (pattern.length !== path.length) return undefined;
+  if (pattern.length === 0) return path === "/" ? {} : undefined;
   let params: Record<string, string> | undefined;
+  let at = 1;
   for (let i = 0; i < pattern.length; i++) {
+    if (at >= path.length) return undefined;
+    let end = path.indexOf("/", at);
+    if (end === -1) end = path.length;
+    if (end === at) return undefined;
     const expected = pattern[i];
     if (expected.charCodeAt(0) === 0x3a /* : */) {
       params ??= {};
-      params[expected.slice(1)] = path[i];
-    } else if (expected !== path[i]) {
+      params[expected.slice(1)] = path.slice(at, end);
+    } else if (expected.length !== end - at || !path.startsWith(expected, at)) {
       return undefined;
     }
+    at = end + 1;
   }
-  return params ?? {};
+  // Past the end exactly: no segment left over, and no trailing `/` (an empty last segment).
+  return at === path.length + 1 ? params ?? {} : undefined;
 }
 
 function allowHeader(methods: string[]): string {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { Router } from "../../src/http/router.ts";
 
 const ok = () => new Response("ok");
@@ -43,6 +44,48 @@ describe("Router", () => {
     ]);
     assert.equal(both.match("/pets/search")!.pattern, "/pets/search");
     assert.deepEqual(both.match("/pets/7")!.params, { petId: "7" });
+  });
+
+  it("match() agrees with matching the path split into segments, on any path", () => {
+    const router = new Router<unknown>([
+      { method: "GET", pattern: "/pets/:petId", handler: ok },
+      { method: "GET", pattern: "/stores/:storeId/pets/:petId", handler: ok },
+      { method: "GET", pattern: "/a/:x/b", handler: ok },
+    ]);
+    // The reference: cut at every `/`; an empty segment matches nothing.
+    const reference = (path: string) => {
+      if (!path.startsWith("/") || path === "/") return undefined;
+      const segments = path.slice(1).split("/");
+      if (segments.includes("")) return undefined;
+      for (const pattern of ["/pets/:petId", "/stores/:storeId/pets/:petId", "/a/:x/b"]) {
+        const expected = pattern.slice(1).split("/");
+        if (expected.length !== segments.length) continue;
+        const params: Record<string, string> = {};
+        if (
+          expected.every((part, i) =>
+            part.startsWith(":")
+              ? (params[part.slice(1)] = segments[i], true)
+              : part === segments[i]
+          )
+        ) return { pattern, params };
+      }
+      return undefined;
+    };
+    const part = fc.constantFrom("", "pets", "stores", "a", "b", "7", "x.y", "%2F", "petsx", "pet");
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 6 }), fc.boolean(), (parts, rooted) => {
+        const path = (rooted ? "/" : "") + parts.join("/");
+        const found = router.match(path);
+        const expected = reference(path);
+        assert.deepEqual(
+          found === undefined ? undefined : { pattern: found.pattern, params: { ...found.params } },
+          expected,
+          path,
+        );
+      }),
+      { numRuns: 2000 },
+    );
+    assert.deepEqual(router.match("/stores/3/pets/9")!.params, { storeId: "3", petId: "9" });
   });
 
   it("refuses bad routes when they are registered", () => {

@@ -1,11 +1,11 @@
 /**
- * What every peer server of `scripts/bench.ts` shares, so the peers differ from each other (and
+ * What every peer server of `scripts/bench/bench.ts` shares, so the peers differ from each other (and
  * from our service) only in their framework: the benchmark's pets and key, the fixed body of the
  * bare "ceiling" servers, bearer auth (SHA-256 digest compared with `timingSafeEqual`), the
  * TypeBox NewPet check, a signed cursor, and an in-memory store that finds a page by binary
  * search. Dev-only code: nothing under `src/` imports it.
  *
- * The pets are the same as those `scripts/bench.ts` writes into our service's data file, in the
+ * The pets are the same as those `scripts/bench/bench.ts` writes into our service's data file, in the
  * same field order, so a first page is byte for byte the same body everywhere.
  */
 import { Buffer } from "node:buffer";

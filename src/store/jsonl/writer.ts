@@ -6,7 +6,7 @@
  *
  * Pipelining: up to MAX_BATCHES_IN_FLIGHT batches are in flight at once. An fdatasync is mostly
  * waiting for the device (0.5–1 ms on this VM's disk), and a second one issued meanwhile overlaps
- * it: `scripts/bench_fsync.mjs` measured 1,600 syncs/s for one write+fdatasync loop on a file and
+ * it: `scripts/bench/fsync.mjs` measured 1,600 syncs/s for one write+fdatasync loop on a file and
  * 2,400 for two on Node (Deno runs one file handle's operations one at a time, so it gains less).
  * Three rules keep this as safe as one batch at a time:
  * - writes are issued one after another, in file order, each after the previous one returned, so

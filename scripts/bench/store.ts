@@ -1,9 +1,9 @@
 /**
  * Store benchmark: prints figures, asserts nothing.
  *
- *   node_modules/.bin/bun scripts/bench_store.ts
- *   node_modules/.bin/deno run -A scripts/bench_store.ts
- *   node_modules/.bin/esbuild scripts/bench_store.ts --bundle --platform=node --format=esm \
+ *   node_modules/.bin/bun scripts/bench/store.ts
+ *   node_modules/.bin/deno run -A scripts/bench/store.ts
+ *   node_modules/.bin/esbuild scripts/bench/store.ts --bundle --platform=node --format=esm \
  *     --outfile=/tmp/bench_store.mjs && node /tmp/bench_store.mjs
  *
  * Options: --seconds=N (per create run, default 2), --replay-pets=N (default 1000000; 10000000
@@ -21,10 +21,10 @@ import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { NewPet, PetStatus } from "../src/schemas/pet.ts";
-import { openJsonlStore } from "../src/store/jsonl/jsonl_store.ts";
-import { formatPetRecord } from "../src/store/jsonl/record.ts";
-import { petJson } from "../src/store/pet_json.ts";
+import type { NewPet, PetStatus } from "../../src/schemas/pet.ts";
+import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
+import { formatPetRecord } from "../../src/store/jsonl/record.ts";
+import { petJson } from "../../src/store/pet_json.ts";
 
 declare const Bun: unknown;
 declare const Deno: unknown;

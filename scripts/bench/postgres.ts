@@ -22,8 +22,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import postgres from "postgres";
-import { startPostgresCluster } from "./postgres_cluster.mjs";
-import { BENCH_KEY } from "./bench/peers/pet_fixture.ts";
+import { startPostgresCluster } from "../postgres_cluster.mjs";
+import { BENCH_KEY } from "./peers/pet_fixture.ts";
 import {
   buildNodeBundles,
   hasCommand,
@@ -33,8 +33,8 @@ import {
   serverCommand,
   startServer,
   stopServer,
-} from "./bench/processes.ts";
-import { NEW_PET_BODY, rate, runWrk, writeWrkScripts, type WrkResult } from "./bench/wrk.ts";
+} from "./processes.ts";
+import { NEW_PET_BODY, rate, runWrk, writeWrkScripts, type WrkResult } from "./wrk.ts";
 
 const options = Object.fromEntries(
   process.argv.slice(2).map((arg) => {

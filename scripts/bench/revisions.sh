@@ -7,11 +7,11 @@
 # swing by 2× between runs, while CPU per request stays steady, so it is the figure to trust.
 # For checking that a hot-path change helps; loopback only.
 #
-#   bash scripts/bench_revisions.sh <rev-a> <rev-b> [deno|bun|node] [rounds] [seconds]
-#   bash scripts/bench_revisions.sh HEAD~3 HEAD deno 5 3
-#   ENDPOINTS="list deep post" bash scripts/bench_revisions.sh …   # post: durable creates
+#   bash scripts/bench/revisions.sh <rev-a> <rev-b> [deno|bun|node] [rounds] [seconds]
+#   bash scripts/bench/revisions.sh HEAD~3 HEAD deno 5 3
+#   ENDPOINTS="list get deep post" bash scripts/bench/revisions.sh …   # post: durable creates
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rev_a=${1:?revision A}
 rev_b=${2:?revision B}
 runtime=${3:-deno}
@@ -106,6 +106,7 @@ echo "$runtime: A=$rev_a ($(git rev-parse --short "$rev_a")) B=$rev_b ($(git rev
 for endpoint in ${ENDPOINTS:-list deep}; do
   case $endpoint in
     list) path_a="/v1/pets?limit=20" path_b="/v1/pets?limit=20" ;;
+    get) path_a=/v1/pets/500 path_b=/v1/pets/500 ;;
     deep) path_a=$deep_a path_b=$deep_b ;;
     post) path_a=POST path_b=POST ;;
   esac

@@ -4,9 +4,9 @@
  * (src/store/jsonl/writer.ts). Each loop writes 3,000 bytes at the end of a scratch file and
  * fdatasyncs it, through node:fs/promises as the store does. Prints figures; asserts nothing.
  *
- *   node scripts/bench_fsync.mjs [directory] [seconds]          # default: the system temp dir, 3 s
- *   node_modules/.bin/deno run -A scripts/bench_fsync.mjs
- *   node_modules/.bin/bun scripts/bench_fsync.mjs
+ *   node scripts/bench/fsync.mjs [directory] [seconds]          # default: the system temp dir, 3 s
+ *   node_modules/.bin/deno run -A scripts/bench/fsync.mjs
+ *   node_modules/.bin/bun scripts/bench/fsync.mjs
  *
  * Point it at the disk that will hold DATA_DIR: a temp dir may be a different file system.
  */

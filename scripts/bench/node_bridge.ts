@@ -3,7 +3,7 @@
  * the app served by our adapter, against the same app behind a naive node:http → Request
  * conversion, and against a bare node:http server (the ceiling). Figures come from `wrk`.
  *
- *   node_modules/.bin/esbuild scripts/bench_node_bridge.ts --bundle --platform=node \
+ *   node_modules/.bin/esbuild scripts/bench/node_bridge.ts --bundle --platform=node \
  *     --format=esm --outfile=/tmp/bench_node_bridge.mjs
  *   node /tmp/bench_node_bridge.mjs                  # the benchmark (about 1.5 minutes)
  *   node /tmp/bench_node_bridge.mjs check            # behaviour checks of our adapter over HTTP
@@ -30,7 +30,7 @@ import {
   SERVER_KINDS,
   type ServerKind,
   startServer,
-} from "./bench/bridge_servers.ts";
+} from "./bridge_servers.ts";
 
 const HOST = "127.0.0.1";
 const NEW_PET_BODY = '{"name":"Rex","categoryId":9007199254740993,"status":"available"}';
