@@ -22,6 +22,8 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** Requests per minute per API key; 0 when off. */
   readonly rateLimit: number;
+  /** Bytes of memory for the response cache of immutable responses; 0 turns it off. */
+  readonly cacheBytes: number;
   /** The PostgreSQL store's settings when `DATABASE_URL` is set; undefined keeps the file store. */
   readonly database: DatabaseConfig | undefined;
 }
@@ -58,6 +60,9 @@ export class ConfigError extends Error {
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
+
+/** `CACHE_BYTES` when unset: 64 MiB (docs/caching.md). */
+export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 
 const INTEGER = /^(0|[1-9][0-9]*)$/;
 
@@ -261,6 +266,7 @@ export function loadConfig(env: Environment): Config {
     publicUrl: publicUrlSetting(env),
     corsOrigins: corsSetting(env),
     rateLimit: integerSetting(env, "RATE_LIMIT", 0, 0, 1_000_000_000),
+    cacheBytes: integerSetting(env, "CACHE_BYTES", DEFAULT_CACHE_BYTES, 0, 2 ** 40),
     database: databaseSetting(env),
   };
 }

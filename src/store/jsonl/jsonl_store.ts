@@ -231,7 +231,13 @@ export class JsonlStore implements PetStore {
       offset = this.#texts.copyTo(positions[i], body, offset);
     }
     body[offset] = CLOSE_BRACKET;
-    return { body, lastId: count === 0 ? 0 : page.ids[count - 1], hasMore: page.hasMore };
+    return {
+      body,
+      firstId: count === 0 ? 0 : page.ids[0],
+      lastId: count === 0 ? 0 : page.ids[count - 1],
+      count,
+      hasMore: page.hasMore,
+    };
   }
 
   /** Waits for pending writes, closes the file and removes the lock. Safe to call twice. */
