@@ -333,6 +333,16 @@ describe("the response cache", () => {
     assert.equal((await request("/v1/pets?limit=100")).status, 503);
   });
 
+  it("a cached page keeps the next link of the request: with limit=20 given or not", async () => {
+    const { request, store } = testApp();
+    await addPets(store, 30);
+    const implicit = nextLink(await request("/v1/pets"));
+    const explicit = nextLink(await request("/v1/pets?limit=20"));
+    assert.doesNotMatch(implicit!, /limit=/);
+    assert.match(explicit!, /limit=20/);
+    assert.doesNotMatch(nextLink(await request("/v1/pets"))!, /limit=/);
+  });
+
   it("keeps nothing with CACHE_BYTES=0: every request asks the store", async () => {
     const { request, store } = testApp({ env: { CACHE_BYTES: "0" } });
     await addPets(store, 30);
