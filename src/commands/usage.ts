@@ -23,6 +23,7 @@ Settings (environment variables):
   PUBLIC_URL      origin that makes Link and Location URLs absolute
   CORS_ORIGINS    comma-separated allowed origins, or * (default: off)
   RATE_LIMIT      requests per minute per API key (default 0: off)
+  CACHE_BYTES     memory for cached responses (default 67108864 = 64 MiB; 0: off)
   DATABASE_URL    postgres://… : keep pets in PostgreSQL instead of DATA_DIR's file
   DATABASE_POOL_SIZE             most connections per instance (default 10)
   DATABASE_STATEMENT_TIMEOUT_MS  server-side limit per statement (default 5000; 0 = none)

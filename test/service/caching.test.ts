@@ -11,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { type Backend, backends } from "../support/backends.ts";
 import {
+  runService,
   type ServiceProcess,
   startService,
   targetRuntime,
@@ -90,6 +91,24 @@ async function tagsOf(service: ServiceProcess): Promise<Record<string, string>> 
   }
   return tags;
 }
+
+describe(`CACHE_BYTES on ${runtime}`, { timeout: 60_000 }, () => {
+  it("a value that is not a whole number of bytes exits 2 with one line naming it", async () => {
+    const dir = temporaryDirectory();
+    try {
+      for (const value of ["64MiB", "-1", "1.5", ""]) {
+        const result = await runService([], {
+          env: { API_KEYS: KEY, DATA_DIR: dir.path, CACHE_BYTES: value },
+        });
+        assert.equal(result.code, 2, `${value}: ${result.stderr}`);
+        assert.match(result.stderr, /CACHE_BYTES/);
+        assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+});
 
 for (const backend of backends) {
   describe(`caching over HTTP on ${runtime}, ${backend.name}`, {
