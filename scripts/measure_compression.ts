@@ -6,7 +6,8 @@
  *
  *   node_modules/.bin/deno run -A scripts/measure_compression.ts
  *   node_modules/.bin/bun scripts/measure_compression.ts
- *   node --experimental-strip-types scripts/measure_compression.ts   (Node ≥ 22.6)
+ *   node_modules/.bin/esbuild scripts/measure_compression.ts --bundle --platform=node \
+ *     --format=esm --outfile=/tmp/measure_compression.mjs && node /tmp/measure_compression.mjs
  *
  * `--rounds=N` (default 2000 compressions per cell) and `--quick` (50, to check it works).
  * Two data sets: the benchmark's pets (`Pet 17`, very regular) and pets with varied names and
