@@ -61,6 +61,20 @@ describe("ETag and Cache-Control on the cacheable GETs", () => {
     }
   });
 
+  it("with CORS for listed origins, Vary names both Accept-Encoding and Origin, 304 included", async () => {
+    const origin = "https://app.example.com";
+    const { request, store } = testApp({ env: { CORS_ORIGINS: origin } });
+    await addPets(store, 1);
+    for (const condition of [undefined, "*"]) {
+      const headers: Record<string, string> = { origin };
+      if (condition !== undefined) headers["if-none-match"] = condition;
+      const response = await request("/v1/pets", { headers });
+      assert.equal(response.status, condition === undefined ? 200 : 304);
+      assert.equal(response.headers.get("vary"), "Accept-Encoding, Origin");
+      assert.match(response.headers.get("access-control-expose-headers") ?? "", /\bETag\b/);
+    }
+  });
+
   it("errors and POST keep Cache-Control: no-store and carry no ETag", async () => {
     const { request } = testApp();
     const cases: [string, RequestInit][] = [
