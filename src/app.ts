@@ -13,7 +13,7 @@ import { authenticate, type KeyRing } from "./http/auth.ts";
 import { corsPolicyFor } from "./http/cors.ts";
 import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
 import { errorReply, HttpError } from "./http/errors.ts";
-import { enforceRateLimit, RateLimiter } from "./http/rate_limit.ts";
+import { enforceRateLimit, RateLimiter, refundRateLimit } from "./http/rate_limit.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { traceIdOf } from "./http/trace_context.ts";
 import { plainHeaderTarget, type Reply, type ResponseConstructor } from "./http/responses.ts";
@@ -223,6 +223,10 @@ export function createApp(options: AppOptions): App {
     let reply: Reply;
     try {
       reply = await route(context, headers);
+      // A 304 costs no quota (its token was taken by the check, so a key with none left got 429).
+      if (reply.status === 304 && rateLimiter !== undefined && context.keyScope !== "") {
+        refundRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(headers));
+      }
     } catch (error) {
       reply = errorReply(toHttpError(error, requestId, log), requestId);
     }

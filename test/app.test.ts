@@ -71,12 +71,13 @@ describe("authentication", () => {
     }
   });
 
-  it("authenticated responses carry Cache-Control: no-store", async () => {
+  it("authenticated responses carry Cache-Control: no-store, the cacheable GETs private, no-cache", async () => {
     const { request } = testApp();
-    assert.equal((await request("/v1/pets")).headers.get("cache-control"), "no-store");
+    assert.equal((await request("/v1/pets")).headers.get("cache-control"), "private, no-cache");
+    assert.equal((await request("/v1/pets/1")).headers.get("cache-control"), "no-store");
   });
 
-  it("every answer on an API path behind the key carries Cache-Control: no-store, 401 included", async () => {
+  it("every answer on an API path behind the key but the cacheable 200s carries Cache-Control: no-store, 401 included", async () => {
     const { request, store } = testApp({ env: { MAX_BODY_BYTES: "200" } });
     // A 401 stored by a shared cache would be served to the next client, key or not.
     const keyed = (key: string) => ({ "idempotency-key": key });
@@ -89,8 +90,8 @@ describe("authentication", () => {
       ["/v1/pets", { method: "POST", body: rex, headers: keyed("cache-1") }, 201],
       ["/v1/pets", { method: "POST", body: rex, headers: keyed("cache-1") }, 201], // replayed
       ["/v1/pets", { method: "POST", body: other, headers: keyed("cache-1") }, 422],
-      ["/v1/pets", { method: "HEAD" }, 200],
-      ["/v1/pets/1", { method: "HEAD" }, 200],
+      ["/v1/pets/99", { method: "HEAD" }, 404],
+      ["/v1/pets/99", {}, 404],
       ["/v1/nowhere", {}, 404],
       ["/v1/pets", { method: "DELETE" }, 405],
       ["/v1/pets?limit=0", {}, 400],
@@ -850,6 +851,7 @@ describe("operations", () => {
         "Idempotent-Replayed",
         "RateLimit",
         "RateLimit-Policy",
+        "ETag",
       ]
     ) {
       assert.ok(exposed.includes(name.toLowerCase()), `${name} in ${exposed.join(", ")}`);

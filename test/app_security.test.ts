@@ -41,7 +41,7 @@ describe("CORS in the app", () => {
     assert.equal(response.headers.get("access-control-allow-methods"), "GET, HEAD, OPTIONS");
     assert.equal(
       response.headers.get("access-control-allow-headers"),
-      "Authorization, Content-Type, Idempotency-Key, X-Request-Id",
+      "Authorization, Content-Type, Idempotency-Key, X-Request-Id, If-None-Match",
     );
     assert.equal(response.headers.get("access-control-max-age"), "600");
     assert.equal(response.headers.get("allow"), "GET, HEAD, OPTIONS");

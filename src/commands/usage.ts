@@ -27,6 +27,7 @@ Settings (environment variables):
   CORS_ORIGINS    comma-separated allowed origins, or * (default: off)
   RATE_LIMIT      requests per minute per API key (default 0: off)
   METRICS         on | off: serve GET /metrics, Prometheus text format, key needed (default off)
+  CACHE_BYTES     memory for cached responses (default 67108864 = 64 MiB; 0: off)
   DATABASE_URL    postgres://… : keep pets in PostgreSQL instead of DATA_DIR's file
   DATABASE_POOL_SIZE             most connections per instance (default 10)
   DATABASE_STATEMENT_TIMEOUT_MS  server-side limit per statement (default 5000; 0 = none)

@@ -24,6 +24,8 @@ export interface Config {
   readonly rateLimit: number;
   /** `METRICS=on`: `GET /metrics` serves the Prometheus text format (docs/metrics.md). */
   readonly metrics: boolean;
+  /** Bytes of memory for the response cache of immutable responses; 0 turns it off. */
+  readonly cacheBytes: number;
   /** The PostgreSQL store's settings when `DATABASE_URL` is set; undefined keeps the file store. */
   readonly database: DatabaseConfig | undefined;
 }
@@ -60,6 +62,9 @@ export class ConfigError extends Error {
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
+
+/** `CACHE_BYTES` when unset: 64 MiB (docs/caching.md). */
+export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 
 const INTEGER = /^(0|[1-9][0-9]*)$/;
 
@@ -271,6 +276,7 @@ export function loadConfig(env: Environment): Config {
     corsOrigins: corsSetting(env),
     rateLimit: integerSetting(env, "RATE_LIMIT", 0, 0, 1_000_000_000),
     metrics: metricsSetting(env),
+    cacheBytes: integerSetting(env, "CACHE_BYTES", DEFAULT_CACHE_BYTES, 0, 2 ** 40),
     database: databaseSetting(env),
   };
 }

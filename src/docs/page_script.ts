@@ -203,8 +203,14 @@ export const DOCS_SCRIPT = String.raw`
     }
     var send = el("button", { text: "Send " + method.toUpperCase(), attrs: { type: "button", "data-action": "send" } });
     var next = el("button", { className: "secondary", text: "Next page", attrs: { type: "button", hidden: "" } });
+    // Revalidation: sends the last response's ETag in If-None-Match; an unchanged response
+    // answers 304 with no body. A request with its own If-None-Match bypasses the browser's
+    // cache (Fetch standard), so the 304 itself is shown, not the browser's stored copy.
+    var revalidate = el("button", { className: "secondary", text: "Revalidate (If-None-Match)",
+      attrs: { type: "button", hidden: "", "data-action": "revalidate" } });
+    var lastEtag = null;
     var output = el("div", { className: "result", attrs: { "aria-live": "polite" } });
-    section.append(send, next, output);
+    section.append(send, next, revalidate, output);
 
     function request() {
       var url = apiBase + path.replace(/\{([^}]+)\}/g, function (_, name) {
@@ -226,6 +232,15 @@ export const DOCS_SCRIPT = String.raw`
         headers["Content-Type"] = "application/json";
         init.body = bodyInput.value;
       }
+      dispatch(url, init);
+    }
+
+    // The last request as sent, so that "Revalidate" repeats it (the cursor input may already
+    // hold the next page's cursor).
+    var lastSent = null;
+
+    function dispatch(url, init) {
+      lastSent = { url: url, init: init };
       output.replaceChildren(el("p", { className: "muted", text: init.method + " " + url + " …" }));
       fetch(url, init).then(function (response) {
         return response.text().then(function (text) { show(init.method + " " + url, response, text); });
@@ -241,10 +256,16 @@ export const DOCS_SCRIPT = String.raw`
       try { pretty = toJson(parseExact(text)); } catch (ignored) { /* not JSON: show as is */ }
       output.replaceChildren(
         el("p", { className: "muted", text: line }),
-        el("p", { className: "status-line " + (response.ok ? "ok" : "error"),
+        el("p", { className: "status-line " + (response.ok || response.status === 304 ? "ok" : "error"),
           text: response.status + " " + response.statusText, attrs: { "data-status": String(response.status) } }),
         el("h3", { text: "Response headers" }), el("pre", { className: "response-headers", text: headerLines.join("\n") }),
-        el("h3", { text: "Response body" }), el("pre", { className: "response-body", text: pretty }));
+        el("h3", { text: "Response body" }), el("pre", { className: "response-body", text: pretty }),
+        response.status === 304 ? el("p", { className: "muted not-modified",
+          text: "Not modified: the copy tagged " + lastEtag + " is still current, so no body was sent." })
+          : null);
+      var etag = response.headers.get("etag");
+      if (etag) lastEtag = etag;
+      revalidate.hidden = !(lastEtag && inputs["If-None-Match"]);
       var link = response.headers.get("link") || "";
       var match = /<([^>]*)>\s*;\s*rel="next"/.exec(link);
       next.hidden = !(match && inputs.cursor);
@@ -255,6 +276,10 @@ export const DOCS_SCRIPT = String.raw`
 
     send.addEventListener("click", request);
     next.addEventListener("click", request);
+    revalidate.addEventListener("click", function () {
+      var headers = Object.assign({}, lastSent.init.headers, { "If-None-Match": lastEtag });
+      dispatch(lastSent.url, Object.assign({}, lastSent.init, { headers: headers }));
+    });
     return section;
   }
 

@@ -18,10 +18,12 @@ export const EXPOSED_HEADERS = [
   "Idempotent-Replayed",
   "RateLimit",
   "RateLimit-Policy",
+  "ETag",
 ].join(", ");
 
 /** Request headers a browser may send cross-origin (SPEC.md, Endpoints). */
-export const ALLOWED_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Request-Id";
+export const ALLOWED_HEADERS =
+  "Authorization, Content-Type, Idempotency-Key, X-Request-Id, If-None-Match";
 
 /** How long a browser may cache a preflight answer, in seconds (Chromium caps it at 7200). */
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;

@@ -68,6 +68,22 @@ export class RateLimiter {
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
     this.buckets.set(key, bucket);
+    return this.decisionFor(bucket, allowed);
+  }
+
+  /**
+   * Gives back the token a request took (a 304 costs no quota, as on GitHub's API). Checking
+   * first and refunding after keeps one path: a key with no token left is refused whatever the
+   * request would have answered.
+   */
+  refund(key: string): RateDecision {
+    const bucket = this.buckets.get(key) ?? { tokens: this.limit - 1, updatedAt: this.clock() };
+    bucket.tokens = Math.min(this.limit, bucket.tokens + 1);
+    this.buckets.set(key, bucket);
+    return this.decisionFor(bucket, true);
+  }
+
+  private decisionFor(bucket: Bucket, allowed: boolean): RateDecision {
     const missing = this.limit - bucket.tokens;
     return {
       allowed,
@@ -100,8 +116,7 @@ export function enforceRateLimit(
   headers: HeaderTarget,
 ): void {
   const decision = limiter.take(key);
-  headers.set("ratelimit-policy", `${POLICY};q=${limiter.limit};w=${WINDOW_MS / 1000}`);
-  headers.set("ratelimit", `${POLICY};r=${decision.remaining};t=${decision.resetSeconds}`);
+  setRateLimitHeaders(limiter, decision, headers);
   if (!decision.allowed) {
     throw new HttpError(
       429,
@@ -110,4 +125,18 @@ export function enforceRateLimit(
       { headers: { "retry-after": String(decision.retryAfterSeconds) } },
     );
   }
+}
+
+/** Refunds the token of a request of `key` that cost nothing (a 304) and updates the headers. */
+export function refundRateLimit(limiter: RateLimiter, key: string, headers: HeaderTarget): void {
+  setRateLimitHeaders(limiter, limiter.refund(key), headers);
+}
+
+function setRateLimitHeaders(
+  limiter: RateLimiter,
+  decision: RateDecision,
+  headers: HeaderTarget,
+): void {
+  headers.set("ratelimit-policy", `${POLICY};q=${limiter.limit};w=${WINDOW_MS / 1000}`);
+  headers.set("ratelimit", `${POLICY};r=${decision.remaining};t=${decision.resetSeconds}`);
 }

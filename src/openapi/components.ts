@@ -59,6 +59,14 @@ export const PARAMETERS: Json = {
       "Makes the create safe to retry (IETF draft, as Stripe does it): the same key with the same body returns the original 201 with `Idempotent-Replayed: true`; with a different body, 422. Scoped per API key, kept across restarts",
     schema: { type: "string", pattern: IDEMPOTENCY_KEY.source },
   },
+  ifNoneMatch: {
+    name: "If-None-Match",
+    in: "header",
+    required: false,
+    description:
+      "RFC 9110: the `ETag`s of copies the client holds (a comma-separated list, or `*`; `W/` tags match too). When one matches, the answer is 304 with no body. A 304 does not count against the rate limit",
+    schema: { type: "string" },
+  },
   requestId: {
     name: "X-Request-Id",
     in: "header",
@@ -117,6 +125,35 @@ export const HEADERS: Json = {
     "IETF draft ratelimit-headers: requests allowed (`q`) per window of `w` seconds; only with RATE_LIMIT set",
     { type: "string" },
     '"per-key";q=60;w=60',
+  ),
+  ETag: {
+    ...header(
+      "RFC 9110: a strong validator of this response, fixed by the pets it holds, whether more follow, and the coding (each coding has its own tag). The same after a restart and on every instance. Send it back in `If-None-Match` to revalidate",
+      { type: "string", pattern: '^"[\\x21\\x23-\\x7e]*"$' },
+      '"3f9a0c1d2b4e5f60"',
+    ),
+    required: true,
+  },
+  CacheControlRevalidate: {
+    ...header(
+      "A client may keep the response but must revalidate it (`If-None-Match`) before using it; shared caches must not keep it",
+      { type: "string", enum: ["private, no-cache"] },
+      "private, no-cache",
+    ),
+    required: true,
+  },
+  VaryAcceptEncoding: {
+    ...header(
+      "The body's coding depends on the request's `Accept-Encoding`",
+      { type: "string", enum: ["Accept-Encoding"] },
+      "Accept-Encoding",
+    ),
+    required: true,
+  },
+  ContentEncoding: header(
+    "`br` or `gzip` when the body is over 1 KiB and `Accept-Encoding` allows it (q-values honoured, `br` preferred at an equal q); absent when the body is sent as is",
+    { type: "string", enum: ["br", "gzip"] },
+    "br",
   ),
   WwwAuthenticate: header(
     'RFC 6750: `Bearer realm="animal-store"`, plus `error="invalid_token"` when a key was sent but not accepted',

@@ -34,7 +34,26 @@ const DEPRECATION_HEADERS: Json = {
   Sunset: headerRef("Sunset"),
   Link: headerRef("SuccessorLink"),
 };
+/** The validator and caching headers of a cacheable GET's 200 and 304. */
+const CACHING_HEADERS: Json = {
+  ETag: headerRef("ETag"),
+  "Cache-Control": headerRef("CacheControlRevalidate"),
+  Vary: headerRef("VaryAcceptEncoding"),
+};
 const MAX_INT64 = 9223372036854775807n;
+
+/** The 304 of a cacheable GET; `extra` are the headers every response of the path has. */
+function notModified(extra: Json = {}): Json {
+  return {
+    description: "Not Modified: `If-None-Match` matched the current `ETag`; no body",
+    headers: {
+      ...CACHING_HEADERS,
+      ...extra,
+      "X-Request-Id": headerRef("XRequestId"),
+      ...RATE_LIMIT_HEADERS,
+    },
+  };
+}
 
 const rex = { id: 1, name: "Rex", categoryId: 7, status: "available" };
 const tom = { id: 2, name: "Tom", categoryId: MAX_INT64 };
@@ -100,14 +119,16 @@ function listPets(): Json {
     operationId: "listPets",
     summary: "List pets",
     description:
-      'Pets in ascending id order, as a plain JSON array. When more follow, the `Link` header has the next page\'s URL (`rel="next"`); walking the links returns every matching pet exactly once, even while pets are created.',
+      'Pets in ascending id order, as a plain JSON array. When more follow, the `Link` header has the next page\'s URL (`rel="next"`); walking the links returns every matching pet exactly once, even while pets are created. A full page never changes (only a full last page gains its `next` link): revalidate with `If-None-Match` and the `ETag` to get a 304. Bodies over 1 KiB come as br or gzip when `Accept-Encoding` allows.',
     tags: ["pets"],
     security: SECURITY,
-    parameters: ["limit", "status", "cursor", "requestId"].map(parameterRef),
+    parameters: ["limit", "status", "cursor", "ifNoneMatch", "requestId"].map(parameterRef),
     responses: {
       "200": {
         description: "A page of pets",
         headers: {
+          ...CACHING_HEADERS,
+          "Content-Encoding": headerRef("ContentEncoding"),
           Link: headerRef("NextLink"),
           "X-Request-Id": headerRef("XRequestId"),
           ...RATE_LIMIT_HEADERS,
@@ -117,6 +138,7 @@ function listPets(): Json {
           empty: { summary: "No pet matches", value: [] },
         }),
       },
+      "304": notModified(),
       ...errorResponses([400, 401, 429, 500, 503], {
         only400: ["invalid_query"],
         extraHeaders: RATE_LIMIT_HEADERS,
@@ -177,17 +199,20 @@ function getPet(): Json {
     deprecated: true,
     "x-sunset": new Date(SUNSET_AT).toISOString(),
     security: SECURITY,
-    parameters: ["petId", "requestId"].map(parameterRef),
+    parameters: ["petId", "ifNoneMatch", "requestId"].map(parameterRef),
     responses: {
       "200": {
         description: "The pet",
         headers: {
+          ...CACHING_HEADERS,
+          "Content-Encoding": headerRef("ContentEncoding"),
           ...DEPRECATION_HEADERS,
           "X-Request-Id": headerRef("XRequestId"),
           ...RATE_LIMIT_HEADERS,
         },
         content: json("Pet", { pet: { summary: "A pet", value: rex } }),
       },
+      "304": notModified(DEPRECATION_HEADERS),
       ...errorResponses([400, 401, 404, 410, 429, 500, 503], {
         only400: ["invalid_path"],
         extraHeaders: { ...DEPRECATION_HEADERS, ...RATE_LIMIT_HEADERS },

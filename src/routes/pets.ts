@@ -10,26 +10,22 @@ import { validateNewPet } from "../schemas/validate.ts";
 import { listQueryString, parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { createHash } from "node:crypto";
 import { canonicalNewPetJson } from "../store/pet_json.ts";
-import type { IdempotencyClaim, PageQuery, PetPageJson, PetStore } from "../store/store.ts";
+import type { IdempotencyClaim } from "../store/store.ts";
+import { createCacheableReads } from "../cache/cacheable_reads.ts";
 
 /** Routes under BASE_PATH for pets. */
 export function petRoutes(deps: { config: Config }): Route<RequestContext, Reply>[] {
   const { config } = deps;
   const publicBase = `${config.publicUrl ?? ""}${config.basePath}`;
 
-  async function listPets(context: RequestContext): Promise<Reply> {
+  const reads = createCacheableReads(config.cacheBytes);
+
+  function listPets(context: RequestContext): Promise<Reply> {
     const query = parseListQuery(context.query);
-    const page = await pageJson(context.store(), {
-      status: query.status,
-      afterId: query.afterId,
-      limit: query.limit,
+    return reads.page(context.request, context.store(), query, (lastId) => {
+      const cursor = encodeCursor({ afterId: lastId, status: query.status });
+      return `<${publicBase}/pets?${listQueryString(query, cursor)}>; rel="next"`;
     });
-    const headers: Record<string, string> = {};
-    if (page.hasMore) {
-      const cursor = encodeCursor({ afterId: page.lastId, status: query.status });
-      headers.link = `<${publicBase}/pets?${listQueryString(query, cursor)}>; rel="next"`;
-    }
-    return jsonReply(page.body, 200, headers);
   }
 
   async function createPet(context: RequestContext): Promise<Reply> {
@@ -98,11 +94,13 @@ export function petRoutes(deps: { config: Config }): Route<RequestContext, Reply
 
   async function getPet(context: RequestContext): Promise<Reply> {
     const id = parsePetId(context.params.petId);
-    const pet = id === undefined ? undefined : await context.store().get(id);
-    if (pet === undefined) {
+    const reply = id === undefined
+      ? undefined
+      : await reads.pet(context.request, context.store(), id);
+    if (reply === undefined) {
       throw new HttpError(404, "not_found", `No pet with id ${context.params.petId}`);
     }
-    return jsonReply(pet.json);
+    return reply;
   }
 
   return [
@@ -111,19 +109,3 @@ export function petRoutes(deps: { config: Config }): Route<RequestContext, Reply
     { method: "GET", pattern: "/pets/:petId", handler: getPet, options: { deprecated: true } },
   ];
 }
-
-/**
- * A page as JSON bytes: from the store's own `listJson` when it has one (the JSON-lines store
- * copies the bytes it holds), otherwise by joining the texts of `list`.
- */
-async function pageJson(store: PetStore, query: PageQuery): Promise<PetPageJson> {
-  if (store.listJson !== undefined) return await store.listJson(query);
-  const page = await store.list(query);
-  let text = "[";
-  for (let i = 0; i < page.pets.length; i++) text += (i === 0 ? "" : ",") + page.pets[i].json;
-  text += "]";
-  const lastId = page.pets.length === 0 ? 0 : page.pets[page.pets.length - 1].id;
-  return { body: encoder.encode(text), lastId, hasMore: page.hasMore };
-}
-
-const encoder = new TextEncoder();

@@ -52,8 +52,12 @@ export interface PageQuery {
 export interface PetPageJson {
   /** `[pet,pet,…]`, byte for byte what joining the `json` texts of `list()` would give. */
   readonly body: Uint8Array<ArrayBuffer>;
+  /** The id of the page's first pet (0 for an empty page). */
+  readonly firstId: number;
   /** The id of the page's last pet, where the next page starts (0 for an empty page). */
   readonly lastId: number;
+  /** The number of pets on the page. */
+  readonly count: number;
   readonly hasMore: boolean;
 }
 

@@ -15,7 +15,7 @@ export interface paths {
     };
     /**
      * List pets
-     * @description Pets in ascending id order, as a plain JSON array. When more follow, the `Link` header has the next page's URL (`rel="next"`); walking the links returns every matching pet exactly once, even while pets are created.
+     * @description Pets in ascending id order, as a plain JSON array. When more follow, the `Link` header has the next page's URL (`rel="next"`); walking the links returns every matching pet exactly once, even while pets are created. A full page never changes (only a full last page gains its `next` link): revalidate with `If-None-Match` and the `ETag` to get a 304. Bodies over 1 KiB come as br or gzip when `Accept-Encoding` allows.
      */
     get: operations["listPets"];
     put?: never;
@@ -113,6 +113,8 @@ export interface components {
     petId: number;
     /** @description Makes the create safe to retry (IETF draft, as Stripe does it): the same key with the same body returns the original 201 with `Idempotent-Replayed: true`; with a different body, 422. Scoped per API key, kept across restarts */
     idempotencyKey: string;
+    /** @description RFC 9110: the `ETag`s of copies the client holds (a comma-separated list, or `*`; `W/` tags match too). When one matches, the answer is 304 with no body. A 304 does not count against the rate limit */
+    ifNoneMatch: string;
     /** @description Echoed back when it is 1 to 200 characters of `[A-Za-z0-9._:=-]` */
     requestId: string;
   };
@@ -166,6 +168,26 @@ export interface components {
      */
     RateLimitPolicy: string;
     /**
+     * @description RFC 9110: a strong validator of this response, fixed by the pets it holds, whether more follow, and the coding (each coding has its own tag). The same after a restart and on every instance. Send it back in `If-None-Match` to revalidate
+     * @example "3f9a0c1d2b4e5f60"
+     */
+    ETag: string;
+    /**
+     * @description A client may keep the response but must revalidate it (`If-None-Match`) before using it; shared caches must not keep it
+     * @example private, no-cache
+     */
+    CacheControlRevalidate: "private, no-cache";
+    /**
+     * @description The body's coding depends on the request's `Accept-Encoding`
+     * @example Accept-Encoding
+     */
+    VaryAcceptEncoding: "Accept-Encoding";
+    /**
+     * @description `br` or `gzip` when the body is over 1 KiB and `Accept-Encoding` allows it (q-values honoured, `br` preferred at an equal q); absent when the body is sent as is
+     * @example br
+     */
+    ContentEncoding: "br" | "gzip";
+    /**
      * @description RFC 6750: `Bearer realm="animal-store"`, plus `error="invalid_token"` when a key was sent but not accepted
      * @example Bearer realm="animal-store"
      */
@@ -186,6 +208,8 @@ export interface operations {
         cursor?: components["parameters"]["cursor"];
       };
       header?: {
+        /** @description RFC 9110: the `ETag`s of copies the client holds (a comma-separated list, or `*`; `W/` tags match too). When one matches, the answer is 304 with no body. A 304 does not count against the rate limit */
+        "If-None-Match"?: components["parameters"]["ifNoneMatch"];
         /** @description Echoed back when it is 1 to 200 characters of `[A-Za-z0-9._:=-]` */
         "X-Request-Id"?: components["parameters"]["requestId"];
       };
@@ -197,6 +221,10 @@ export interface operations {
       /** @description A page of pets */
       200: {
         headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["CacheControlRevalidate"];
+          Vary: components["headers"]["VaryAcceptEncoding"];
+          "Content-Encoding": components["headers"]["ContentEncoding"];
           Link: components["headers"]["NextLink"];
           "X-Request-Id": components["headers"]["XRequestId"];
           RateLimit: components["headers"]["RateLimit"];
@@ -206,6 +234,19 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Pets"];
         };
+      };
+      /** @description Not Modified: `If-None-Match` matched the current `ETag`; no body */
+      304: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["CacheControlRevalidate"];
+          Vary: components["headers"]["VaryAcceptEncoding"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is not valid */
       400: {
@@ -423,6 +464,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description RFC 9110: the `ETag`s of copies the client holds (a comma-separated list, or `*`; `W/` tags match too). When one matches, the answer is 304 with no body. A 304 does not count against the rate limit */
+        "If-None-Match"?: components["parameters"]["ifNoneMatch"];
         /** @description Echoed back when it is 1 to 200 characters of `[A-Za-z0-9._:=-]` */
         "X-Request-Id"?: components["parameters"]["requestId"];
       };
@@ -437,6 +480,10 @@ export interface operations {
       /** @description The pet */
       200: {
         headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["CacheControlRevalidate"];
+          Vary: components["headers"]["VaryAcceptEncoding"];
+          "Content-Encoding": components["headers"]["ContentEncoding"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
@@ -448,6 +495,22 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Pet"];
         };
+      };
+      /** @description Not Modified: `If-None-Match` matched the current `ETag`; no body */
+      304: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["CacheControlRevalidate"];
+          Vary: components["headers"]["VaryAcceptEncoding"];
+          Deprecation: components["headers"]["Deprecation"];
+          Sunset: components["headers"]["Sunset"];
+          Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is not valid */
       400: {

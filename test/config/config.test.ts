@@ -102,6 +102,7 @@ describe("loadConfig()", () => {
     assert.equal(config.basePath, "/v1");
     assert.equal(config.maxBodyBytes, 65536);
     assert.equal(config.rateLimit, 0);
+    assert.equal(config.cacheBytes, 64 * 1024 * 1024);
     assert.equal(config.publicUrl, undefined);
     assert.deepEqual(config.corsOrigins, []);
     assert.equal(config.apiKeys, undefined);
@@ -144,6 +145,11 @@ describe("loadConfig()", () => {
     );
   });
 
+  it("reads CACHE_BYTES, 0 included (the cache off)", () => {
+    assert.equal(loadConfig({ CACHE_BYTES: "0" }).cacheBytes, 0);
+    assert.equal(loadConfig({ CACHE_BYTES: "1048576" }).cacheBytes, 1048576);
+  });
+
   it("names the setting of every bad value", () => {
     const cases: [Record<string, string>, string][] = [
       [{ PORT: "abc" }, "PORT"],
@@ -155,6 +161,10 @@ describe("loadConfig()", () => {
       [{ MAX_BODY_BYTES: "0" }, "MAX_BODY_BYTES"],
       [{ MAX_BODY_BYTES: "64k" }, "MAX_BODY_BYTES"],
       [{ RATE_LIMIT: "x" }, "RATE_LIMIT"],
+      [{ CACHE_BYTES: "64M" }, "CACHE_BYTES"],
+      [{ CACHE_BYTES: "-1" }, "CACHE_BYTES"],
+      [{ CACHE_BYTES: "1.5" }, "CACHE_BYTES"],
+      [{ CACHE_BYTES: "" }, "CACHE_BYTES"],
       [{ API_KEYS: "" }, "API_KEYS"],
       [{ API_KEYS: " ,, " }, "API_KEYS"],
       [{ BASE_PATH: "v1" }, "BASE_PATH"],

@@ -1,7 +1,8 @@
 /**
  * The docs page in a real browser (Debian's chromium through playwright-core) against the real
  * service process: it loads with no failed request, lists the three operations, shows getPet
- * as deprecated with its sunset, and "Try it" on listPets with a key shows the pets. Skipped
+ * as deprecated with its sunset, "Try it" on listPets with a key shows the pets, and its
+ * "Revalidate" button sends the ETag in If-None-Match and shows the 304. Skipped
  * when /usr/bin/chromium is absent (`.ci/run` installs it).
  */
 import assert from "node:assert/strict";
@@ -96,6 +97,23 @@ suite("docs page in chromium", () => {
         await listPets.locator(".response-headers").textContent() ?? "",
         /link: .*rel="next"/,
       );
+
+      // The 304 path: revalidating with the ETag just received answers 304 with no body.
+      const etag = /etag: (".*")/.exec(
+        await listPets.locator(".response-headers").textContent() ?? "",
+      )?.[1];
+      assert.ok(etag !== undefined, "the 200 shows its ETag");
+      await listPets.locator("button[data-action=revalidate]").click();
+      await listPets.locator(".status-line[data-status='304']").waitFor({ timeout: 5000 });
+      assert.equal(await listPets.locator(".response-body").textContent(), "");
+      assert.match(await listPets.locator(".not-modified").textContent() ?? "", /Not modified/);
+      assert.match(
+        await listPets.locator(".response-headers").textContent() ?? "",
+        new RegExp(`etag: ${etag.replace(/"/g, '"')}`),
+      );
+      // Send repeats the request without the condition (the If-None-Match input is empty): a 200.
+      await listPets.locator("button[data-action=send]").click();
+      await listPets.locator(".status-line[data-status='200']").waitFor({ timeout: 5000 });
 
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: join(ARTIFACTS, "docs_page.png") });

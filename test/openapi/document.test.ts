@@ -94,9 +94,9 @@ describe("openApiDocument()", () => {
 
   it("lists every status of SPEC.md's error table each operation can return", () => {
     const expected: Record<string, string[]> = {
-      listPets: ["200", "400", "401", "429", "500", "503"],
+      listPets: ["200", "304", "400", "401", "429", "500", "503"],
       createPet: ["201", "400", "401", "409", "413", "415", "422", "429", "500", "503"],
-      getPet: ["200", "400", "401", "404", "410", "429", "500", "503"],
+      getPet: ["200", "304", "400", "401", "404", "410", "429", "500", "503"],
     };
     for (const [id, op] of operations) {
       assert.deepEqual(Object.keys(op.responses as Json), expected[id], id);
@@ -121,13 +121,47 @@ describe("openApiDocument()", () => {
     }
   });
 
+  it("declares the caching headers of the cacheable GETs' 200s and 304s, required where always sent", () => {
+    const [[, list], , [, get]] = operations;
+    const components = (document.components as Json).headers as Record<string, Json>;
+    const component = (op: Json, status: string, name: string) => {
+      const headers = (op.responses as Record<string, Json>)[status].headers as Record<
+        string,
+        Json
+      >;
+      const ref = headers[name]?.$ref as string | undefined;
+      assert.ok(ref !== undefined, `${status} ${name}`);
+      return components[ref.split("/").pop()!];
+    };
+    for (const op of [list, get]) {
+      for (const status of ["200", "304"]) {
+        for (const name of ["ETag", "Cache-Control", "Vary"]) {
+          assert.equal(component(op, status, name).required, true, `${status} ${name}`);
+        }
+      }
+      assert.notEqual(component(op, "200", "Content-Encoding").required, true);
+      assert.equal((op.responses as Record<string, Json>)["304"].content, undefined);
+    }
+    assert.deepEqual(component(list, "200", "Cache-Control").schema, {
+      type: "string",
+      enum: ["private, no-cache"],
+    });
+    for (const name of ["Deprecation", "Sunset", "Link"]) component(get, "304", name);
+  });
+
   it("declares cursor, limit, status and the Idempotency-Key header", () => {
     const parameters = (document.components as Json).parameters as Record<string, Json>;
     const names = (op: Json) =>
       (op.parameters as Json[]).map((p) => parameters[(p.$ref as string).split("/").pop()!].name);
-    assert.deepEqual(names(operations[0][1]), ["limit", "status", "cursor", "X-Request-Id"]);
+    assert.deepEqual(names(operations[0][1]), [
+      "limit",
+      "status",
+      "cursor",
+      "If-None-Match",
+      "X-Request-Id",
+    ]);
     assert.deepEqual(names(operations[1][1]), ["Idempotency-Key", "X-Request-Id"]);
-    assert.deepEqual(names(operations[2][1]), ["petId", "X-Request-Id"]);
+    assert.deepEqual(names(operations[2][1]), ["petId", "If-None-Match", "X-Request-Id"]);
     assert.deepEqual(parameters.limit.schema, {
       type: "integer",
       minimum: 1n,

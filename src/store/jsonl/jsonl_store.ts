@@ -247,7 +247,13 @@ export class JsonlStore implements PetStore {
       offset = this.#texts.copyTo(positions[i], body, offset);
     }
     body[offset] = CLOSE_BRACKET;
-    return { body, lastId: count === 0 ? 0 : page.ids[count - 1], hasMore: page.hasMore };
+    return {
+      body,
+      firstId: count === 0 ? 0 : page.ids[0],
+      lastId: count === 0 ? 0 : page.ids[count - 1],
+      count,
+      hasMore: page.hasMore,
+    };
   }
 
   /** Pets per status, data file bytes and idempotency keys held: a few reads, no scan. */

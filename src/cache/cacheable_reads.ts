@@ -1,0 +1,110 @@
+/**
+ * The two cacheable reads, list page and single pet, as the routes answer them: the coding the
+ * client accepts, the tag from the store's facts, a 304 when the client holds that tag, and the
+ * body compressed as needed. Immutable responses (a full page, which has a `next` link, and a
+ * pet) are served from the response cache when it holds them, without asking the store; other
+ * pages are built and compressed per request.
+ *
+ * The cache key names everything the cached response depends on: the route, the position and
+ * filter, whether `limit` was given (it shows in the `next` link) and the negotiated coding.
+ */
+import { cacheableReply, notModified } from "../http/cacheable_reply.ts";
+import { compressBody, COMPRESSION_THRESHOLD } from "../http/compression.ts";
+import { type ContentCoding, negotiateCoding } from "../http/content_coding.ts";
+import { ifNoneMatchMatches } from "../http/conditional.ts";
+import { pageTag, petTag } from "../http/etag.ts";
+import type { Reply } from "../http/responses.ts";
+import type { PetStatus } from "../schemas/pet.ts";
+import { pageJson } from "../store/page_json.ts";
+import type { PetStore } from "../store/store.ts";
+import { type CachedResponse, ResponseCache } from "./response_cache.ts";
+
+/** A list request as the cache sees it. */
+export interface PageRequest {
+  readonly status: PetStatus | undefined;
+  readonly afterId: number;
+  readonly limit: number;
+  readonly limitGiven: boolean;
+}
+
+/** The cacheable reads over one response cache. */
+export interface CacheableReads {
+  /** A list page; `nextLink` makes the `Link` header from the page's last id. */
+  page(
+    request: Request,
+    store: PetStore,
+    query: PageRequest,
+    nextLink: (lastId: number) => string,
+  ): Promise<Reply>;
+  /** The pet `id`, or undefined when the store has none. */
+  pet(request: Request, store: PetStore, id: number): Promise<Reply | undefined>;
+}
+
+const encoder = new TextEncoder();
+
+/** The reads with a cache of `cacheBytes` bytes (0: no cache, same responses). */
+export function createCacheableReads(cacheBytes: number): CacheableReads {
+  const cache = new ResponseCache(cacheBytes);
+
+  async function page(
+    request: Request,
+    store: PetStore,
+    query: PageRequest,
+    nextLink: (lastId: number) => string,
+  ): Promise<Reply> {
+    const wanted = negotiateCoding(request.headers.get("accept-encoding"));
+    const key = `l${query.limitGiven ? "" : "d"}${query.limit}.${query.status ?? ""}.` +
+      `${query.afterId}.${wanted}`;
+    const hit = cache.get(key);
+    if (hit !== undefined) return cacheableReply(request, hit);
+    const built = await pageJson(store, query);
+    const coding = codingFor(built.body, wanted);
+    const etag = pageTag({
+      status: query.status,
+      afterId: query.afterId,
+      limit: query.limit,
+      firstId: built.firstId,
+      lastId: built.lastId,
+      count: built.count,
+      hasMore: built.hasMore,
+    }, coding);
+    // No compression for a client that holds the tag already.
+    if (ifNoneMatchMatches(request.headers.get("if-none-match"), etag)) return notModified(etag);
+    // A page with pets after it is full and never changes again; any other page can still grow.
+    const immutable = built.hasMore;
+    const response: CachedResponse = {
+      body: compressBody(built.body, coding, immutable ? "once" : "per_request"),
+      etag,
+      coding,
+      link: built.hasMore ? nextLink(built.lastId) : undefined,
+    };
+    if (immutable) cache.set(key, response);
+    return cacheableReply(request, response);
+  }
+
+  async function pet(request: Request, store: PetStore, id: number): Promise<Reply | undefined> {
+    const wanted = negotiateCoding(request.headers.get("accept-encoding"));
+    const key = `p${id}.${wanted}`;
+    const hit = cache.get(key);
+    if (hit !== undefined) return cacheableReply(request, hit);
+    const stored = await store.get(id);
+    if (stored === undefined) return undefined;
+    const identity = encoder.encode(stored.json);
+    const coding = codingFor(identity, wanted);
+    const response: CachedResponse = {
+      body: compressBody(identity, coding, "once"),
+      etag: petTag(id, coding),
+      coding,
+      link: undefined,
+    };
+    cache.set(key, response);
+    return cacheableReply(request, response);
+  }
+
+  return { page, pet };
+}
+
+/** The coding a body goes out in: small bodies are not worth compressing. */
+function codingFor(body: Uint8Array, wanted: ContentCoding): ContentCoding {
+  return body.byteLength > COMPRESSION_THRESHOLD ? wanted : "identity";
+}

@@ -1,0 +1,68 @@
+/**
+ * Compressing response bodies with node:zlib, which Deno, Bun and Node all provide. Bodies are a
+ * few KB at most (a page of 100 pets), so the synchronous calls are cheaper than a round trip
+ * through the thread pool.
+ *
+ * Two sets of levels (measured with scripts/measure_compression.ts; docs/caching.md has the
+ * figures): a body made for one request gets a cheap level, because its cost is paid on every
+ * request; an immutable body (a full page, a pet) gets a higher one, because it is compressed
+ * once and then served from the response cache. Which set applies depends only on whether the
+ * response is immutable, never on whether the cache holds it, so a client receives the same
+ * bytes with the cache on, off or too small.
+ */
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import type { ContentCoding } from "./content_coding.ts";
+
+/**
+ * Brotli quality for bodies built per request. Below 5, Deno's brotli (a Rust port) and the C
+ * library of Node and Bun give different bytes for the same input; from 5 to 9 they agree, and
+ * on page-sized JSON 6 to 9 compress no better than 5 while costing more.
+ */
+export const BROTLI_PER_REQUEST = 5;
+/**
+ * Brotli quality for bodies compressed once. Not higher: 10 and 11 shrink a page by another
+ * 10–15 % but cost 20–100 times as much, and give different bytes on Deno; a page walked once is
+ * compressed once and sent once, so that cost would not be spread over many requests.
+ */
+export const BROTLI_ONCE = 5;
+/** gzip level for bodies built per request. */
+export const GZIP_PER_REQUEST = 6;
+/** gzip level for bodies compressed once. */
+export const GZIP_ONCE = 9;
+
+/** Bodies of this many bytes or fewer are always sent as they are. */
+export const COMPRESSION_THRESHOLD = 1024;
+
+/** When the bytes are compressed: for one request, or once for every later one. */
+export type CompressionUse = "per_request" | "once";
+
+/** `body` in the coding (identity returns it unchanged). */
+export function compressBody(
+  body: Uint8Array<ArrayBuffer>,
+  coding: ContentCoding,
+  use: CompressionUse,
+): Uint8Array<ArrayBuffer> {
+  if (coding === "identity") return body;
+  if (coding === "gzip") {
+    return toBytes(gzipSync(body, { level: use === "once" ? GZIP_ONCE : GZIP_PER_REQUEST }));
+  }
+  return toBytes(brotliCompressSync(body, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: use === "once" ? BROTLI_ONCE : BROTLI_PER_REQUEST,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+    },
+  }));
+}
+
+/**
+ * A plain Uint8Array that owns exactly its bytes. zlib may hand back a view into a larger
+ * buffer (its output chunk); a cached view would keep the whole chunk alive and break the
+ * cache's byte accounting, so such a view is copied.
+ */
+function toBytes(buffer: Uint8Array): Uint8Array<ArrayBuffer> {
+  if (buffer.byteOffset === 0 && buffer.buffer.byteLength === buffer.byteLength) {
+    return new Uint8Array(buffer.buffer as ArrayBuffer);
+  }
+  return new Uint8Array(buffer);
+}

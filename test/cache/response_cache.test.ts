@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  type CachedResponse,
+  ENTRY_OVERHEAD_BYTES,
+  ResponseCache,
+} from "../../src/cache/response_cache.ts";
+
+function entry(bytes: number, etag = '"x"'): CachedResponse {
+  return { body: new Uint8Array(bytes), etag, coding: "identity", link: undefined };
+}
+
+/** The cost of an entry of `bytes` under a one-character key. */
+const cost = (bytes: number) => bytes + 1 + ENTRY_OVERHEAD_BYTES;
+
+describe("ResponseCache", () => {
+  it("returns what it keeps", () => {
+    const cache = new ResponseCache(10_000);
+    const kept = entry(100);
+    cache.set("a", kept);
+    assert.equal(cache.get("a"), kept);
+    assert.equal(cache.get("b"), undefined);
+    assert.equal(cache.bytes, cost(100));
+  });
+
+  it("keeps nothing with a budget of 0", () => {
+    const cache = new ResponseCache(0);
+    cache.set("a", entry(0));
+    assert.equal(cache.get("a"), undefined);
+    assert.equal(cache.size, 0);
+  });
+
+  it("does not keep a body larger than the budget, and evicts nothing for it", () => {
+    const cache = new ResponseCache(cost(500));
+    cache.set("a", entry(500));
+    cache.set("b", entry(501));
+    assert.equal(cache.get("b"), undefined);
+    assert.notEqual(cache.get("a"), undefined);
+  });
+
+  it("evicts the least recently used entries to stay within the budget", () => {
+    const cache = new ResponseCache(cost(100) * 3);
+    cache.set("a", entry(100));
+    cache.set("b", entry(100));
+    cache.set("c", entry(100));
+    cache.get("a"); // now b is the least recently used
+    cache.set("d", entry(100));
+    assert.equal(cache.get("b"), undefined);
+    for (const key of ["a", "c", "d"]) assert.notEqual(cache.get(key), undefined, key);
+    assert.equal(cache.bytes, cost(100) * 3);
+    cache.set("e", entry(250)); // needs the room of two
+    assert.equal(cache.size, 2);
+    assert.ok(cache.bytes <= cost(100) * 3);
+  });
+
+  it("replaces an entry under the same key without counting it twice", () => {
+    const cache = new ResponseCache(10_000);
+    cache.set("a", entry(100, '"1"'));
+    cache.set("a", entry(200, '"2"'));
+    assert.equal(cache.get("a")?.etag, '"2"');
+    assert.equal(cache.bytes, cost(200));
+  });
+});
