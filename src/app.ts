@@ -2,7 +2,7 @@
  * The application: `createApp(...)` returns one fetch-style handler,
  * `(request: Request) => Promise<Response>`, that every runtime adapter serves unchanged.
  *
- * A request walks one line: split the URL → match the path → key check (SPEC.md: the key is
+ * A request walks one line: split the URL → match the path → key check (docs/api.md: the key is
  * checked first, whatever else is wrong) → method → route handler → store; the answer comes back
  * as a `Reply` and becomes, with the common headers, the request's one Response here. Errors
  * are values (`HttpError`) turned into the Error body in one place; anything else is logged and

@@ -1,7 +1,7 @@
 /**
  * JSON-lines logging on stdout: one object per line, with `time` and `level`. Lines are buffered
  * and written once per event-loop turn, so a busy server makes one write per burst instead of
- * one per request. Callers never pass keys or request bodies (SPEC.md, Operations).
+ * one per request. Callers never pass keys or request bodies (docs/logs.md).
  */
 
 /** Where log lines go. */

@@ -1,6 +1,6 @@
 /**
  * Entry point on every runtime and in the single executable: picks the sub-command. Exit codes
- * (SPEC.md): 2 for a bad setting or usage, 1 for any other failure to start.
+ * (docs/configuration.md): 2 for a bad setting or usage, 1 for any other failure to start.
  */
 import process from "node:process";
 import { runBackup } from "./commands/backup.ts";
@@ -40,7 +40,7 @@ async function main(args: readonly string[]): Promise<number> {
     return await command(args.slice(1));
   } catch (error) {
     // A failure nothing else explained (a bug, or an environment the checks did not foresee):
-    // still one line and exit 1, as SPEC.md asks of every failure to start.
+    // still one line and exit 1, as docs/configuration.md promises for every failure to start.
     const reason = error instanceof Error ? error.message : String(error);
     process.stderr.write(`Cannot ${name}: ${reason.split("\n")[0]}\n`);
     return 1;

@@ -831,7 +831,7 @@ describe("operations", () => {
     assert.match(tooLong.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
   });
 
-  it("exposes every header SPEC.md lists to browser code when CORS_ORIGINS is set", async () => {
+  it("exposes every header docs/api.md lists to browser code when CORS_ORIGINS is set", async () => {
     const origin = "https://app.example.com";
     const { request } = testApp({ env: { CORS_ORIGINS: origin, RATE_LIMIT: "60" } });
     const response = await request("/v1/pets", { headers: { origin } });

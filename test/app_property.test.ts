@@ -1,6 +1,6 @@
 /**
  * Property tests of the handler with generated hostile requests (no socket): every response has
- * a status from SPEC.md and, when not 2xx, an Error body matching the ErrorBody schema; no 500
+ * a status from docs/api.md and, when not 2xx, an Error body matching the ErrorBody schema; no 500
  * ever; no pet is made from an invalid body; and the real JSON-lines store still loads
  * afterwards. ~200 runs per property here; `FC_RUNS=5000` (or `scripts/fuzz.ts`) for more.
  */

@@ -1,4 +1,4 @@
-/** The settings a sub-command runs with, or the one-line message and exit code 2 of SPEC.md. */
+/** The settings a sub-command runs with, or the one-line message and exit code 2 of docs/configuration.md. */
 import process from "node:process";
 import { type Config, ConfigError, loadConfig } from "../config/config.ts";
 

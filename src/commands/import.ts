@@ -1,6 +1,6 @@
 /**
  * `import`: copy the JSON-lines file in DATA_DIR into the PostgreSQL database of DATABASE_URL
- * (README, "Moving from the file to PostgreSQL"). Run it with the file-based service stopped.
+ * (docs/deployment.md, "Moving from the file to PostgreSQL"). Run it with the file-based service stopped.
  */
 import process from "node:process";
 import { commandConfig } from "./command_config.ts";

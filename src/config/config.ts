@@ -1,5 +1,5 @@
 /**
- * Settings from the environment (SPEC.md, "Running it"). A bad setting is a `ConfigError` whose
+ * Settings from the environment (docs/configuration.md). A bad setting is a `ConfigError` whose
  * message names the setting; `main.ts` prints it on one line and exits with code 2.
  */
 import { readFileSync } from "node:fs";
@@ -30,7 +30,7 @@ export interface Config {
   readonly database: DatabaseConfig | undefined;
 }
 
-/** How the PostgreSQL store connects (README, "Running on PostgreSQL"). */
+/** How the PostgreSQL store connects (docs/deployment.md, PostgreSQL). */
 export interface DatabaseConfig {
   /** `postgres://user:password@host:port/database?…`; never logged (it may hold a password). */
   readonly url: string;

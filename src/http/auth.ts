@@ -5,7 +5,7 @@
  *
  * A key that passed that check is remembered (`verified`), so a client's later requests skip the
  * hash: SHA-256 through node:crypto costs 2–20 µs a request on Deno and Node, more than the rest
- * of a list request (README, Performance). Only accepted keys enter the map, so it never holds
+ * of a list request (docs/performance.md). Only accepted keys enter the map, so it never holds
  * more entries than there are accepted keys, and a wrong key always takes the constant-time
  * path. The map's own lookup compares strings only after their hashes match, and V8 seeds string
  * hashes randomly per process, so it reveals nothing an attacker can steer.

@@ -1,5 +1,5 @@
 /**
- * CORS (SPEC.md, Operations): off unless `CORS_ORIGINS` is set. Allowed origins get
+ * CORS (docs/api.md, CORS): off unless `CORS_ORIGINS` is set. Allowed origins get
  * `Access-Control-Allow-Origin` on every response, errors included, so browser code can read a
  * 401 or a 429 too, and `Access-Control-Expose-Headers` so it can read the contract's headers.
  * A preflight `OPTIONS` on a known path is answered without a key (the Fetch standard's CORS
@@ -21,7 +21,7 @@ export const EXPOSED_HEADERS = [
   "ETag",
 ].join(", ");
 
-/** Request headers a browser may send cross-origin (SPEC.md, Endpoints). */
+/** Request headers a browser may send cross-origin (docs/api.md, CORS). */
 export const ALLOWED_HEADERS =
   "Authorization, Content-Type, Idempotency-Key, X-Request-Id, If-None-Match";
 

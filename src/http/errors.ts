@@ -4,7 +4,7 @@
  */
 import { jsonReply, type Reply } from "./responses.ts";
 
-/** Every error code of SPEC.md, lower snake case and stable: clients switch on them. */
+/** Every error code of docs/api.md, lower snake case and stable: clients switch on them. */
 export type ErrorCode =
   | "invalid_body"
   | "validation_failed"

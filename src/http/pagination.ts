@@ -1,5 +1,5 @@
 /**
- * Cursor pagination (SPEC.md): the cursor names the last id of the previous page and the status
+ * Cursor pagination (docs/api.md): the cursor names the last id of the previous page and the status
  * filter it was made for, and carries a checksum so an altered or invented cursor is refused
  * with 400 instead of silently starting somewhere else. Because ids only grow and a pet becomes
  * visible only once durable (in id order), "ids after the cursor" returns every matching pet

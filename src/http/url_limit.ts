@@ -1,7 +1,7 @@
 /**
  * The cap on a request's URL (path and query). Runtimes cap the whole request head on their own
- * (README, Security); this cap keeps long URLs out of the router, the query parser and the logs,
- * with answers from SPEC.md's table: a path that long names nothing (404 `not_found`), and a
+ * (docs/security.md, Limits); this cap keeps long URLs out of the router, the query parser and the logs,
+ * with answers from docs/api.md's table: a path that long names nothing (404 `not_found`), and a
  * query that long is not a valid `limit`/`status`/`cursor` query (400 `invalid_query`).
  */
 import { HttpError } from "./errors.ts";

@@ -1,6 +1,6 @@
 /**
  * The reusable parts of the OpenAPI document: security scheme, parameters, response headers and
- * the Error responses of SPEC.md's table. Parameter rules come from the code that enforces them
+ * the Error responses of docs/api.md's table. Parameter rules come from the code that enforces them
  * (`routes/pet_params.ts`, `http/deprecation.ts`), not from a second copy written by hand.
  */
 import { DEPRECATED_AT, SUNSET_AT } from "../http/deprecation.ts";

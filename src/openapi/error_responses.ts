@@ -1,5 +1,5 @@
 /**
- * The Error responses of SPEC.md's table, as OpenAPI responses: one per status an operation can
+ * The Error responses of docs/api.md's table, as OpenAPI responses: one per status an operation can
  * return, each with an example per error code so a reader sees exactly what a client switches on.
  */
 import type { ErrorCode } from "../http/errors.ts";
@@ -17,7 +17,7 @@ interface ErrorRow {
 
 const RETRY_AFTER: [string, string] = ["Retry-After", "RetryAfter"];
 
-/** SPEC.md's error table, by status. */
+/** docs/api.md's error table, by status. */
 const ERROR_ROWS: Record<number, ErrorRow> = {
   400: {
     description: "The request is not valid",

@@ -1,4 +1,4 @@
-/** Liveness and readiness probes (SPEC.md, Operations); public, never rate limited. */
+/** Liveness and readiness probes (docs/operations.md); public, never rate limited. */
 import type { Readiness, RequestContext } from "../app.ts";
 import type { Route } from "../http/router.ts";
 import { HttpError } from "../http/errors.ts";

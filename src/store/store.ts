@@ -16,7 +16,7 @@ export interface StoredPet {
   readonly json: string;
 }
 
-/** Retry-safe creation (SPEC.md, Idempotency-Key): keys are scoped per API key. */
+/** Retry-safe creation (docs/api.md, Idempotency-Key): keys are scoped per API key. */
 export interface IdempotencyClaim {
   /** A fingerprint of the API key that sent the request (never the key itself). */
   readonly scope: string;

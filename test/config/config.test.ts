@@ -94,7 +94,7 @@ describe("loadConfig()", () => {
     );
   });
 
-  it("has the defaults of SPEC.md", () => {
+  it("has the defaults of docs/configuration.md", () => {
     const config = loadConfig({});
     assert.equal(config.port, 8080);
     assert.equal(config.host, "0.0.0.0");

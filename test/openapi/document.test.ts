@@ -92,7 +92,7 @@ describe("openApiDocument()", () => {
     }
   });
 
-  it("lists every status of SPEC.md's error table each operation can return", () => {
+  it("lists every status of docs/api.md's error table each operation can return", () => {
     const expected: Record<string, string[]> = {
       listPets: ["200", "304", "400", "401", "429", "500", "503"],
       createPet: ["201", "400", "401", "409", "413", "415", "422", "429", "500", "503"],

@@ -4,7 +4,7 @@
  * document calls valid. Responses must match the document's schemas, statuses and headers.
  *
  * Two wire-format rules are stricter than JSON Schema can say and are left out of the samples:
- * `1.0` or `1e3` for `categoryId` (JSON Schema calls them integers; SPEC.md refuses them) and
+ * `1.0` or `1e3` for `categoryId` (JSON Schema calls them integers; the API refuses them) and
  * lone surrogates in `name` (not Unicode characters, so outside JSON Schema's data model). Both
  * are stated in the schema descriptions and tested in test/app.test.ts.
  */
@@ -74,7 +74,7 @@ describe("NewPet in the document and the handler agree", () => {
   const createPet = operation("/pets", "post");
   const samples = objectCandidates(newPet, document);
 
-  it("the document's NewPet schema says what SPEC.md says at the boundaries", () => {
+  it("the document's NewPet schema says what docs/api.md says at the boundaries", () => {
     const valid = (value: JsonValue) => schemaErrors(newPet, value, document).length === 0;
     const max = 9223372036854775807n;
     assert.ok(valid({ name: "Rex", categoryId: max }));

@@ -200,7 +200,7 @@ describe(`CORS, RATE_LIMIT and request-head caps over HTTP on ${runtime}`, TIMEO
 describe(`slow clients on ${runtime}`, TIMEOUT, () => {
   it("cuts off a client that sends its headers a byte at a time (slowloris)", {
     // Deno.serve has no header-read timeout, and Bun's own (about 10 s) is not ours to test
-    // (README, Security): this checks the Node adapter's settings.
+    // (docs/security.md, Limits): this checks the Node adapter's settings.
     skip: runtime !== "node" ? "the Node adapter's timeouts only" : false,
   }, async () => {
     const dir = temporaryDirectory();

@@ -335,7 +335,7 @@ for (const backend of backends) {
             await new Promise((resolve) => setTimeout(resolve, 300));
             service.kill("SIGTERM");
             await waitFor(() => /finishing requests in flight/.test(service.stdout()), "draining");
-            // Still listening while it drains, but no longer ready (SPEC.md, /readyz).
+            // Still listening while it drains, but no longer ready (docs/operations.md, readiness).
             const ready = await api(service, "/readyz");
             assert.equal(ready.status, 503);
             assert.equal((await ready.json()).code, "unavailable");

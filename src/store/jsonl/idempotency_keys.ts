@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (SPEC.md, POST /pets): which (scope, key) pairs are durable, with the digest
+ * Idempotency keys (docs/api.md, POST /pets): which (scope, key) pairs are durable, with the digest
  * of their body and the pet they made, and which are queued or being written. The durable map is
  * rebuilt from the claims stored in the pet records at replay, so a retry after a restart or a
  * kill -9 finds the same pet.

@@ -3,7 +3,7 @@
  * transaction is committing wait and go together in the next one (group commit, as in the file
  * store): one BEGIN … COMMIT and one WAL flush for many pets.
  *
- * Why ids come from a counter row and not a sequence. SPEC.md promises that walking the pages
+ * Why ids come from a counter row and not a sequence. docs/api.md promises that walking the pages
  * (`WHERE id > $cursor ORDER BY id`) returns every pet exactly once while pets are being made. A
  * sequence hands out ids in call order but transactions commit in any order: instance A takes
  * id 7, instance B takes 8 and commits first, a reader pages past 8 — and A's 7, committed a

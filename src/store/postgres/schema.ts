@@ -34,7 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
       // Filtered pages walk this index: WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3.
       `CREATE INDEX pets_status_id ON pets (status, id)`,
-      // A key is kept with the pet it made (SPEC.md: keys survive restarts); one pet per key.
+      // A key is kept with the pet it made (docs/api.md: keys survive restarts); one pet per key.
       `CREATE UNIQUE INDEX pets_idempotency ON pets (idempotency_scope, idempotency_key)
          WHERE idempotency_key IS NOT NULL`,
       // The id counter: one row, whose lock orders every create (see create_batches.ts).
