@@ -15,7 +15,12 @@ import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
 import { errorReply, HttpError } from "./http/errors.ts";
 import { enforceRateLimit, RateLimiter } from "./http/rate_limit.ts";
 import { requestIdFor } from "./http/request_id.ts";
-import { plainHeaderTarget, type Reply, type ResponseConstructor } from "./http/responses.ts";
+import {
+  AUTHENTICATED_CACHE_CONTROL,
+  plainHeaderTarget,
+  type Reply,
+  type ResponseConstructor,
+} from "./http/responses.ts";
 import { type PathMatch, Router } from "./http/router.ts";
 import { checkUrlLength } from "./http/url_limit.ts";
 import type { Logger } from "./log.ts";
@@ -147,7 +152,7 @@ export function createApp(options: AppOptions): App {
     }
     if (inApi && !isPublic) {
       // Set before the key check so that a 401 is not stored by caches either.
-      headers["cache-control"] = "no-store";
+      headers["cache-control"] = AUTHENTICATED_CACHE_CONTROL;
       context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
       // Counted after the key check: only accepted keys get buckets, and 401s cost nothing.
       if (rateLimiter !== undefined) {

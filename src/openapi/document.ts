@@ -25,7 +25,10 @@ export interface DocumentOptions {
 const SECURITY = [{ bearerAuth: [] }];
 const SUNSET = new Date(SUNSET_AT).toUTCString();
 const DEPRECATED_ON = new Date(DEPRECATED_AT).toISOString().slice(0, 10);
-const RATE_LIMIT_HEADERS: Json = {
+/** On every response of every operation: all of them need a key. */
+const COMMON_HEADERS: Json = {
+  "X-Request-Id": headerRef("XRequestId"),
+  "Cache-Control": headerRef("CacheControl"),
   RateLimit: headerRef("RateLimit"),
   "RateLimit-Policy": headerRef("RateLimitPolicy"),
 };
@@ -34,6 +37,13 @@ const DEPRECATION_HEADERS: Json = {
   Sunset: headerRef("Sunset"),
   Link: headerRef("SuccessorLink"),
 };
+// Placeholders on the example domain the servers use: a deployment states its own.
+const CONTACT: Json = {
+  name: "Animal Store API team",
+  url: "https://pets.example.com/support",
+  email: "api@pets.example.com",
+};
+const LICENSE: Json = { name: "Proprietary", url: "https://pets.example.com/terms" };
 const MAX_INT64 = 9223372036854775807n;
 
 const rex = { id: 1, name: "Rex", categoryId: 7, status: "available" };
@@ -47,6 +57,8 @@ export function openApiDocument(options: DocumentOptions): Json {
     info: {
       title: "Animal Store API",
       version: "1.0.0",
+      contact: CONTACT,
+      license: LICENSE,
       summary: "List, add and get the animals a store offers",
       description:
         `A JSON HTTP service for a store's catalogue of animals. Every operation needs an API key as a bearer token. \`categoryId\` is any int64, kept digit for digit (parse responses with a big-integer-aware JSON parser to keep values beyond 2^53). Served by animal-store ${VERSION}.`,
@@ -109,8 +121,7 @@ function listPets(): Json {
         description: "A page of pets",
         headers: {
           Link: headerRef("NextLink"),
-          "X-Request-Id": headerRef("XRequestId"),
-          ...RATE_LIMIT_HEADERS,
+          ...COMMON_HEADERS,
         },
         content: json("Pets", {
           page: { summary: "A page of two pets", value: [rex, tom] },
@@ -119,7 +130,7 @@ function listPets(): Json {
       },
       ...errorResponses([400, 401, 429, 500, 503], {
         only400: ["invalid_query"],
-        extraHeaders: RATE_LIMIT_HEADERS,
+        extraHeaders: COMMON_HEADERS,
       }),
     },
   };
@@ -154,14 +165,13 @@ function createPet(): Json {
         headers: {
           Location: headerRef("Location"),
           "Idempotent-Replayed": headerRef("IdempotentReplayed"),
-          "X-Request-Id": headerRef("XRequestId"),
-          ...RATE_LIMIT_HEADERS,
+          ...COMMON_HEADERS,
         },
         content: json("Pet", { created: { summary: "The new pet", value: rex } }),
       },
       ...errorResponses([400, 401, 409, 413, 415, 422, 429, 500, 503], {
         only400: ["invalid_body", "validation_failed"],
-        extraHeaders: RATE_LIMIT_HEADERS,
+        extraHeaders: COMMON_HEADERS,
       }),
     },
   };
@@ -183,14 +193,13 @@ function getPet(): Json {
         description: "The pet",
         headers: {
           ...DEPRECATION_HEADERS,
-          "X-Request-Id": headerRef("XRequestId"),
-          ...RATE_LIMIT_HEADERS,
+          ...COMMON_HEADERS,
         },
         content: json("Pet", { pet: { summary: "A pet", value: rex } }),
       },
       ...errorResponses([400, 401, 404, 410, 429, 500, 503], {
         only400: ["invalid_path"],
-        extraHeaders: { ...DEPRECATION_HEADERS, ...RATE_LIMIT_HEADERS },
+        extraHeaders: { ...DEPRECATION_HEADERS, ...COMMON_HEADERS },
       }),
     },
   };
