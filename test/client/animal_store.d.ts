@@ -87,14 +87,35 @@ export interface components {
     };
     Pets: components["schemas"]["Pet"][];
     Error: {
-      /** @description Machine-readable error code, lower snake case */
-      code: string;
+      /**
+       * @description Machine-readable error code, lower snake case and stable: switch on it. New codes may be added in a later minor version, so treat an unknown code by its `status`
+       * @enum {string}
+       */
+      code:
+        | "invalid_body"
+        | "validation_failed"
+        | "invalid_query"
+        | "invalid_path"
+        | "unauthorized"
+        | "not_found"
+        | "method_not_allowed"
+        | "idempotency_key_in_flight"
+        | "gone"
+        | "payload_too_large"
+        | "unsupported_media_type"
+        | "idempotency_key_reused"
+        | "rate_limited"
+        | "internal_error"
+        | "unavailable";
       /** @description Human-readable description */
       message: string;
-      /** @description The HTTP status code */
+      /** @description The HTTP status code of the response */
       status: number;
       details?: {
-        /** @description JSON Pointer of the offending field */
+        /**
+         * Format: json-pointer
+         * @description JSON Pointer (RFC 6901) of the offending field, such as `/name`
+         */
         path: string;
         message: string;
       }[];
@@ -123,20 +144,22 @@ export interface components {
      * @example req-4f9c1b
      */
     XRequestId: string;
+    /** @description Authenticated responses depend on the key: no cache may store them */
+    CacheControl: "no-store";
     /**
      * @description RFC 8288. `<URL>; rel="next"` when more pets follow: the same query plus a `cursor`. Absent on the last page
      * @example </v1/pets?limit=20&cursor=MjAu.3LmVTpCgDpW8N0d0>; rel="next"
      */
     NextLink: string;
     /**
-     * @description URL of the new pet
+     * @description URL of the new pet: path-absolute, or absolute on PUBLIC_URL when that is set
      * @example /v1/pets/1
      */
     Location: string;
     /** @description `true` when this 201 replays the answer to an earlier request with the same Idempotency-Key */
     IdempotentReplayed: "true";
     /**
-     * @description RFC 9745: when this endpoint was deprecated, as a structured-field date
+     * @description RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds); one fixed value
      * @example @1767225600
      */
     Deprecation: string;
@@ -144,9 +167,9 @@ export interface components {
      * @description RFC 8594: when this endpoint stops working (it then answers 410)
      * @example Thu, 05 Dec 2030 00:00:00 GMT
      */
-    Sunset: string;
+    Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
     /**
-     * @description RFC 8288: the replacement of this endpoint
+     * @description RFC 8288: the replacement of this endpoint, `GET /pets`
      * @example </v1/pets>; rel="successor-version"
      */
     SuccessorLink: string;
@@ -166,10 +189,12 @@ export interface components {
      */
     RateLimitPolicy: string;
     /**
-     * @description RFC 6750: `Bearer realm="animal-store"`, plus `error="invalid_token"` when a key was sent but not accepted
+     * @description RFC 6750: `Bearer realm="animal-store"` when no key was sent, plus `error="invalid_token"` when a key was sent but not accepted
      * @example Bearer realm="animal-store"
      */
-    WwwAuthenticate: string;
+    WwwAuthenticate:
+      | 'Bearer realm="animal-store"'
+      | 'Bearer realm="animal-store", error="invalid_token"';
   };
   pathItems: never;
 }
@@ -199,6 +224,7 @@ export interface operations {
         headers: {
           Link: components["headers"]["NextLink"];
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -211,6 +237,7 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -223,6 +250,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
@@ -236,6 +264,7 @@ export interface operations {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -249,6 +278,7 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -261,6 +291,7 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -297,6 +328,7 @@ export interface operations {
           Location: components["headers"]["Location"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -309,6 +341,7 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -321,6 +354,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
@@ -334,6 +368,7 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -347,6 +382,7 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -359,6 +395,7 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -371,6 +408,7 @@ export interface operations {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -383,6 +421,7 @@ export interface operations {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -396,6 +435,7 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -408,6 +448,7 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -441,6 +482,7 @@ export interface operations {
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -452,10 +494,11 @@ export interface operations {
       /** @description The request is not valid */
       400: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -467,10 +510,11 @@ export interface operations {
       /** @description The API key is missing, malformed or not accepted */
       401: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
@@ -483,10 +527,11 @@ export interface operations {
       /** @description No pet with this id */
       404: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -498,10 +543,11 @@ export interface operations {
       /** @description The endpoint is past its sunset date and was removed */
       410: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -513,10 +559,11 @@ export interface operations {
       /** @description Over the rate limit of this API key (RATE_LIMIT) */
       429: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -529,10 +576,11 @@ export interface operations {
       /** @description An unexpected error; the request id finds it in the log */
       500: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -544,10 +592,11 @@ export interface operations {
       /** @description The store is loading, the service is shutting down, or the disk refused the write (nothing was saved) */
       503: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
