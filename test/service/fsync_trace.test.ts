@@ -8,7 +8,7 @@
  * - the directory is synced when the data file is created;
  * - after start-up, no request reads the data file (reads never touch the disk).
  *
- * Linux only. Skipped with a notice when strace is missing or ptrace is not permitted (a
+ * Linux only; strace is the first on PATH, as `.ci/run` finds it. Skipped with a notice when it is missing or ptrace is not permitted (a
  * container without CAP_SYS_PTRACE); with REQUIRE_STRACE=1 (CI) that is a failure instead.
  */
 import assert from "node:assert/strict";
@@ -24,8 +24,9 @@ import {
   waitFor,
 } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
+import { onPath } from "../support/executables.ts";
 
-const STRACE = "/usr/bin/strace";
+const STRACE = onPath("strace");
 const KEY = "strace-suite-key";
 const api = serviceApi(KEY);
 const SYSCALLS = [
@@ -49,7 +50,7 @@ const SYSCALLS = [
 /** Why strace cannot be used here, or undefined when it can. */
 function straceUnavailable(): string | undefined {
   if (process.platform !== "linux") return "not Linux";
-  if (!existsSync(STRACE)) return `${STRACE} is missing (apt-get install strace)`;
+  if (STRACE === undefined) return "no strace on PATH (apt-get install strace)";
   const probe = spawnSync(STRACE, ["-f", "-o", "/dev/null", "true"], { encoding: "utf8" });
   if (probe.status !== 0) return `ptrace is not permitted: ${probe.stderr.trim().slice(0, 200)}`;
   return undefined;
@@ -116,7 +117,7 @@ describe(`system calls of the service on ${targetRuntime()} (strace)`, {
         dataDir,
         env: { API_KEYS: KEY },
         wrapper: [
-          STRACE,
+          STRACE!,
           "-f",
           "-y",
           "-s",
