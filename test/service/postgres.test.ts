@@ -147,7 +147,7 @@ describe(`two instances on one PostgreSQL database on ${runtime}`, SUITE, () => 
     const soldFromB = await walk([services[1]], "/v1/pets?status=sold&limit=5");
     assert.deepEqual(soldFromA, soldFromB);
     assert.equal(soldFromA.length, 16 * 15);
-    const one = await api(services[1], `/v1/pets/${made[0]}`);
+    const one = await api(services[1], `/v1/pets?limit=1`);
     assert.match(await one.text(), /"categoryId":9007199254740993[,}]/, "int64 kept exactly");
   });
 
