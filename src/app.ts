@@ -16,7 +16,12 @@ import { errorReply, HttpError } from "./http/errors.ts";
 import { enforceRateLimit, RateLimiter, refundRateLimit } from "./http/rate_limit.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { traceIdOf } from "./http/trace_context.ts";
-import { plainHeaderTarget, type Reply, type ResponseConstructor } from "./http/responses.ts";
+import {
+  AUTHENTICATED_CACHE_CONTROL,
+  plainHeaderTarget,
+  type Reply,
+  type ResponseConstructor,
+} from "./http/responses.ts";
 import { type PathMatch, Router } from "./http/router.ts";
 import { checkUrlLength } from "./http/url_limit.ts";
 import type { Logger } from "./log.ts";
@@ -162,7 +167,7 @@ export function createApp(options: AppOptions): App {
     }
     if (!isPublic) {
       // Set before the key check so that a 401 is not stored by caches either.
-      headers["cache-control"] = "no-store";
+      headers["cache-control"] = AUTHENTICATED_CACHE_CONTROL;
       context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
       // Counted after the key check: only accepted keys get buckets, and 401s cost nothing.
       if (rateLimiter !== undefined && limited) {

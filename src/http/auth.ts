@@ -75,6 +75,10 @@ export function bearerToken(authorization: string | null): string | undefined {
 }
 
 const REALM = 'Bearer realm="animal-store"';
+/** The `WWW-Authenticate` challenge of a 401 when no key was sent (RFC 6750 §3.1). */
+export const CHALLENGE_NO_KEY = REALM;
+/** The `WWW-Authenticate` challenge of a 401 when the key sent is not accepted. */
+export const CHALLENGE_INVALID_KEY = `${REALM}, error="invalid_token"`;
 
 /**
  * Checks the request's key and returns the key's fingerprint, or throws 401. Per RFC 6750 §3.1
@@ -85,13 +89,13 @@ export function authenticate(keys: KeyRing, authorization: string | null): strin
   const token = bearerToken(authorization);
   if (token === undefined) {
     throw new HttpError(401, "unauthorized", "Missing API key: send Authorization: Bearer <key>", {
-      headers: { "www-authenticate": REALM },
+      headers: { "www-authenticate": CHALLENGE_NO_KEY },
     });
   }
   const fingerprint = keys.verify(token);
   if (fingerprint === undefined) {
     throw new HttpError(401, "unauthorized", "Invalid API key", {
-      headers: { "www-authenticate": `${REALM}, error="invalid_token"` },
+      headers: { "www-authenticate": CHALLENGE_INVALID_KEY },
     });
   }
   return fingerprint;

@@ -9,12 +9,19 @@ export const DEPRECATED_AT = Date.UTC(2026, 0, 1);
 /** When the route is removed (the seed: 5 December 2030). */
 export const SUNSET_AT = Date.UTC(2030, 11, 5);
 
+/** The `Deprecation` value: an RFC 9745 structured-field date, `@` and Unix seconds. */
+export const DEPRECATION_VALUE = `@${DEPRECATED_AT / 1000}`;
+/** The `Sunset` value: an RFC 8594 HTTP date. */
+export const SUNSET_VALUE = new Date(SUNSET_AT).toUTCString();
+/** The link relation of the `Link` to the replacement route (RFC 8288). */
+export const SUCCESSOR_REL = "successor-version";
+
 /** The three headers of a deprecated path; `successor` is the URL of `GET /pets`. */
 export function deprecationHeaders(successor: string): Record<string, string> {
   return {
-    deprecation: `@${DEPRECATED_AT / 1000}`,
-    sunset: new Date(SUNSET_AT).toUTCString(),
-    link: `<${successor}>; rel="successor-version"`,
+    deprecation: DEPRECATION_VALUE,
+    sunset: SUNSET_VALUE,
+    link: `<${successor}>; rel="${SUCCESSOR_REL}"`,
   };
 }
 

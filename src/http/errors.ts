@@ -4,23 +4,30 @@
  */
 import { jsonReply, type Reply } from "./responses.ts";
 
-/** Every error code of docs/api.md, lower snake case and stable: clients switch on them. */
-export type ErrorCode =
-  | "invalid_body"
-  | "validation_failed"
-  | "invalid_query"
-  | "invalid_path"
-  | "unauthorized"
-  | "not_found"
-  | "method_not_allowed"
-  | "idempotency_key_in_flight"
-  | "gone"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "idempotency_key_reused"
-  | "rate_limited"
-  | "internal_error"
-  | "unavailable";
+/**
+ * Every stable error code, lower snake case: clients switch on them. One list for the handler
+ * and the OpenAPI document's `Error.code` enum.
+ */
+export const ERROR_CODES = [
+  "invalid_body",
+  "validation_failed",
+  "invalid_query",
+  "invalid_path",
+  "unauthorized",
+  "not_found",
+  "method_not_allowed",
+  "idempotency_key_in_flight",
+  "gone",
+  "payload_too_large",
+  "unsupported_media_type",
+  "idempotency_key_reused",
+  "rate_limited",
+  "internal_error",
+  "unavailable",
+] as const;
+
+/** One of `ERROR_CODES`. */
+export type ErrorCode = typeof ERROR_CODES[number];
 
 /** One offending field of a validation failure; `path` is a JSON Pointer such as `/name`. */
 export interface ErrorDetail {

@@ -27,6 +27,9 @@ export interface PlainResponseInit {
 /** A constructor of Response-compatible objects: the global `Response`, or an adapter's own. */
 export type ResponseConstructor = new (body: ReplyBody, init: PlainResponseInit) => Response;
 
+/** `Cache-Control` of authenticated responses: nothing may store them (they depend on the key). */
+export const AUTHENTICATED_CACHE_CONTROL = "no-store";
+
 /** A reply whose body is the given JSON text or bytes. */
 export function jsonReply(
   body: string | Uint8Array<ArrayBuffer>,

@@ -3,8 +3,16 @@
  * the Error responses of docs/api.md's table. Parameter rules come from the code that enforces them
  * (`routes/pet_params.ts`, `http/deprecation.ts`), not from a second copy written by hand.
  */
-import { DEPRECATED_AT, SUNSET_AT } from "../http/deprecation.ts";
-import { DEFAULT_LIMIT, IDEMPOTENCY_KEY, MAX_LIMIT } from "../routes/pet_params.ts";
+import { CHALLENGE_INVALID_KEY, CHALLENGE_NO_KEY } from "../http/auth.ts";
+import { DEPRECATION_VALUE, SUCCESSOR_REL, SUNSET_VALUE } from "../http/deprecation.ts";
+import { AUTHENTICATED_CACHE_CONTROL } from "../http/responses.ts";
+import { REVALIDATE } from "../http/cacheable_reply.ts";
+import {
+  DEFAULT_LIMIT,
+  IDEMPOTENCY_KEY,
+  IDEMPOTENCY_KEY_LENGTH,
+  MAX_LIMIT,
+} from "../routes/pet_params.ts";
 import { INT64_MAX } from "../schemas/pet.ts";
 import type { ExactJsonValue } from "./exact_json.ts";
 
@@ -57,7 +65,12 @@ export const PARAMETERS: Json = {
     required: false,
     description:
       "Makes the create safe to retry (IETF draft, as Stripe does it): the same key with the same body returns the original 201 with `Idempotent-Replayed: true`; with a different body, 422. Scoped per API key, kept across restarts",
-    schema: { type: "string", pattern: IDEMPOTENCY_KEY.source },
+    schema: {
+      type: "string",
+      minLength: IDEMPOTENCY_KEY_LENGTH.min,
+      maxLength: IDEMPOTENCY_KEY_LENGTH.max,
+      pattern: IDEMPOTENCY_KEY.source,
+    },
   },
   ifNoneMatch: {
     name: "If-None-Match",
@@ -76,89 +89,100 @@ export const PARAMETERS: Json = {
   },
 };
 
-const SUNSET = new Date(SUNSET_AT).toUTCString();
-
-function header(description: string, schema: Json, example?: ExactJsonValue): Json {
-  return { description, schema, ...(example === undefined ? {} : { example }) };
+function header(
+  description: string,
+  schema: Json,
+  options: { example?: ExactJsonValue; required?: boolean } = {},
+): Json {
+  return {
+    description,
+    ...(options.required === true ? { required: true } : {}),
+    schema,
+    ...(options.example === undefined ? {} : { example: options.example }),
+  };
 }
 
-/** `components.headers`, by name; a response's `headers` map names the actual header. */
+/**
+ * `components.headers`, by name; a response's `headers` map names the actual header. A header
+ * marked `required` is on every response that lists it, whatever the settings; the values come
+ * from the code that sends them.
+ */
 export const HEADERS: Json = {
   XRequestId: header("The request id, as sent or generated; also in the log line", {
     type: "string",
-  }, "req-4f9c1b"),
+  }, { example: "req-4f9c1b", required: true }),
+  CacheControl: header(
+    "Authenticated responses depend on the key: no cache may store them",
+    { type: "string", enum: [AUTHENTICATED_CACHE_CONTROL] },
+    { required: true },
+  ),
   NextLink: header(
     'RFC 8288. `<URL>; rel="next"` when more pets follow: the same query plus a `cursor`. Absent on the last page',
-    { type: "string" },
-    '</v1/pets?limit=20&cursor=MjAu.3LmVTpCgDpW8N0d0>; rel="next"',
+    { type: "string", pattern: '^<[^>]*>; rel="next"$' },
+    { example: '</v1/pets?limit=20&cursor=MjAu.3LmVTpCgDpW8N0d0>; rel="next"' },
   ),
-  Location: header("URL of the new pet", { type: "string" }, "/v1/pets/1"),
+  Location: header(
+    "URL of the new pet: path-absolute, or absolute on PUBLIC_URL when that is set",
+    { type: "string", format: "uri-reference", pattern: "/pets/[1-9][0-9]*$" },
+    { example: "/v1/pets/1", required: true },
+  ),
   IdempotentReplayed: header(
     "`true` when this 201 replays the answer to an earlier request with the same Idempotency-Key",
     { type: "string", enum: ["true"] },
   ),
   Deprecation: header(
-    "RFC 9745: when this endpoint was deprecated, as a structured-field date",
-    { type: "string" },
-    `@${DEPRECATED_AT / 1000}`,
+    "RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds); one fixed value",
+    { type: "string", pattern: "^@[0-9]+$" },
+    { example: DEPRECATION_VALUE, required: true },
   ),
   Sunset: header(
     "RFC 8594: when this endpoint stops working (it then answers 410)",
-    { type: "string" },
-    SUNSET,
+    { type: "string", enum: [SUNSET_VALUE] },
+    { example: SUNSET_VALUE, required: true },
   ),
   SuccessorLink: header(
-    "RFC 8288: the replacement of this endpoint",
-    { type: "string" },
-    '</v1/pets>; rel="successor-version"',
+    "RFC 8288: the replacement of this endpoint, `GET /pets`",
+    { type: "string", pattern: `^<[^>]*/pets>; rel="${SUCCESSOR_REL}"$` },
+    { example: `</v1/pets>; rel="${SUCCESSOR_REL}"`, required: true },
   ),
   RetryAfter: header("RFC 9110: seconds to wait before retrying", {
     type: "integer",
     minimum: 0,
-  }, 1),
+  }, { example: 1, required: true }),
   RateLimit: header(
     "IETF draft ratelimit-headers: requests left (`r`) and seconds until the window resets (`t`); only with RATE_LIMIT set",
     { type: "string" },
-    '"per-key";r=59;t=60',
+    { example: '"per-key";r=59;t=60' },
   ),
   RateLimitPolicy: header(
     "IETF draft ratelimit-headers: requests allowed (`q`) per window of `w` seconds; only with RATE_LIMIT set",
     { type: "string" },
-    '"per-key";q=60;w=60',
+    { example: '"per-key";q=60;w=60' },
   ),
-  ETag: {
-    ...header(
-      "RFC 9110: a strong validator of this response, fixed by the pets it holds, whether more follow, and the coding (each coding has its own tag). The same after a restart and on every instance. Send it back in `If-None-Match` to revalidate",
-      { type: "string", pattern: '^"[\\x21\\x23-\\x7e]*"$' },
-      '"3f9a0c1d2b4e5f60"',
-    ),
-    required: true,
-  },
-  CacheControlRevalidate: {
-    ...header(
-      "A client may keep the response but must revalidate it (`If-None-Match`) before using it; shared caches must not keep it",
-      { type: "string", enum: ["private, no-cache"] },
-      "private, no-cache",
-    ),
-    required: true,
-  },
-  VaryAcceptEncoding: {
-    ...header(
-      "The body's coding depends on the request's `Accept-Encoding`",
-      { type: "string", enum: ["Accept-Encoding"] },
-      "Accept-Encoding",
-    ),
-    required: true,
-  },
+  ETag: header(
+    "RFC 9110: a strong validator of this response, fixed by the pets it holds, whether more follow, and the coding (each coding has its own tag). The same after a restart and on every instance. Send it back in `If-None-Match` to revalidate",
+    { type: "string", pattern: '^"[\\x21\\x23-\\x7e]*"$' },
+    { example: '"3f9a0c1d2b4e5f60"', required: true },
+  ),
+  CacheControlRevalidate: header(
+    "A client may keep the response but must revalidate it (`If-None-Match`) before using it; shared caches must not keep it",
+    { type: "string", enum: [REVALIDATE] },
+    { example: REVALIDATE, required: true },
+  ),
+  VaryAcceptEncoding: header(
+    "The body's coding depends on the request's `Accept-Encoding`",
+    { type: "string", enum: ["Accept-Encoding"] },
+    { example: "Accept-Encoding", required: true },
+  ),
   ContentEncoding: header(
     "`br` or `gzip` when the body is over 1 KiB and `Accept-Encoding` allows it (q-values honoured, `br` preferred at an equal q); absent when the body is sent as is",
     { type: "string", enum: ["br", "gzip"] },
-    "br",
+    { example: "br" },
   ),
   WwwAuthenticate: header(
-    'RFC 6750: `Bearer realm="animal-store"`, plus `error="invalid_token"` when a key was sent but not accepted',
-    { type: "string" },
-    'Bearer realm="animal-store"',
+    'RFC 6750: `Bearer realm="animal-store"` when no key was sent, plus `error="invalid_token"` when a key was sent but not accepted',
+    { type: "string", enum: [CHALLENGE_NO_KEY, CHALLENGE_INVALID_KEY] },
+    { example: CHALLENGE_NO_KEY, required: true },
   ),
 };
 

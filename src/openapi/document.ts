@@ -25,7 +25,10 @@ export interface DocumentOptions {
 const SECURITY = [{ bearerAuth: [] }];
 const SUNSET = new Date(SUNSET_AT).toUTCString();
 const DEPRECATED_ON = new Date(DEPRECATED_AT).toISOString().slice(0, 10);
-const RATE_LIMIT_HEADERS: Json = {
+/** On every response of every operation: all of them need a key. */
+const COMMON_HEADERS: Json = {
+  "X-Request-Id": headerRef("XRequestId"),
+  "Cache-Control": headerRef("CacheControl"),
   RateLimit: headerRef("RateLimit"),
   "RateLimit-Policy": headerRef("RateLimitPolicy"),
 };
@@ -40,6 +43,13 @@ const CACHING_HEADERS: Json = {
   "Cache-Control": headerRef("CacheControlRevalidate"),
   Vary: headerRef("VaryAcceptEncoding"),
 };
+// Placeholders on the example domain the servers use: a deployment states its own.
+const CONTACT: Json = {
+  name: "Animal Store API team",
+  url: "https://pets.example.com/support",
+  email: "api@pets.example.com",
+};
+const LICENSE: Json = { name: "Proprietary", url: "https://pets.example.com/terms" };
 const MAX_INT64 = 9223372036854775807n;
 
 /** The 304 of a cacheable GET; `extra` are the headers every response of the path has. */
@@ -47,10 +57,10 @@ function notModified(extra: Json = {}): Json {
   return {
     description: "Not Modified: `If-None-Match` matched the current `ETag`; no body",
     headers: {
-      ...CACHING_HEADERS,
+      ...COMMON_HEADERS,
       ...extra,
-      "X-Request-Id": headerRef("XRequestId"),
-      ...RATE_LIMIT_HEADERS,
+      // After the common ones: these GETs may be kept by the client, so their Cache-Control wins.
+      ...CACHING_HEADERS,
     },
   };
 }
@@ -66,6 +76,8 @@ export function openApiDocument(options: DocumentOptions): Json {
     info: {
       title: "Animal Store API",
       version: "1.0.0",
+      contact: CONTACT,
+      license: LICENSE,
       summary: "List, add and get the animals a store offers",
       description:
         `A JSON HTTP service for a store's catalogue of animals. Every operation needs an API key as a bearer token. \`categoryId\` is any int64, kept digit for digit (parse responses with a big-integer-aware JSON parser to keep values beyond 2^53). Served by animal-store ${VERSION}.`,
@@ -127,11 +139,10 @@ function listPets(): Json {
       "200": {
         description: "A page of pets",
         headers: {
-          ...CACHING_HEADERS,
           "Content-Encoding": headerRef("ContentEncoding"),
           Link: headerRef("NextLink"),
-          "X-Request-Id": headerRef("XRequestId"),
-          ...RATE_LIMIT_HEADERS,
+          ...COMMON_HEADERS,
+          ...CACHING_HEADERS,
         },
         content: json("Pets", {
           page: { summary: "A page of two pets", value: [rex, tom] },
@@ -141,7 +152,7 @@ function listPets(): Json {
       "304": notModified(),
       ...errorResponses([400, 401, 429, 500, 503], {
         only400: ["invalid_query"],
-        extraHeaders: RATE_LIMIT_HEADERS,
+        extraHeaders: COMMON_HEADERS,
       }),
     },
   };
@@ -176,14 +187,13 @@ function createPet(): Json {
         headers: {
           Location: headerRef("Location"),
           "Idempotent-Replayed": headerRef("IdempotentReplayed"),
-          "X-Request-Id": headerRef("XRequestId"),
-          ...RATE_LIMIT_HEADERS,
+          ...COMMON_HEADERS,
         },
         content: json("Pet", { created: { summary: "The new pet", value: rex } }),
       },
       ...errorResponses([400, 401, 409, 413, 415, 422, 429, 500, 503], {
         only400: ["invalid_body", "validation_failed"],
-        extraHeaders: RATE_LIMIT_HEADERS,
+        extraHeaders: COMMON_HEADERS,
       }),
     },
   };
@@ -204,18 +214,17 @@ function getPet(): Json {
       "200": {
         description: "The pet",
         headers: {
-          ...CACHING_HEADERS,
           "Content-Encoding": headerRef("ContentEncoding"),
           ...DEPRECATION_HEADERS,
-          "X-Request-Id": headerRef("XRequestId"),
-          ...RATE_LIMIT_HEADERS,
+          ...COMMON_HEADERS,
+          ...CACHING_HEADERS,
         },
         content: json("Pet", { pet: { summary: "A pet", value: rex } }),
       },
       "304": notModified(DEPRECATION_HEADERS),
       ...errorResponses([400, 401, 404, 410, 429, 500, 503], {
         only400: ["invalid_path"],
-        extraHeaders: { ...DEPRECATION_HEADERS, ...RATE_LIMIT_HEADERS },
+        extraHeaders: { ...DEPRECATION_HEADERS, ...COMMON_HEADERS },
       }),
     },
   };

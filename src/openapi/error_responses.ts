@@ -2,6 +2,7 @@
  * The Error responses of docs/api.md's table, as OpenAPI responses: one per status an operation can
  * return, each with an example per error code so a reader sees exactly what a client switches on.
  */
+import { SUNSET_VALUE } from "../http/deprecation.ts";
 import type { ErrorCode } from "../http/errors.ts";
 import type { ExactJsonValue } from "./exact_json.ts";
 import { headerRef } from "./components.ts";
@@ -47,7 +48,7 @@ const ERROR_ROWS: Record<number, ErrorRow> = {
   },
   410: {
     description: "The endpoint is past its sunset date and was removed",
-    codes: { gone: "This endpoint was removed on Thu, 05 Dec 2030 00:00:00 GMT; use GET /v1/pets" },
+    codes: { gone: `This endpoint was removed on ${SUNSET_VALUE}; use GET /v1/pets` },
   },
   413: {
     description: "The body is larger than MAX_BODY_BYTES (65536 by default)",
@@ -80,7 +81,7 @@ const ERROR_ROWS: Record<number, ErrorRow> = {
 
 /**
  * The error responses for `statuses`; `only400` narrows the 400 examples to the codes this
- * operation can produce. `extraHeaders` are on every response of the operation.
+ * operation can produce. `extraHeaders` (X-Request-Id among them) are on every response of the operation.
  */
 export function errorResponses(
   statuses: readonly number[],
@@ -98,7 +99,7 @@ export function errorResponses(
         value: { code, message, status, requestId: "req-4f9c1b" },
       };
     }
-    const headers: Json = { "X-Request-Id": headerRef("XRequestId"), ...options.extraHeaders };
+    const headers: Json = { ...options.extraHeaders };
     for (const [name, component] of row.headers ?? []) headers[name] = headerRef(component);
     responses[String(status)] = {
       description: row.description,

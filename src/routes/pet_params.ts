@@ -125,8 +125,13 @@ export function parsePetId(raw: string): number | undefined {
   return Number.isSafeInteger(id) ? id : undefined;
 }
 
+/** How long an `Idempotency-Key` may be, in characters. */
+export const IDEMPOTENCY_KEY_LENGTH = { min: 1, max: 255 } as const;
+
 /** A valid `Idempotency-Key`: 1–255 visible ASCII characters (also the OpenAPI pattern). */
-export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY = new RegExp(
+  `^[\\x21-\\x7e]{${IDEMPOTENCY_KEY_LENGTH.min},${IDEMPOTENCY_KEY_LENGTH.max}}$`,
+);
 
 /** The `Idempotency-Key` header: 1–255 visible ASCII characters, else 400 naming the header. */
 export function parseIdempotencyKey(header: string | null): string | undefined {

@@ -9,6 +9,7 @@
  * The OpenAPI document shows it as `type: integer, format: int64`.
  */
 import { type Static, Type } from "typebox";
+import { ERROR_CODES } from "../http/errors.ts";
 
 /** Allowed values of a pet's availability status. */
 export const PET_STATUSES = ["available", "pending", "sold"] as const;
@@ -90,11 +91,21 @@ export const Pets = Type.Array(Pet);
 
 /** The contract's error body. */
 export const ErrorBody = Type.Object({
-  code: Type.String({ description: "Machine-readable error code, lower snake case" }),
+  code: Type.Enum(ERROR_CODES, {
+    description:
+      "Machine-readable error code, lower snake case and stable: switch on it. New codes may be added in a later minor version, so treat an unknown code by its `status`",
+  }),
   message: Type.String({ description: "Human-readable description" }),
-  status: Type.Integer({ description: "The HTTP status code" }),
+  status: Type.Integer({
+    description: "The HTTP status code of the response",
+    minimum: 400,
+    maximum: 599,
+  }),
   details: Type.Optional(Type.Array(Type.Object({
-    path: Type.String({ description: "JSON Pointer of the offending field" }),
+    path: Type.String({
+      format: "json-pointer",
+      description: "JSON Pointer (RFC 6901) of the offending field, such as `/name`",
+    }),
     message: Type.String(),
   }))),
   requestId: Type.Optional(Type.String()),

@@ -87,14 +87,35 @@ export interface components {
     };
     Pets: components["schemas"]["Pet"][];
     Error: {
-      /** @description Machine-readable error code, lower snake case */
-      code: string;
+      /**
+       * @description Machine-readable error code, lower snake case and stable: switch on it. New codes may be added in a later minor version, so treat an unknown code by its `status`
+       * @enum {string}
+       */
+      code:
+        | "invalid_body"
+        | "validation_failed"
+        | "invalid_query"
+        | "invalid_path"
+        | "unauthorized"
+        | "not_found"
+        | "method_not_allowed"
+        | "idempotency_key_in_flight"
+        | "gone"
+        | "payload_too_large"
+        | "unsupported_media_type"
+        | "idempotency_key_reused"
+        | "rate_limited"
+        | "internal_error"
+        | "unavailable";
       /** @description Human-readable description */
       message: string;
-      /** @description The HTTP status code */
+      /** @description The HTTP status code of the response */
       status: number;
       details?: {
-        /** @description JSON Pointer of the offending field */
+        /**
+         * Format: json-pointer
+         * @description JSON Pointer (RFC 6901) of the offending field, such as `/name`
+         */
         path: string;
         message: string;
       }[];
@@ -125,20 +146,22 @@ export interface components {
      * @example req-4f9c1b
      */
     XRequestId: string;
+    /** @description Authenticated responses depend on the key: no cache may store them */
+    CacheControl: "no-store";
     /**
      * @description RFC 8288. `<URL>; rel="next"` when more pets follow: the same query plus a `cursor`. Absent on the last page
      * @example </v1/pets?limit=20&cursor=MjAu.3LmVTpCgDpW8N0d0>; rel="next"
      */
     NextLink: string;
     /**
-     * @description URL of the new pet
+     * @description URL of the new pet: path-absolute, or absolute on PUBLIC_URL when that is set
      * @example /v1/pets/1
      */
     Location: string;
     /** @description `true` when this 201 replays the answer to an earlier request with the same Idempotency-Key */
     IdempotentReplayed: "true";
     /**
-     * @description RFC 9745: when this endpoint was deprecated, as a structured-field date
+     * @description RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds); one fixed value
      * @example @1767225600
      */
     Deprecation: string;
@@ -146,9 +169,9 @@ export interface components {
      * @description RFC 8594: when this endpoint stops working (it then answers 410)
      * @example Thu, 05 Dec 2030 00:00:00 GMT
      */
-    Sunset: string;
+    Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
     /**
-     * @description RFC 8288: the replacement of this endpoint
+     * @description RFC 8288: the replacement of this endpoint, `GET /pets`
      * @example </v1/pets>; rel="successor-version"
      */
     SuccessorLink: string;
@@ -188,10 +211,12 @@ export interface components {
      */
     ContentEncoding: "br" | "gzip";
     /**
-     * @description RFC 6750: `Bearer realm="animal-store"`, plus `error="invalid_token"` when a key was sent but not accepted
+     * @description RFC 6750: `Bearer realm="animal-store"` when no key was sent, plus `error="invalid_token"` when a key was sent but not accepted
      * @example Bearer realm="animal-store"
      */
-    WwwAuthenticate: string;
+    WwwAuthenticate:
+      | 'Bearer realm="animal-store"'
+      | 'Bearer realm="animal-store", error="invalid_token"';
   };
   pathItems: never;
 }
@@ -221,14 +246,14 @@ export interface operations {
       /** @description A page of pets */
       200: {
         headers: {
-          ETag: components["headers"]["ETag"];
-          "Cache-Control": components["headers"]["CacheControlRevalidate"];
-          Vary: components["headers"]["VaryAcceptEncoding"];
           "Content-Encoding": components["headers"]["ContentEncoding"];
           Link: components["headers"]["NextLink"];
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControlRevalidate"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          ETag: components["headers"]["ETag"];
+          Vary: components["headers"]["VaryAcceptEncoding"];
           [name: string]: unknown;
         };
         content: {
@@ -238,12 +263,12 @@ export interface operations {
       /** @description Not Modified: `If-None-Match` matched the current `ETag`; no body */
       304: {
         headers: {
-          ETag: components["headers"]["ETag"];
-          "Cache-Control": components["headers"]["CacheControlRevalidate"];
-          Vary: components["headers"]["VaryAcceptEncoding"];
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControlRevalidate"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          ETag: components["headers"]["ETag"];
+          Vary: components["headers"]["VaryAcceptEncoding"];
           [name: string]: unknown;
         };
         content?: never;
@@ -252,6 +277,7 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -264,6 +290,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
@@ -277,6 +304,7 @@ export interface operations {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -290,6 +318,7 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -302,6 +331,7 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -338,6 +368,7 @@ export interface operations {
           Location: components["headers"]["Location"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -350,6 +381,7 @@ export interface operations {
       400: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -362,6 +394,7 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
@@ -375,6 +408,7 @@ export interface operations {
       409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -388,6 +422,7 @@ export interface operations {
       413: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -400,6 +435,7 @@ export interface operations {
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -412,6 +448,7 @@ export interface operations {
       422: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -424,6 +461,7 @@ export interface operations {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -437,6 +475,7 @@ export interface operations {
       500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -449,6 +488,7 @@ export interface operations {
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -480,16 +520,16 @@ export interface operations {
       /** @description The pet */
       200: {
         headers: {
-          ETag: components["headers"]["ETag"];
-          "Cache-Control": components["headers"]["CacheControlRevalidate"];
-          Vary: components["headers"]["VaryAcceptEncoding"];
           "Content-Encoding": components["headers"]["ContentEncoding"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
           "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControlRevalidate"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          ETag: components["headers"]["ETag"];
+          Vary: components["headers"]["VaryAcceptEncoding"];
           [name: string]: unknown;
         };
         content: {
@@ -499,15 +539,15 @@ export interface operations {
       /** @description Not Modified: `If-None-Match` matched the current `ETag`; no body */
       304: {
         headers: {
-          ETag: components["headers"]["ETag"];
+          "X-Request-Id": components["headers"]["XRequestId"];
           "Cache-Control": components["headers"]["CacheControlRevalidate"];
-          Vary: components["headers"]["VaryAcceptEncoding"];
+          RateLimit: components["headers"]["RateLimit"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
-          "X-Request-Id": components["headers"]["XRequestId"];
-          RateLimit: components["headers"]["RateLimit"];
-          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          ETag: components["headers"]["ETag"];
+          Vary: components["headers"]["VaryAcceptEncoding"];
           [name: string]: unknown;
         };
         content?: never;
@@ -515,10 +555,11 @@ export interface operations {
       /** @description The request is not valid */
       400: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -530,10 +571,11 @@ export interface operations {
       /** @description The API key is missing, malformed or not accepted */
       401: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
@@ -546,10 +588,11 @@ export interface operations {
       /** @description No pet with this id */
       404: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -561,10 +604,11 @@ export interface operations {
       /** @description The endpoint is past its sunset date and was removed */
       410: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -576,10 +620,11 @@ export interface operations {
       /** @description Over the rate limit of this API key (RATE_LIMIT) */
       429: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -592,10 +637,11 @@ export interface operations {
       /** @description An unexpected error; the request id finds it in the log */
       500: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           [name: string]: unknown;
@@ -607,10 +653,11 @@ export interface operations {
       /** @description The store is loading, the service is shutting down, or the disk refused the write (nothing was saved) */
       503: {
         headers: {
-          "X-Request-Id": components["headers"]["XRequestId"];
           Deprecation: components["headers"]["Deprecation"];
           Sunset: components["headers"]["Sunset"];
           Link: components["headers"]["SuccessorLink"];
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Cache-Control": components["headers"]["CacheControl"];
           RateLimit: components["headers"]["RateLimit"];
           "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
           "Retry-After": components["headers"]["RetryAfter"];

@@ -189,6 +189,84 @@ describe("openApiDocument()", () => {
     assert.ok(count >= 25, `${count} examples`);
   });
 
+  it("states the Error body's stable codes, status range and JSON Pointer paths", () => {
+    const error = (document.components as Json).schemas as Json;
+    const properties = (error.Error as Json).properties as Json;
+    const code = properties.code as Json;
+    // Written out: the table of stable codes clients switch on.
+    assert.deepEqual([...(code.enum as string[])].sort(), [
+      "gone",
+      "idempotency_key_in_flight",
+      "idempotency_key_reused",
+      "internal_error",
+      "invalid_body",
+      "invalid_path",
+      "invalid_query",
+      "method_not_allowed",
+      "not_found",
+      "payload_too_large",
+      "rate_limited",
+      "unauthorized",
+      "unavailable",
+      "unsupported_media_type",
+      "validation_failed",
+    ]);
+    assert.match(code.description as string, /new codes may be added in a later minor version/i);
+    const status = properties.status as Json;
+    assert.deepEqual([status.minimum, status.maximum], [400n, 599n]);
+    const detail = ((properties.details as Json).items as Json).properties as Json;
+    assert.equal((detail.path as Json).format, "json-pointer");
+  });
+
+  it("marks the headers always sent as required, with their shapes", () => {
+    const headers = (document.components as Json).headers as Record<string, Json>;
+    const required = Object.keys(headers).filter((name) => headers[name].required === true);
+    assert.deepEqual(required.sort(), [
+      "CacheControl",
+      "Deprecation",
+      "Location",
+      "RetryAfter",
+      "SuccessorLink",
+      "Sunset",
+      "WwwAuthenticate",
+      "XRequestId",
+    ]);
+    const schema = (name: string) => headers[name].schema as Json;
+    assert.deepEqual(schema("WwwAuthenticate").enum, [
+      'Bearer realm="animal-store"',
+      'Bearer realm="animal-store", error="invalid_token"',
+    ]);
+    assert.deepEqual(schema("Sunset").enum, ["Thu, 05 Dec 2030 00:00:00 GMT"]);
+    assert.equal(schema("Deprecation").pattern, "^@[0-9]+$");
+    assert.match(schema("SuccessorLink").pattern as string, /rel="successor-version"/);
+    assert.equal(schema("Location").format, "uri-reference");
+    for (const [name, op] of operations) {
+      for (const status of Object.keys(op.responses as Json)) {
+        const names = headersOf(op, status);
+        assert.ok(names.includes("Cache-Control"), `${name} ${status} Cache-Control`);
+        if (["409", "429", "503"].includes(status)) {
+          assert.ok(names.includes("Retry-After"), `${name} ${status}`);
+        }
+        if (status === "401") assert.ok(names.includes("WWW-Authenticate"), `${name} 401`);
+        if (status === "201") assert.ok(names.includes("Location"), `${name} 201`);
+      }
+    }
+  });
+
+  it("bounds the Idempotency-Key and names a contact and a licence", () => {
+    const parameter = ((document.components as Json).parameters as Json).idempotencyKey as Json;
+    const schema = parameter.schema as Json;
+    assert.deepEqual([schema.minLength, schema.maxLength], [1n, 255n]);
+    const info = document.info as Json;
+    assert.equal(typeof (info.contact as Json).name, "string");
+    assert.equal(typeof (info.license as Json).name, "string");
+    // OpenAPI 3.1: a licence has an SPDX `identifier` or a `url`, never both.
+    assert.ok(
+      ((info.license as Json).url === undefined) !==
+        ((info.license as Json).identifier === undefined),
+    );
+  });
+
   it("lists production and staging as server variables, or PUBLIC_URL when set", () => {
     const servers = document.servers as Json[];
     assert.deepEqual(servers.map((s) => [s.url, s.description]), [

@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type JsonValue, parseJsonExact } from "../../src/http/json.ts";
+import { SUNSET_AT } from "../../src/http/deprecation.ts";
 import { openApiJson } from "../../src/openapi/document.ts";
 import { stringifyExact } from "../../src/openapi/exact_json.ts";
 import { testApp } from "../support/app.ts";
@@ -41,31 +42,102 @@ function parameterSchema(op: Json, name: string): Json {
   throw new Error(`No parameter ${name}`);
 }
 
-const DOCUMENTED_HEADERS = [
-  "link",
-  "location",
-  "deprecation",
-  "sunset",
-  "idempotent-replayed",
-  "retry-after",
-  "ratelimit",
-  "ratelimit-policy",
-  "x-request-id",
-  "www-authenticate",
-];
+/**
+ * Headers any response may carry without the document listing them: the representation's own,
+ * the hardening header, and those of optional features (CORS) that describe the HTTP exchange
+ * rather than the operation.
+ */
+const COMMON_HEADERS = new Set([
+  "content-type",
+  "content-length",
+  "x-content-type-options",
+  "vary",
+  "access-control-allow-origin",
+  "access-control-expose-headers",
+]);
+
+interface DeclaredHeader {
+  readonly required: boolean;
+  readonly schema: Json;
+}
+
+/** The headers the document declares for one response, by lower-case name, refs resolved. */
+function declaredHeaders(response: Json): Map<string, DeclaredHeader> {
+  const declared = new Map<string, DeclaredHeader>();
+  for (const [name, entry] of Object.entries((response.headers ?? {}) as Json)) {
+    const header = typeof (entry as Json).$ref === "string"
+      ? resolveRef(document, (entry as Json).$ref as string)
+      : entry as Json;
+    declared.set(name.toLowerCase(), {
+      required: header.required === true,
+      schema: header.schema as Json,
+    });
+  }
+  return declared;
+}
+
+/** A header value typed as the document's schema reads it: digits become a bigint for integers. */
+function headerValue(schema: Json, text: string): JsonValue {
+  const resolved = typeof schema.$ref === "string" ? resolveRef(document, schema.$ref) : schema;
+  return resolved.type === "integer" && /^[0-9]+$/.test(text) ? BigInt(text) : text;
+}
+
+/**
+ * The response carries every header the document marks required (with a value its schema
+ * allows), and no header beyond those the document lists and `COMMON_HEADERS`.
+ */
+function assertHeadersDocumented(
+  declared: Map<string, DeclaredHeader>,
+  response: Response,
+  label: string,
+) {
+  for (const [name, header] of declared) {
+    const value = response.headers.get(name);
+    if (value === null) {
+      assert.ok(!header.required, `${label}: lacks ${name}, which the document marks required`);
+      continue;
+    }
+    const errors = schemaErrors(header.schema, headerValue(header.schema, value), document);
+    assert.deepEqual(errors, [], `${label}: ${name}: ${value} is off the document`);
+  }
+  for (const [name] of response.headers) {
+    if (COMMON_HEADERS.has(name) || name.startsWith("access-control-")) continue;
+    assert.ok(declared.has(name), `${label}: carries ${name}, which the document does not list`);
+  }
+}
 
 /** Checks a response against the document: status listed, headers declared, body schema. */
 async function assertDocumented(op: Json, response: Response, label: string) {
   const declared = (op.responses as Record<string, Json>)[String(response.status)];
   assert.ok(declared, `${op.operationId} does not document status ${response.status} (${label})`);
-  const names = Object.keys((declared.headers ?? {}) as Json).map((name) => name.toLowerCase());
-  for (const header of DOCUMENTED_HEADERS) {
-    if (response.headers.has(header)) {
-      assert.ok(names.includes(header), `${op.operationId} ${response.status} lacks ${header}`);
+  assertHeadersDocumented(declaredHeaders(declared), response, `${label} → ${response.status}`);
+  const text = await response.text();
+  if (text === "") return; // HEAD
+  const schema = ((declared.content as Json)["application/json"] as Json).schema;
+  const body = parseExact(text);
+  assert.deepEqual(schemaErrors(schema, body, document), [], `${label}: body off the document`);
+}
+
+/**
+ * A method the path does not have gets 405 with `Allow`, which no operation can declare: it
+ * must carry `Allow` and every header the path's operations require on all their responses
+ * (the deprecation headers on /pets/{petId}), and nothing any of them does not list.
+ */
+async function assertDocumented405(path: string, response: Response, label: string) {
+  assert.equal(response.status, 405, label);
+  const all = Object.values(paths[path]).flatMap((op) =>
+    Object.values(op.responses as Record<string, Json>).map(declaredHeaders)
+  );
+  const declared = new Map<string, DeclaredHeader>([["allow", { required: true, schema: {} }]]);
+  for (const headers of all) {
+    for (const [name, header] of headers) {
+      const everywhere = all.every((other) => other.get(name)?.required === true);
+      declared.set(name, { required: everywhere, schema: everywhere ? header.schema : {} });
     }
   }
-  const schema = ((declared.content as Json)["application/json"] as Json).schema;
+  assertHeadersDocumented(declared, response, `${label} → 405`);
   const body = parseExact(await response.text());
+  const schema = { $ref: "#/components/schemas/Error" };
   assert.deepEqual(schemaErrors(schema, body, document), [], `${label}: body off the document`);
 }
 
@@ -151,44 +223,133 @@ describe("parameters in the document and the handler agree", () => {
 });
 
 describe("responses match the document", () => {
+  const listPets = operation("/pets", "get");
+  const createPet = operation("/pets", "post");
+  const getPet = operation("/pets/{petId}", "get");
+  const rex = '{"name":"Rex","categoryId":1}';
+  type Case = [Json, string, RequestInit & { key?: string | null }];
+
+  async function check(app: ReturnType<typeof testApp>, cases: Case[]) {
+    for (const [op, path, init] of cases) {
+      const response = await app.request(path, init);
+      await assertDocumented(op, response, `${init.method ?? "GET"} ${path}`);
+    }
+  }
+
   it("error statuses and headers of each operation are documented", async () => {
-    const { request } = testApp({ env: { RATE_LIMIT: "1000" } });
-    const createPet = operation("/pets", "post");
-    const cases: [Json, string, RequestInit & { key?: string | null }][] = [
-      [createPet, "/v1/pets", { method: "POST", body: '{"name":"Rex","categoryId":1}' }],
-      [createPet, "/v1/pets", {
-        method: "POST",
-        body: '{"name":"Rex","categoryId":1}',
-        headers: { "idempotency-key": "k1" },
-      }],
-      [createPet, "/v1/pets", {
-        method: "POST",
-        body: '{"name":"Rex","categoryId":1}',
-        headers: { "idempotency-key": "k1" },
-      }],
+    const app = testApp({ env: { RATE_LIMIT: "1000" } });
+    await check(app, [
+      [createPet, "/v1/pets", { method: "POST", body: rex }],
+      [createPet, "/v1/pets", { method: "POST", body: rex, headers: { "idempotency-key": "k1" } }],
+      [createPet, "/v1/pets", { method: "POST", body: rex, headers: { "idempotency-key": "k1" } }],
       [createPet, "/v1/pets", {
         method: "POST",
         body: '{"name":"Rey","categoryId":1}',
         headers: { "idempotency-key": "k1" },
       }],
+      [createPet, "/v1/pets", { method: "POST", body: rex, headers: { "idempotency-key": "" } }],
       [createPet, "/v1/pets", { method: "POST", body: "{", key: null }],
+      [createPet, "/v1/pets", { method: "POST", body: "{", key: "wrong" }],
       [createPet, "/v1/pets", { method: "POST", body: "{" }],
+      [createPet, "/v1/pets", { method: "POST", body: '{"name":""}' }],
       [createPet, "/v1/pets", {
         method: "POST",
         body: "{}",
         headers: { "content-type": "text/plain" },
       }],
       [createPet, "/v1/pets", { method: "POST", body: "x".repeat(70_000) }],
-      [operation("/pets", "get"), "/v1/pets?limit=1", {}],
-      [operation("/pets", "get"), "/v1/pets?cursor=abc", {}],
-      [operation("/pets/{petId}", "get"), "/v1/pets/1", {}],
-      [operation("/pets/{petId}", "get"), "/v1/pets/99", {}],
-      [operation("/pets/{petId}", "get"), "/v1/pets/1", { key: "wrong" }],
-    ];
-    for (const [op, path, init] of cases) {
-      const response = await request(path, init);
-      await assertDocumented(op, response, `${init.method ?? "GET"} ${path}`);
+      [listPets, "/v1/pets?limit=1", {}],
+      [listPets, "/v1/pets?limit=1", { method: "HEAD" }],
+      [listPets, "/v1/pets?cursor=abc", {}],
+      [listPets, "/v1/pets", { key: null }],
+      [listPets, "/v1/pets", { key: "wrong" }],
+      [getPet, "/v1/pets/1", {}],
+      [getPet, "/v1/pets/1", { method: "HEAD" }],
+      [getPet, "/v1/pets/99", {}],
+      [getPet, "/v1/pets/abc", {}],
+      [getPet, "/v1/pets/1", { key: "wrong" }],
+      [getPet, "/v1/pets/1", { key: null }],
+    ]);
+  });
+
+  it("405 answers carry Allow and the headers their path always has", async () => {
+    const app = testApp();
+    for (
+      const [path, url, method] of [["/pets", "/v1/pets", "DELETE"], [
+        "/pets/{petId}",
+        "/v1/pets/1",
+        "PUT",
+      ]]
+    ) {
+      await assertDocumented405(path, await app.request(url, { method }), `${method} ${url}`);
     }
+  });
+
+  it("410 after the sunset carries the documented headers", async () => {
+    await check(testApp({ clock: () => SUNSET_AT }), [
+      [getPet, "/v1/pets/1", {}],
+      [getPet, "/v1/pets/1", { key: null }],
+    ]);
+  });
+
+  it("409 while the same Idempotency-Key is being written carries the documented headers", async () => {
+    const app = testApp();
+    let release = () => {};
+    app.store.writeGate = new Promise<void>((resolve) => release = resolve);
+    const init = { method: "POST", body: rex, headers: { "idempotency-key": "slow" } };
+    const first = app.request("/v1/pets", init);
+    await check(app, [[createPet, "/v1/pets", init]]);
+    release();
+    await assertDocumented(createPet, await first, "the first POST");
+  });
+
+  it("429 over the rate limit carries the documented headers on every operation", async () => {
+    const app = testApp({ env: { RATE_LIMIT: "1" } });
+    await check(app, [
+      [createPet, "/v1/pets", { method: "POST", body: rex }],
+      [createPet, "/v1/pets", { method: "POST", body: rex }],
+      [listPets, "/v1/pets", {}],
+      [getPet, "/v1/pets/1", {}],
+    ]);
+  });
+
+  it("503 while loading, on a refused write and on a lost store carries the documented headers", async () => {
+    await check(testApp({ storeLoaded: false }), [
+      [createPet, "/v1/pets", { method: "POST", body: rex }],
+      [listPets, "/v1/pets", {}],
+      [getPet, "/v1/pets/1", {}],
+    ]);
+    const app = testApp();
+    app.store.failWrites = true;
+    await check(app, [[createPet, "/v1/pets", { method: "POST", body: rex }]]);
+    app.store.available = false;
+    await check(app, [[listPets, "/v1/pets", {}], [getPet, "/v1/pets/1", {}]]);
+  });
+
+  it("500 from a store that throws carries the documented headers", async () => {
+    const app = testApp();
+    const broken = () => {
+      throw new Error("disk on fire");
+    };
+    Object.assign(app.store, { get: broken, list: broken, create: broken });
+    await check(app, [
+      [createPet, "/v1/pets", { method: "POST", body: rex }],
+      [listPets, "/v1/pets", {}],
+      [getPet, "/v1/pets/1", {}],
+    ]);
+  });
+
+  it("with CORS, PUBLIC_URL and a request id the headers stay documented", async () => {
+    const app = testApp({
+      env: { CORS_ORIGINS: "https://app.example.com", PUBLIC_URL: "https://pets.example.com" },
+    });
+    const headers = { origin: "https://app.example.com", "x-request-id": "abc-1" };
+    await check(app, [
+      [createPet, "/v1/pets", { method: "POST", body: rex, headers }],
+      [listPets, "/v1/pets?limit=1", { headers }],
+      [listPets, "/v1/pets?limit=1", { headers, key: null }],
+      [getPet, "/v1/pets/1", { headers }],
+    ]);
   });
 });
 

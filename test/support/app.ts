@@ -4,6 +4,7 @@ import { type Config, loadConfig } from "../../src/config/config.ts";
 import { keyDigest, KeyRing } from "../../src/http/auth.ts";
 import { createMemoryLogger } from "../../src/log.ts";
 import { MemoryStore } from "./memory_store.ts";
+import { clockBeforeSunset } from "./sunset.ts";
 
 export const KEY = "test-key-1";
 export const OTHER_KEY = "test-key-2";
@@ -25,7 +26,9 @@ export function testApp(
     keys,
     log,
     store: options.storeLoaded === false ? undefined : store,
-    clock: options.clock,
+    // Runs like the real clock but before the sunset, so GET /pets/{petId} answers as on any
+    // day the tests were written for, whatever the date they run on.
+    clock: options.clock ?? clockBeforeSunset(),
   });
   const request = (
     path: string,

@@ -44,6 +44,9 @@ export function resolveRef(root: JsonValue, ref: string): Schema {
   return target as Schema;
 }
 
+/** RFC 6901: `/`-separated tokens, `~` only as `~0` or `~1`. */
+const JSON_POINTER = /^(\/([^~/]|~[01])*)*$/;
+
 function check(schema: Schema, value: JsonValue, root: JsonValue, at: string, errors: string[]) {
   for (const keyword of Object.keys(schema)) {
     // A keyword this checker ignores would make it accept too much: fail loudly instead.
@@ -67,6 +70,7 @@ function check(schema: Schema, value: JsonValue, root: JsonValue, at: string, er
     if (typeof schema.pattern === "string" && !new RegExp(schema.pattern, "u").test(value)) {
       fail("does not match pattern");
     }
+    if (schema.format === "json-pointer" && !JSON_POINTER.test(value)) fail("is no JSON Pointer");
   }
   if (typeof value === "bigint" || typeof value === "number") {
     if (schema.minimum !== undefined && value < (schema.minimum as bigint)) fail("below minimum");

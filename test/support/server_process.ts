@@ -96,6 +96,8 @@ export interface StartOptions {
   readonly dataDir: string;
   readonly env?: Record<string, string>;
   readonly runtime?: RuntimeName;
+  /** A command that runs the service as its last arguments (e.g. `strace -o FILE`). */
+  readonly wrapper?: readonly string[];
 }
 
 /** Runs a command of the service to completion (verify, healthcheck, bad settings...). */
@@ -127,7 +129,8 @@ export function runService(
 
 /** Starts the service and waits until it is ready. */
 export async function startService(options: StartOptions): Promise<ServiceProcess> {
-  const [command, args] = serviceCommand(options.runtime ?? targetRuntime());
+  const [serviceBinary, serviceArgs] = serviceCommand(options.runtime ?? targetRuntime());
+  const [command, ...args] = [...options.wrapper ?? [], serviceBinary, ...serviceArgs];
   const env = {
     ...process.env,
     PORT: "0",
