@@ -3,6 +3,7 @@
  * message names the setting; `main.ts` prints it on one line and exits with code 2.
  */
 import { readFileSync } from "node:fs";
+import { type TlsPair, tlsSetting } from "./tls_pair.ts";
 
 /** The service's settings, validated. */
 export interface Config {
@@ -24,6 +25,8 @@ export interface Config {
   readonly rateLimit: number;
   /** The PostgreSQL store's settings when `DATABASE_URL` is set; undefined keeps the file store. */
   readonly database: DatabaseConfig | undefined;
+  /** `TLS_CERT_FILE` and `TLS_KEY_FILE`, read and checked; undefined serves plain HTTP. */
+  readonly tls: TlsPair | undefined;
 }
 
 /** How the PostgreSQL store connects (README, "Running on PostgreSQL"). */
@@ -262,5 +265,6 @@ export function loadConfig(env: Environment): Config {
     corsOrigins: corsSetting(env),
     rateLimit: integerSetting(env, "RATE_LIMIT", 0, 0, 1_000_000_000),
     database: databaseSetting(env),
+    tls: tlsSetting(env),
   };
 }
