@@ -39,7 +39,7 @@ export async function runHealthcheck(): Promise<number> {
       : await (await import("../runtime/https_probe.ts")).httpsStatus(
         WILDCARD_HOSTS.has(config.host) ? "127.0.0.1" : config.host,
         config.port,
-        { path: "/healthz", timeoutMs: PROBE_TIMEOUT_MS },
+        { path: "/healthz", timeoutMs: PROBE_TIMEOUT_MS, ca: config.tls.cert },
       );
     if (status === 200) return 0;
     process.stderr.write(`Unhealthy: GET /healthz answered ${status}\n`);

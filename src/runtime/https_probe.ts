@@ -8,6 +8,9 @@
  * say nothing about health: a certificate issued for pets.example.com does not name 127.0.0.1, a
  * chain may end at a root the probe's store lacks, and a renewed file not yet loaded (Deno, Bun
  * until restart) differs from the one served.
+ *
+ * `ca` is still passed (the served certificate): without it Deno's node:https loads the system's
+ * certificate store, which needs `--allow-sys=ca`, a permission `deno task start` does not grant.
  */
 import { request } from "node:https";
 
@@ -15,7 +18,7 @@ import { request } from "node:https";
 export function httpsStatus(
   host: string,
   port: number,
-  options: { path: string; timeoutMs: number },
+  options: { path: string; timeoutMs: number; ca: string },
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const outgoing = request({
@@ -24,6 +27,7 @@ export function httpsStatus(
       path: options.path,
       method: "GET",
       rejectUnauthorized: false,
+      ca: options.ca,
       timeout: options.timeoutMs,
     }, (incoming) => {
       incoming.resume();
