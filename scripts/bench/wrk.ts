@@ -53,9 +53,10 @@ export function writeWrkScripts(dir: string): { get: string; post: string } {
   return { get, post };
 }
 
-/** One bounded wrk run against `http://127.0.0.1:port` + `path`. */
+/** One bounded wrk run against `http://127.0.0.1:port` + `path` (`https://` with `scheme`). */
 export function runWrk(options: {
   port: number;
+  scheme?: "http" | "https";
   path: string;
   script: string;
   seconds: number;
@@ -72,7 +73,7 @@ export function runWrk(options: {
     "--latency",
     "-s",
     options.script,
-    `http://${HOST}:${options.port}${options.path}`,
+    `${options.scheme ?? "http"}://${HOST}:${options.port}${options.path}`,
   ];
   const wrk = spawn(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
