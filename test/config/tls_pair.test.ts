@@ -67,6 +67,14 @@ describe("loadConfig() TLS_CERT_FILE and TLS_KEY_FILE", { skip: skipWithoutOpens
         assert.equal(refusedSetting(env), setting, JSON.stringify(env));
       }
       assert.throws(
+        () => loadConfig({ TLS_CERT_FILE: join(dir.path, "gone.crt"), TLS_KEY_FILE: a.keyFile }),
+        /Cannot read TLS_CERT_FILE .*gone\.crt: ENOENT$/,
+      );
+      assert.throws(
+        () => loadConfig({ TLS_CERT_FILE: text, TLS_KEY_FILE: a.keyFile }),
+        /TLS_CERT_FILE .*notes\.txt holds no PEM certificate$/,
+      );
+      assert.throws(
         () => loadConfig({ TLS_CERT_FILE: a.certFile, TLS_KEY_FILE: b.keyFile }),
         /TLS_KEY_FILE .*b\.key does not match the certificate in TLS_CERT_FILE/,
       );
