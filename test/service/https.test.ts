@@ -82,6 +82,28 @@ describe(`HTTPS on ${runtime}`, { timeout: 120_000, skip: skipWithoutOpenssl }, 
     assert.ok(JSON.parse(listed.body).some((pet: { id: number }) => pet.id === id), listed.body);
   });
 
+  it("answers an unread body whole over TLS: 401 without a key, 413 over the limit", async () => {
+    // The body is read only in part (or not at all): the adapters' early-answer paths
+    // (Node's discard-then-close) must deliver the answer over TLS as over plain HTTP.
+    const body = JSON.stringify({ name: "x".repeat(200_000), categoryId: 1 });
+    const headers = { "content-type": "application/json" };
+    const keyless = await httpsRequest(service.port, "/v1/pets", {
+      ca: [a.cert],
+      method: "POST",
+      headers,
+      body,
+    });
+    assert.equal(keyless.status, 401, keyless.body);
+    const large = await httpsRequest(service.port, "/v1/pets", {
+      ca: [a.cert],
+      method: "POST",
+      headers: { ...headers, ...auth },
+      body,
+    });
+    assert.equal(large.status, 413, large.body);
+    assert.equal(JSON.parse(large.body).status, 413);
+  });
+
   it("refuses a client that does not trust the certificate", async () => {
     await assert.rejects(httpsRequest(service.port, "/healthz", { ca: [b.cert] }));
   });
