@@ -8,7 +8,8 @@
 # Permissions are compiled in: those of `deno task start` (deno.json). With DATA_DIR set (an
 # absolute path), reads and writes are scoped to it: the executable may write nothing else and
 # read only DATA_DIR, /proc (the data-directory lock checks whether its owner still runs) and
-# API_KEYS_FILE when that is set too. Run the executable with the same DATA_DIR.
+# API_KEYS_FILE, DATABASE_SSL_CA_FILE, TLS_CERT_FILE and TLS_KEY_FILE when those are set too. Run
+# the executable with the same DATA_DIR.
 #
 #   deno task compile
 #   DATA_DIR=/var/lib/animal-store API_KEYS_FILE=/etc/animal-store/api-keys deno task compile
@@ -39,6 +40,7 @@ if [ -n "${DATA_DIR:-}" ]; then
     *) fail "DATA_DIR must be an absolute path to scope the permissions to it, got \"$DATA_DIR\"" ;;
   esac
   readable="$DATA_DIR,/proc${API_KEYS_FILE:+,$API_KEYS_FILE}${DATABASE_SSL_CA_FILE:+,$DATABASE_SSL_CA_FILE}"
+  readable+="${TLS_CERT_FILE:+,$TLS_CERT_FILE}${TLS_KEY_FILE:+,$TLS_KEY_FILE}"
   permissions+=("--allow-read=$readable" "--allow-write=$DATA_DIR")
 else
   permissions+=(--allow-read --allow-write)

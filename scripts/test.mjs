@@ -103,6 +103,7 @@ if (only.length === 0 || only.includes("executable")) {
       "test/ship/executable.test.ts",
       "test/service/commands.test.ts",
       "test/service/metrics.test.ts",
+      "test/service/https.test.ts",
     ], { TARGET_RUNTIME: "executable" });
     record("executable", code, denoCounts(output));
   }

@@ -89,9 +89,10 @@ export function writeMixScript(dir: string, name: string, paths: readonly string
   return path;
 }
 
-/** One bounded wrk run against `http://127.0.0.1:port` + `path`. */
+/** One bounded wrk run against `http://127.0.0.1:port` + `path` (`https://` with `scheme`). */
 export function runWrk(options: {
   port: number;
+  scheme?: "http" | "https";
   path: string;
   script: string;
   seconds: number;
@@ -108,7 +109,7 @@ export function runWrk(options: {
     "--latency",
     "-s",
     options.script,
-    `http://${HOST}:${options.port}${options.path}`,
+    `${options.scheme ?? "http"}://${HOST}:${options.port}${options.path}`,
   ];
   const wrk = spawn(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";

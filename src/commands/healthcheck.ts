@@ -1,6 +1,7 @@
 /**
  * `healthcheck`: exit 0 when `GET /healthz` on PORT (and HOST, when it names one address)
- * answers 200 — for images with no curl.
+ * answers 200 — for images with no curl. With TLS_CERT_FILE and TLS_KEY_FILE set it speaks
+ * HTTPS, without verifying the certificate (../runtime/https_probe.ts says why).
  */
 import process from "node:process";
 import { commandConfig } from "./command_config.ts";
@@ -17,18 +18,31 @@ export function probeAuthority(host: string, port: number): string {
   return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+const PROBE_TIMEOUT_MS = 3000;
+
+async function httpStatus(authority: string): Promise<number> {
+  const response = await fetch(`http://${authority}/healthz`, {
+    signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
 /** Probes the local service; 0 healthy, 1 not. */
 export async function runHealthcheck(): Promise<number> {
   const config = commandConfig("check health");
   if (config === undefined) return 2;
   const authority = probeAuthority(config.host, config.port);
   try {
-    const response = await fetch(`http://${authority}/healthz`, {
-      signal: AbortSignal.timeout(3000),
-    });
-    await response.body?.cancel();
-    if (response.status === 200) return 0;
-    process.stderr.write(`Unhealthy: GET /healthz answered ${response.status}\n`);
+    const status = config.tls === undefined
+      ? await httpStatus(authority)
+      : await (await import("../runtime/https_probe.ts")).httpsStatus(
+        WILDCARD_HOSTS.has(config.host) ? "127.0.0.1" : config.host,
+        config.port,
+        { path: "/healthz", timeoutMs: PROBE_TIMEOUT_MS, ca: config.tls.cert },
+      );
+    if (status === 200) return 0;
+    process.stderr.write(`Unhealthy: GET /healthz answered ${status}\n`);
   } catch (error) {
     process.stderr.write(
       `Unhealthy: GET /healthz on ${authority} failed: ${(error as Error).message}\n`,

@@ -1,13 +1,14 @@
 /**
  * `serve`: read the settings, listen, load the store, serve; on SIGTERM/SIGINT stop accepting,
  * finish requests in flight, close the store (flushing it and releasing the lock) and exit 0;
- * on SIGHUP re-read the keys file.
+ * on SIGHUP re-read the keys file and the TLS pair.
  */
 import process from "node:process";
 import { createApp } from "../app.ts";
 import { KeyFileError, loadApiKeys } from "../config/api_keys.ts";
 import { type Config, ConfigError, loadConfig } from "../config/config.ts";
 import { reloadApiKeys } from "../config/key_reload.ts";
+import { reloadTls } from "../config/tls_reload.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import { detectRuntime, type RunningServer } from "../runtime/server.ts";
@@ -82,7 +83,13 @@ export async function runServe(): Promise<number> {
   };
   runtime.onSignal("SIGTERM", () => void stop("SIGTERM received"));
   runtime.onSignal("SIGINT", () => void stop("SIGINT received"));
-  runtime.onSignal("SIGHUP", () => void reloadApiKeys(config, keys, log));
+  let servedTls = config.tls;
+  runtime.onSignal("SIGHUP", () => {
+    reloadApiKeys(config, keys, log);
+    if (servedTls !== undefined && server !== undefined) {
+      servedTls = reloadTls(servedTls, server, { runtime: runtime.name, log });
+    }
+  });
   watchLauncher((pid) => void stop(`The npm process that started the service (${pid}) is gone`));
 
   try {
@@ -91,6 +98,7 @@ export async function runServe(): Promise<number> {
       port: config.port,
       host: config.host,
       maxBodyBytes: config.maxBodyBytes,
+      tls: config.tls,
     });
   } catch (error) {
     process.stderr.write(
@@ -99,6 +107,7 @@ export async function runServe(): Promise<number> {
     return 1;
   }
 
+  const scheme = config.tls === undefined ? "http" : "https";
   const loadStarted = performance.now();
   storeOpening = openStore(config, {
     onWarning: (message) => log.warn({ msg: message }),
@@ -107,7 +116,7 @@ export async function runServe(): Promise<number> {
     onWaiting: (message) =>
       log.warn({
         msg: `${message}; listening meanwhile, /readyz answers 503`,
-        address: `http://${displayHost(config.host)}:${server!.port}`,
+        address: `${scheme}://${displayHost(config.host)}:${server!.port}`,
         port: server!.port,
       }),
     lockWaitMs: LOCK_WAIT_MS,
@@ -138,13 +147,14 @@ export async function runServe(): Promise<number> {
     });
   }
   log.info({
-    msg: `animal-store ${VERSION} listening on http://${
+    msg: `animal-store ${VERSION} listening on ${scheme}://${
       displayHost(config.host)
     }:${server.port}${config.basePath}`,
     version: VERSION,
     runtime: `${runtime.name} ${runtime.version}`,
-    address: `http://${displayHost(config.host)}:${server.port}`,
+    address: `${scheme}://${displayHost(config.host)}:${server.port}`,
     port: server.port,
+    ...(config.tls === undefined ? {} : { tlsFingerprint: config.tls.fingerprint }),
     store: opened.backend,
     ...(opened.backend === "jsonl" ? { dataDir: config.dataDir, pets: opened.size } : {}),
     loadMs,

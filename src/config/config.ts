@@ -3,6 +3,7 @@
  * message names the setting; `main.ts` prints it on one line and exits with code 2.
  */
 import { readFileSync } from "node:fs";
+import { type TlsPair, tlsSetting } from "./tls_pair.ts";
 
 /** The service's settings, validated. */
 export interface Config {
@@ -28,6 +29,8 @@ export interface Config {
   readonly cacheBytes: number;
   /** The PostgreSQL store's settings when `DATABASE_URL` is set; undefined keeps the file store. */
   readonly database: DatabaseConfig | undefined;
+  /** `TLS_CERT_FILE` and `TLS_KEY_FILE`, read and checked; undefined serves plain HTTP. */
+  readonly tls: TlsPair | undefined;
 }
 
 /** How the PostgreSQL store connects (docs/deployment.md, PostgreSQL). */
@@ -278,5 +281,6 @@ export function loadConfig(env: Environment): Config {
     metrics: metricsSetting(env),
     cacheBytes: integerSetting(env, "CACHE_BYTES", DEFAULT_CACHE_BYTES, 0, 2 ** 40),
     database: databaseSetting(env),
+    tls: tlsSetting(env),
   };
 }

@@ -1,4 +1,11 @@
-/** The Bun adapter: `Bun.serve` and process signals. */
+/**
+ * The Bun adapter: `Bun.serve` and process signals.
+ *
+ * With TLS, the pair is given once at start. Bun 1.4.5's `server.reload({ tls })` accepts a new
+ * pair and silently keeps serving the old one (checked against a live server; oven-sh/bun#43815),
+ * and the other way out, a second listener on the same port with `reusePort`, closes the old
+ * server's idle keep-alive connections when it stops. So no `replaceTls`: a restart is needed.
+ */
 import process from "node:process";
 import type { RuntimeAdapter, ServeOptions } from "./server.ts";
 
@@ -12,6 +19,7 @@ declare const Bun: {
     port: number;
     hostname: string;
     maxRequestBodySize: number;
+    tls?: { cert: string; key: string };
     fetch: (request: Request) => Promise<Response>;
     error: (error: Error) => Response;
   }): BunServer;
@@ -24,6 +32,9 @@ export const bunRuntime: RuntimeAdapter = {
     const server = Bun.serve({
       port: options.port,
       hostname: options.host,
+      ...(options.tls === undefined
+        ? {}
+        : { tls: { cert: options.tls.cert, key: options.tls.key } }),
       // Bun answers a body over its own limit with a bare 413 before the app sees the request,
       // even one without a key (which must get 401). Infinity is its "no limit" (it saturates to
       // the largest int64). Memory stays bounded all the same: the app stops reading at

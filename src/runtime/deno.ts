@@ -7,6 +7,9 @@
  * no timeouts, and cancelling `request.body` or answering `Connection: close` changes nothing. So
  * a client that streams without end keeps its connection (and costs the reading) until it stops;
  * Node closes it 2 s after the answer (./node/unread_body.ts), Bun after about 12 s.
+ *
+ * With TLS, `Deno.serve` takes the PEM pair once: it has no way to swap it while serving, so a
+ * renewed certificate needs a restart (no `replaceTls`).
  */
 import type { RuntimeAdapter, ServeOptions } from "./server.ts";
 
@@ -18,6 +21,7 @@ export const denoRuntime: RuntimeAdapter = {
       const server = Deno.serve({
         port: options.port,
         hostname: options.host,
+        ...(options.tls === undefined ? {} : { cert: options.tls.cert, key: options.tls.key }),
         // Deno reads request bodies as streams with no limit of its own: the app enforces ours.
         onListen: (address) => resolve({ port: address.port, shutdown: () => server.shutdown() }),
         onError: () => new Response(null, { status: 500 }),

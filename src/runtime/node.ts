@@ -2,6 +2,9 @@
  * The Node adapter: node:http bridged to the fetch handler. The bridge builds only what the
  * handler reads (see `NodeRequest`), catches every throw and rejection (a handler error must
  * never escape and crash the process), and treats a closed socket as a client abort.
+ *
+ * With TLS the same bridge runs on a node:https server (loaded only then), whose
+ * `setSecureContext` swaps the certificate for new connections while open ones go on.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,7 +14,7 @@ import { NodeResponse } from "./node/node_response.ts";
 import { discardUnreadBody } from "./node/unread_body.ts";
 import { writeResponse } from "./node/write_response.ts";
 import type { ResponseConstructor } from "../http/responses.ts";
-import type { RuntimeAdapter, ServeOptions } from "./server.ts";
+import type { RunningServer, RuntimeAdapter, ServeOptions, TlsMaterial } from "./server.ts";
 
 /** Slow clients (slowloris): limits on how long headers and a whole request may take. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -22,22 +25,37 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** Request line plus headers, in bytes (Node's default, stated): over it Node answers 431. */
 const MAX_HEADER_BYTES = 16 * 1024;
 
-function serve(options: ServeOptions) {
-  const server = createServer({
+async function serve(options: ServeOptions): Promise<RunningServer> {
+  const httpOptions = {
     headersTimeout: HEADERS_TIMEOUT_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
     maxHeaderSize: MAX_HEADER_BYTES,
-  }, (incoming, outgoing) => {
+  };
+  const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
     handle(options.fetch, incoming, outgoing).catch(() => outgoing.destroy());
-  });
-  return new Promise<{ port: number; shutdown: () => Promise<void> }>((resolve, reject) => {
+  };
+  const tls = options.tls;
+  const secure = tls === undefined ? undefined : (await import("node:https")).createServer({
+    ...httpOptions,
+    cert: tls.cert,
+    key: tls.key,
+    // The TLS handshake comes before the head, so headersTimeout does not bound it (Node's own
+    // default is 120 s): a client that stalls mid-handshake gets as long as a slow head.
+    handshakeTimeout: HEADERS_TIMEOUT_MS,
+  }, listener);
+  const server = secure ?? createServer(httpOptions, listener);
+  return await new Promise<RunningServer>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
       const { port } = server.address() as AddressInfo;
       resolve({
         port,
+        ...(secure === undefined ? {} : {
+          replaceTls: (pair: TlsMaterial) =>
+            secure.setSecureContext({ cert: pair.cert, key: pair.key }),
+        }),
         shutdown: () =>
           new Promise<void>((done) => {
             // close() stops accepting and waits for open connections; idle keep-alive ones

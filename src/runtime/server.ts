@@ -11,6 +11,14 @@ export interface ServeOptions {
   readonly host: string;
   /** The app enforces the body limit itself; runtimes must not answer over-size bodies first. */
   readonly maxBodyBytes: number;
+  /** PEM certificate chain and key: when given, the port speaks HTTPS only. */
+  readonly tls?: TlsMaterial;
+}
+
+/** What a runtime needs to serve HTTPS: PEM text, already checked by the settings. */
+export interface TlsMaterial {
+  readonly cert: string;
+  readonly key: string;
 }
 
 /** A listening server. */
@@ -19,6 +27,12 @@ export interface RunningServer {
   readonly port: number;
   /** Stops accepting connections and resolves once requests in flight have been answered. */
   shutdown(): Promise<void>;
+  /**
+   * Serves `tls` to connections opened from now on, leaving open ones as they are. Absent where
+   * the runtime cannot swap the certificate of a running server (Deno 2.9, Bun 1.4): a new pair
+   * then needs a restart.
+   */
+  readonly replaceTls?: (tls: TlsMaterial) => void;
 }
 
 /** One runtime: its name and version, how to serve, and how to hear shutdown signals. */

@@ -50,7 +50,9 @@ export class NodeRequest {
     this.#outgoing = outgoing;
     this.method = incoming.method ?? "GET";
     // Plain concatenation: the app splits this string itself, so no URL object is built.
-    this.url = `http://${incoming.headers.host ?? "localhost"}${incoming.url ?? "/"}`;
+    // A TLS socket has `encrypted` set (node:tls), a plain one has not.
+    const scheme = (incoming.socket as { encrypted?: boolean }).encrypted ? "https" : "http";
+    this.url = `${scheme}://${incoming.headers.host ?? "localhost"}${incoming.url ?? "/"}`;
     this.headers = new NodeHeaders(incoming.headers);
   }
 

@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { chmodSync, copyFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { describe, it } from "node:test";
+import { ConfigError, loadConfig } from "../../src/config/config.ts";
+import { temporaryDirectory } from "../support/server_process.ts";
+import { makeCertificate, skipWithoutOpenssl } from "../support/tls_pair.ts";
+
+/** The setting a bad environment is refused for (its message must name it), or undefined. */
+function refusedSetting(env: Record<string, string>): string | undefined {
+  try {
+    loadConfig(env);
+    return undefined;
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, String(error));
+    assert.ok(error.message.includes(error.setting), error.message);
+    assert.ok(!error.message.includes("\n"), "one line");
+    return error.setting;
+  }
+}
+
+describe("loadConfig() TLS_CERT_FILE and TLS_KEY_FILE", { skip: skipWithoutOpenssl }, () => {
+  it("reads a matching pair, and serves plain HTTP without either", () => {
+    const dir = temporaryDirectory("tls-config-");
+    try {
+      const a = makeCertificate(dir.path, "a");
+      const tls = loadConfig({ TLS_CERT_FILE: a.certFile, TLS_KEY_FILE: a.keyFile }).tls;
+      assert.equal(tls?.cert, a.cert);
+      assert.match(tls?.key ?? "", /PRIVATE KEY/);
+      assert.equal(tls?.fingerprint, a.fingerprint);
+      assert.equal(loadConfig({}).tls, undefined);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("refuses one alone, an unreadable or non-PEM file, and a mismatched pair", () => {
+    const dir = temporaryDirectory("tls-config-");
+    try {
+      const a = makeCertificate(dir.path, "a");
+      const b = makeCertificate(dir.path, "b");
+      const text = join(dir.path, "notes.txt");
+      writeFileSync(text, "not a certificate\n");
+      const locked = join(dir.path, "locked.key");
+      copyFileSync(a.keyFile, locked);
+      chmodSync(locked, 0o000);
+      const cases: [Record<string, string>, string][] = [
+        [{ TLS_CERT_FILE: a.certFile }, "TLS_KEY_FILE"],
+        [{ TLS_KEY_FILE: a.keyFile }, "TLS_CERT_FILE"],
+        [{ TLS_CERT_FILE: "", TLS_KEY_FILE: a.keyFile }, "TLS_CERT_FILE"],
+        [{ TLS_CERT_FILE: join(dir.path, "gone.crt"), TLS_KEY_FILE: a.keyFile }, "TLS_CERT_FILE"],
+        [{ TLS_CERT_FILE: a.certFile, TLS_KEY_FILE: join(dir.path, "gone.key") }, "TLS_KEY_FILE"],
+        [{ TLS_CERT_FILE: a.certFile, TLS_KEY_FILE: dir.path }, "TLS_KEY_FILE"], // EISDIR
+        [{ TLS_CERT_FILE: text, TLS_KEY_FILE: a.keyFile }, "TLS_CERT_FILE"],
+        [{ TLS_CERT_FILE: a.certFile, TLS_KEY_FILE: text }, "TLS_KEY_FILE"],
+        // The two halves swapped: each file is PEM, but of the wrong kind.
+        [{ TLS_CERT_FILE: a.keyFile, TLS_KEY_FILE: a.certFile }, "TLS_CERT_FILE"],
+        [{ TLS_CERT_FILE: a.certFile, TLS_KEY_FILE: a.certFile }, "TLS_KEY_FILE"],
+        [{ TLS_CERT_FILE: a.certFile, TLS_KEY_FILE: b.keyFile }, "TLS_KEY_FILE"],
+      ];
+      // root reads a mode-000 file all the same: that case holds only for other users.
+      if (process.getuid?.() !== 0) {
+        cases.push([{ TLS_CERT_FILE: a.certFile, TLS_KEY_FILE: locked }, "TLS_KEY_FILE"]);
+      }
+      for (const [env, setting] of cases) {
+        assert.equal(refusedSetting(env), setting, JSON.stringify(env));
+      }
+      assert.throws(
+        () => loadConfig({ TLS_CERT_FILE: join(dir.path, "gone.crt"), TLS_KEY_FILE: a.keyFile }),
+        /Cannot read TLS_CERT_FILE .*gone\.crt: ENOENT$/,
+      );
+      assert.throws(
+        () => loadConfig({ TLS_CERT_FILE: text, TLS_KEY_FILE: a.keyFile }),
+        /TLS_CERT_FILE .*notes\.txt holds no PEM certificate$/,
+      );
+      assert.throws(
+        () => loadConfig({ TLS_CERT_FILE: a.certFile, TLS_KEY_FILE: b.keyFile }),
+        /TLS_KEY_FILE .*b\.key does not match the certificate in TLS_CERT_FILE/,
+      );
+      // The key's text never reaches a message.
+      assert.throws(
+        () => loadConfig({ TLS_CERT_FILE: a.keyFile, TLS_KEY_FILE: a.keyFile }),
+        (error: Error) => !error.message.includes("PRIVATE KEY"),
+      );
+    } finally {
+      dir.remove();
+    }
+  });
+});
