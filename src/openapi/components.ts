@@ -170,8 +170,8 @@ export const HEADERS: Json = {
     { example: REVALIDATE, required: true },
   ),
   VaryAcceptEncoding: header(
-    "The body's coding depends on the request's `Accept-Encoding`",
-    { type: "string", enum: ["Accept-Encoding"] },
+    "The body's coding depends on the request's `Accept-Encoding`; with CORS on, `Origin` is listed too",
+    { type: "string", pattern: "^Accept-Encoding(, Origin)?$" },
     { example: "Accept-Encoding", required: true },
   ),
   ContentEncoding: header(

@@ -201,10 +201,10 @@ export interface components {
      */
     CacheControlRevalidate: "private, no-cache";
     /**
-     * @description The body's coding depends on the request's `Accept-Encoding`
+     * @description The body's coding depends on the request's `Accept-Encoding`; with CORS on, `Origin` is listed too
      * @example Accept-Encoding
      */
-    VaryAcceptEncoding: "Accept-Encoding";
+    VaryAcceptEncoding: string;
     /**
      * @description `br` or `gzip` when the body is over 1 KiB and `Accept-Encoding` allows it (q-values honoured, `br` preferred at an equal q); absent when the body is sent as is
      * @example br

@@ -223,11 +223,14 @@ describe("openApiDocument()", () => {
     const required = Object.keys(headers).filter((name) => headers[name].required === true);
     assert.deepEqual(required.sort(), [
       "CacheControl",
+      "CacheControlRevalidate",
       "Deprecation",
+      "ETag",
       "Location",
       "RetryAfter",
       "SuccessorLink",
       "Sunset",
+      "VaryAcceptEncoding",
       "WwwAuthenticate",
       "XRequestId",
     ]);
