@@ -2,15 +2,9 @@
 // Start time of the service: from spawning the command to the first 200 from GET /readyz (store
 // loaded, ready to serve), on an empty temporary data directory; median of 11 starts.
 //
-<<<<<<<< HEAD:scripts/measure_start.mjs
-//   node scripts/measure_start.mjs dist/animal-store
-//   node scripts/measure_start.mjs node dist/animal-store.mjs
-//   node scripts/measure_start.mjs node_modules/.bin/deno run -A src/main.ts
-========
 //   node scripts/bench/measure_start.mjs dist/animal-store
 //   node scripts/bench/measure_start.mjs node dist/animal-store.mjs
 //   node scripts/bench/measure_start.mjs node_modules/.bin/deno run -A src/main.ts
->>>>>>>> perf:scripts/bench/measure_start.mjs
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -20,11 +14,7 @@ import process from "node:process";
 
 const command = process.argv.slice(2);
 if (command.length === 0) {
-<<<<<<<< HEAD:scripts/measure_start.mjs
-  console.error("Usage: node scripts/measure_start.mjs <command> [args...]");
-========
   console.error("Usage: node scripts/bench/measure_start.mjs <command> [args...]");
->>>>>>>> perf:scripts/bench/measure_start.mjs
   process.exit(2);
 }
 const RUNS = 11;

@@ -3,7 +3,7 @@
  * few KB at most (a page of 100 pets), so the synchronous calls are cheaper than a round trip
  * through the thread pool.
  *
- * Two sets of levels (measured with scripts/measure_compression.ts; docs/caching.md has the
+ * Two sets of levels (measured with scripts/bench/measure_compression.ts; docs/caching.md has the
  * figures): a body made for one request gets a cheap level, because its cost is paid on every
  * request; an immutable body (a full page, a pet) gets a higher one, because it is compressed
  * once and then served from the response cache. Which set applies depends only on whether the

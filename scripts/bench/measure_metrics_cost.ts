@@ -4,7 +4,7 @@
  * shared machine hits both alike. The figure that matters is requests per server CPU-second
  * (from /proc/PID/stat, Linux), which does not depend on how busy the rest of the machine is.
  *
- *   node_modules/.bin/deno run -A scripts/measure_metrics_cost.ts [--runtime deno|bun|node]
+ *   node_modules/.bin/deno run -A scripts/bench/measure_metrics_cost.ts [--runtime deno|bun|node]
  *     [--rounds 6] [--seconds 10] [--connections 32] [--pets 1000]
  *
  * Node runs the esbuild bundle: `npm run build` first. Needs wrk (Debian's package).
@@ -19,7 +19,7 @@ import {
   type ServiceProcess,
   startService,
   temporaryDirectory,
-} from "../test/support/server_process.ts";
+} from "../../test/support/server_process.ts";
 
 const KEY = "metrics-cost-key";
 const PAGE = "/v1/pets?limit=20";

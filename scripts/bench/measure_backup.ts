@@ -4,7 +4,7 @@
  * it, as in production), then runs `backup PATH` and `restore PATH` as processes on the chosen
  * runtime and prints seconds and MB/s for each, as one JSON line.
  *
- *   node_modules/.bin/deno run -A scripts/measure_backup.ts [--pets N] [--runtime deno|bun|node|executable]
+ *   node_modules/.bin/deno run -A scripts/bench/measure_backup.ts [--pets N] [--runtime deno|bun|node|executable]
  *
  * `node` needs `npm run build` first, `executable` `npm run compile`. The times include the
  * runtime's start (a fixed few hundred ms): compare runs of one size.
@@ -14,13 +14,13 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { writePetFile } from "./bench/data_file.ts";
+import { writePetFile } from "./data_file.ts";
 import {
   runService,
   type RuntimeName,
   startService,
   temporaryDirectory,
-} from "../test/support/server_process.ts";
+} from "../../test/support/server_process.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

@@ -6,8 +6,8 @@
  * rotating order, so a slow patch on the machine hits both alike. Prints medians and the ratio;
  * asserts nothing.
  *
- *   node_modules/.bin/deno run -A scripts/measure_https.ts                    # 3 rounds of 5 s
- *   node_modules/.bin/deno run -A scripts/measure_https.ts --runtimes=deno --rounds=1 --seconds=2
+ *   node_modules/.bin/deno run -A scripts/bench/measure_https.ts                    # 3 rounds of 5 s
+ *   node_modules/.bin/deno run -A scripts/bench/measure_https.ts --runtimes=deno --rounds=1 --seconds=2
  *
  * Options: --runtimes=deno,bun,node --rounds=3 --seconds=5 --connections=64 --pets=1000.
  * Node runs the `npm run build` bundle: build it first. Needs wrk and openssl.
@@ -15,16 +15,16 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { writePetFile } from "./bench/data_file.ts";
-import { BENCH_KEY } from "./bench/peers/pet_fixture.ts";
-import { rate, runWrk, writeWrkScripts } from "./bench/wrk.ts";
+import { writePetFile } from "./data_file.ts";
+import { BENCH_KEY } from "./peers/pet_fixture.ts";
+import { rate, runWrk, writeWrkScripts } from "./wrk.ts";
 import {
   type RuntimeName,
   type ServiceProcess,
   startService,
   temporaryDirectory,
-} from "../test/support/server_process.ts";
-import { makeCertificate } from "../test/support/tls_pair.ts";
+} from "../../test/support/server_process.ts";
+import { makeCertificate } from "../../test/support/tls_pair.ts";
 
 function option(name: string, fallback: string): string {
   const prefix = `--${name}=`;

@@ -11,7 +11,7 @@
  *
  * For each it prints when the server answered and when (if ever) it closed the connection.
  *
- *   node_modules/.bin/deno run --allow-net scripts/measure_deno_timeouts.ts --seconds=40
+ *   node_modules/.bin/deno run --allow-net scripts/bench/measure_deno_timeouts.ts --seconds=40
  */
 import { Buffer } from "node:buffer";
 import { connect } from "node:net";

@@ -4,8 +4,8 @@
  * Prints figures; asserts nothing. Needs `wrk`; pins the service to core 0 and wrk to core 1
  * when `taskset` and two cores are there (as scripts/bench.ts does).
  *
- *   node_modules/.bin/deno run -A scripts/measure_caching.ts                       # 1 M pets
- *   node_modules/.bin/deno run -A scripts/measure_caching.ts --pets=10000 --duration=2 --quick
+ *   node_modules/.bin/deno run -A scripts/bench/measure_caching.ts                       # 1 M pets
+ *   node_modules/.bin/deno run -A scripts/bench/measure_caching.ts --pets=10000 --duration=2 --quick
  *
  * Options: --runtimes=deno,bun,node --pets=1000000 --duration=5 --connections=64
  * --cache-bytes=<CACHE_BYTES, default: the service's default> --quick (fill only 200 pages).
@@ -21,8 +21,8 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { writePetFile } from "./bench/data_file.ts";
-import { BENCH_KEY } from "./bench/peers/pet_fixture.ts";
+import { writePetFile } from "./data_file.ts";
+import { BENCH_KEY } from "./peers/pet_fixture.ts";
 import {
   HOST,
   memoryOf,
@@ -30,8 +30,8 @@ import {
   serverCommand,
   startServer,
   stopServer,
-} from "./bench/processes.ts";
-import { rate, runWrk, writeWrkScripts } from "./bench/wrk.ts";
+} from "./processes.ts";
+import { rate, runWrk, writeWrkScripts } from "./wrk.ts";
 
 const args = new Map(
   process.argv.slice(2).map((arg) => {

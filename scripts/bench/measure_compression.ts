@@ -4,9 +4,9 @@
  * (identity bytes / compressed bytes) and the median microseconds per compression. Runs the same
  * way on every runtime (node:zlib only), so the three can be compared:
  *
- *   node_modules/.bin/deno run -A scripts/measure_compression.ts
- *   node_modules/.bin/bun scripts/measure_compression.ts
- *   node_modules/.bin/esbuild scripts/measure_compression.ts --bundle --platform=node \
+ *   node_modules/.bin/deno run -A scripts/bench/measure_compression.ts
+ *   node_modules/.bin/bun scripts/bench/measure_compression.ts
+ *   node_modules/.bin/esbuild scripts/bench/measure_compression.ts --bundle --platform=node \
  *     --format=esm --outfile=/tmp/measure_compression.mjs && node /tmp/measure_compression.mjs
  *
  * `--rounds=N` (default 2000 compressions per cell) and `--quick` (50, to check it works).
@@ -15,14 +15,14 @@
  */
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import process from "node:process";
-import { benchPet } from "./bench/peers/pet_fixture.ts";
-import { petJson } from "../src/store/pet_json.ts";
+import { benchPet } from "./peers/pet_fixture.ts";
+import { petJson } from "../../src/store/pet_json.ts";
 import {
   BROTLI_ONCE,
   BROTLI_PER_REQUEST,
   GZIP_ONCE,
   GZIP_PER_REQUEST,
-} from "../src/http/compression.ts";
+} from "../../src/http/compression.ts";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
