@@ -1,324 +1,355 @@
-/**
- * The docs page's script, served as `{BASE_PATH}/docs/app.js`: vanilla JS (no framework, no
- * CDN) that fetches `openapi.json`, lists the operations with their parameters and schemas,
- * shows deprecation and sunset, and sends requests with a pasted key. Kept as a string in a TS
- * module so it is bundled into the single executable (no file reads at run time). It contains
- * no backtick and no dollar-brace, so `String.raw` holds it verbatim.
- */
+// Generated from src/docs/page/script.ts by scripts/generate_docs_script.ts: do not edit.
 
-/** The page script (plain ES2020). */
-export const DOCS_SCRIPT = String.raw`
-// The docs page: renders openapi.json (same directory as this page) and lets a person try each
-// operation with their key. Plain DOM building with textContent only: nothing from the document
-// or a response is ever parsed as HTML.
-"use strict";
-(function () {
-  var apiBase = location.pathname.replace(/\/docs\/?$/, "");
-  var doc = null;
-
-  function el(tag, options, children) {
-    var node = document.createElement(tag);
-    options = options || {};
+/** The docs page's script (ES2020), served as `{BASE_PATH}/docs/app.js`. */
+export const DOCS_SCRIPT = `(() => {
+  const apiBase = location.pathname.replace(/\\/docs\\/?$/, "");
+  let doc = {};
+  function byId(id) {
+    return document.getElementById(id);
+  }
+  function el(tag, options = {}, children = []) {
+    const node = document.createElement(tag);
     if (options.className) node.className = options.className;
-    if (options.text !== undefined) node.textContent = String(options.text);
+    if (options.text !== void 0) node.textContent = String(options.text);
     if (options.attrs) {
-      for (var name in options.attrs) node.setAttribute(name, options.attrs[name]);
+      for (const name in options.attrs) node.setAttribute(name, options.attrs[name]);
     }
-    (children || []).forEach(function (child) {
-      if (child !== null && child !== undefined) node.append(child);
-    });
+    for (const child of children) {
+      if (child !== null && child !== void 0) node.append(child);
+    }
     return node;
   }
-
-  // Descriptions mark code with backticks (U+0060): shown as <code>, still as text nodes.
   function rich(text) {
-    var span = document.createElement("span");
-    String(text || "").split("\u0060").forEach(function (part, i) {
+    const span = document.createElement("span");
+    String(text || "").split("\`").forEach((part, i) => {
       span.append(i % 2 ? el("code", { text: part }) : document.createTextNode(part));
     });
     return span;
   }
-
-  // JSON.parse that keeps integers beyond 2^53 exact (as BigInt) where the browser gives the
-  // source text to the reviver; elsewhere they are shown rounded.
   function parseExact(text) {
-    return JSON.parse(text, function (key, value, context) {
-      if (typeof value === "number" && !Number.isSafeInteger(value) && context &&
-        /^-?[0-9]+$/.test(context.source)) return BigInt(context.source);
+    return JSON.parse(text, (_key, value, context) => {
+      if (typeof value === "number" && !Number.isSafeInteger(value) && context && context.source !== void 0 && /^-?[0-9]+$/.test(context.source)) return BigInt(context.source);
       return value;
     });
   }
-
-  function toJson(value, indent) {
-    indent = indent || "";
+  function toJson(value, indent = "") {
     if (typeof value === "bigint") return value.toString();
     if (value === null || typeof value !== "object") return JSON.stringify(value);
-    var inner = indent + "  ";
+    const inner = indent + "  ";
     if (Array.isArray(value)) {
       if (value.length === 0) return "[]";
-      return "[\n" + value.map(function (item) { return inner + toJson(item, inner); })
-        .join(",\n") + "\n" + indent + "]";
+      return "[\\n" + value.map((item) => inner + toJson(item, inner)).join(",\\n") + "\\n" + indent + "]";
     }
-    var keys = Object.keys(value);
+    const record = value;
+    const keys = Object.keys(record);
     if (keys.length === 0) return "{}";
-    return "{\n" + keys.map(function (key) {
-      return inner + JSON.stringify(key) + ": " + toJson(value[key], inner);
-    }).join(",\n") + "\n" + indent + "}";
+    return "{\\n" + keys.map((key) => inner + JSON.stringify(key) + ": " + toJson(record[key], inner)).join(
+      ",\\n"
+    ) + "\\n" + indent + "}";
   }
-
   function resolve(item) {
-    var seen = 0;
+    let seen = 0;
     while (item && item.$ref && seen++ < 10) {
-      var target = doc;
-      item.$ref.replace(/^#\//, "").split("/").forEach(function (part) {
+      let target = doc;
+      item.$ref.replace(/^#\\//, "").split("/").forEach((part) => {
         target = target && target[part.replace(/~1/g, "/").replace(/~0/g, "~")];
       });
       item = target;
     }
     return item;
   }
-
   function refName(schema) {
-    return schema && schema.$ref ? schema.$ref.split("/").pop() : null;
+    return schema && schema.$ref ? schema.$ref.split("/").pop() ?? null : null;
   }
-
   function describeSchema(schema) {
-    var name = refName(schema);
+    const name = refName(schema);
     if (name) return name;
     schema = schema || {};
-    var parts = [];
-    if (schema.enum) parts.push(schema.enum.map(function (v) { return JSON.stringify(v); }).join(" | "));
+    const parts = [];
+    if (schema.enum) parts.push(schema.enum.map((v) => JSON.stringify(v)).join(" | "));
     if (schema.type === "array") parts.push("array of " + describeSchema(schema.items));
-    else if (schema.type) parts.push(schema.type + (schema.format ? " (" + schema.format + ")" : ""));
-    if (schema.minimum !== undefined || schema.maximum !== undefined) {
-      parts.push("from " + (schema.minimum !== undefined ? String(schema.minimum) : "…") + " to " +
-        (schema.maximum !== undefined ? String(schema.maximum) : "…"));
+    else if (schema.type) {
+      parts.push(schema.type + (schema.format ? " (" + schema.format + ")" : ""));
     }
-    if (schema.minLength !== undefined || schema.maxLength !== undefined) {
-      parts.push((schema.minLength || 0) + " to " + (schema.maxLength || "…") + " characters");
+    if (schema.minimum !== void 0 || schema.maximum !== void 0) {
+      parts.push(
+        "from " + (schema.minimum !== void 0 ? String(schema.minimum) : "\\u2026") + " to " + (schema.maximum !== void 0 ? String(schema.maximum) : "\\u2026")
+      );
+    }
+    if (schema.minLength !== void 0 || schema.maxLength !== void 0) {
+      parts.push((schema.minLength || 0) + " to " + (schema.maxLength || "\\u2026") + " characters");
     }
     if (schema.pattern) parts.push("pattern " + schema.pattern);
-    if (schema.default !== undefined) parts.push("default " + String(schema.default));
+    if (schema.default !== void 0) parts.push("default " + String(schema.default));
     return parts.join(", ") || "any";
   }
-
   function table(headings, rows) {
     return el("table", {}, [
-      el("thead", {}, [el("tr", {}, headings.map(function (h) { return el("th", { text: h }); }))]),
-      el("tbody", {}, rows.map(function (cells) {
-        return el("tr", {}, cells.map(function (cell) {
-          return el("td", {}, [typeof cell === "string" ? document.createTextNode(cell) : cell]);
-        }));
-      })),
+      el("thead", {}, [el("tr", {}, headings.map((h) => el("th", { text: h })))]),
+      el(
+        "tbody",
+        {},
+        rows.map(
+          (cells) => el(
+            "tr",
+            {},
+            cells.map(
+              (cell) => el("td", {}, [typeof cell === "string" ? document.createTextNode(cell) : cell])
+            )
+          )
+        )
+      )
     ]);
   }
-
-  function schemaTable(schema) {
-    schema = resolve(schema);
+  function schemaTable(given) {
+    const schema = resolve(given);
     if (!schema || schema.type !== "object") return el("p", { text: describeSchema(schema) });
-    var required = schema.required || [];
-    var rows = Object.keys(schema.properties || {}).map(function (name) {
-      var property = schema.properties[name];
-      return [el("code", { text: name }), describeSchema(property),
-        required.indexOf(name) >= 0 ? "yes" : "no", rich((resolve(property) || {}).description)];
+    const required = schema.required || [];
+    const properties = schema.properties || {};
+    const rows = Object.keys(properties).map((name) => {
+      const property = properties[name];
+      return [
+        el("code", { text: name }),
+        describeSchema(property),
+        required.indexOf(name) >= 0 ? "yes" : "no",
+        rich((resolve(property) || {}).description)
+      ];
     });
-    var extra = schema.additionalProperties === false ? el("p", { className: "muted",
-      text: "No other fields are allowed." }) : null;
+    const extra = schema.additionalProperties === false ? el("p", { className: "muted", text: "No other fields are allowed." }) : null;
     return el("div", {}, [table(["field", "type", "required", "notes"], rows), extra]);
   }
-
   function firstExample(media) {
-    if (!media) return undefined;
-    if (media.example !== undefined) return media.example;
-    var names = Object.keys(media.examples || {});
-    return names.length ? resolve(media.examples[names[0]]).value : undefined;
+    if (!media) return void 0;
+    if (media.example !== void 0) return media.example;
+    const examples = media.examples || {};
+    const names = Object.keys(examples);
+    return names.length ? resolve(examples[names[0]])?.value : void 0;
   }
-
   function renderOperation(path, method, operation) {
-    var id = operation.operationId;
-    var deprecated = operation.deprecated === true;
-    var article = el("article", { className: "card operation" + (deprecated ? " deprecated" : ""),
-      attrs: { id: "op-" + id, "data-operation-id": id } });
+    const id = operation.operationId;
+    const deprecated = operation.deprecated === true;
+    const article = el("article", {
+      className: "card operation" + (deprecated ? " deprecated" : ""),
+      attrs: { id: "op-" + id, "data-operation-id": id }
+    });
     article.append(el("h2", {}, [
       el("span", { className: "method " + method, text: method.toUpperCase() }),
       el("code", { className: "path", text: apiBase + path }),
       el("span", { className: "op-id", text: id }),
-      deprecated ? el("span", { className: "badge deprecated", text: "Deprecated" }) : null,
+      deprecated ? el("span", { className: "badge deprecated", text: "Deprecated" }) : null
     ]));
     if (operation.summary) article.append(el("p", { text: operation.summary }));
     if (deprecated) {
-      var sunset = operation["x-sunset"] ? new Date(operation["x-sunset"]).toUTCString() : "";
+      const sunsetAt = operation["x-sunset"];
+      const sunset = sunsetAt ? new Date(sunsetAt).toUTCString() : "";
       article.append(el("p", { className: "sunset" }, [
         el("strong", { text: "Deprecated. " }),
         document.createTextNode(sunset ? "Sunset: " : "This operation will be removed."),
-        sunset ? el("time", { className: "sunset-date", text: sunset,
-          attrs: { datetime: operation["x-sunset"] } }) : null,
+        sunset ? el("time", {
+          className: "sunset-date",
+          text: sunset,
+          attrs: { datetime: sunsetAt }
+        }) : null
       ]));
     }
-    if (operation.description) article.append(el("p", { className: "muted" }, [rich(operation.description)]));
-
-    var parameters = (operation.parameters || []).map(resolve);
+    if (operation.description) {
+      article.append(el("p", { className: "muted" }, [rich(operation.description)]));
+    }
+    const parameters = (operation.parameters || []).map((p) => resolve(p));
     if (parameters.length) {
-      article.append(el("h3", { text: "Parameters" }), table(["name", "in", "type", "required", "notes"],
-        parameters.map(function (p) {
-          return [el("code", { text: p.name }), p.in, describeSchema(p.schema), p.required ? "yes" : "no",
-            rich(p.description)];
-        })));
+      article.append(
+        el("h3", { text: "Parameters" }),
+        table(
+          ["name", "in", "type", "required", "notes"],
+          parameters.map((p) => [
+            el("code", { text: p.name }),
+            p.in,
+            describeSchema(p.schema),
+            p.required ? "yes" : "no",
+            rich(p.description)
+          ])
+        )
+      );
     }
-    var body = operation.requestBody && resolve(operation.requestBody);
-    var bodyMedia = body && body.content && body.content["application/json"];
+    const body = operation.requestBody && resolve(operation.requestBody);
+    const bodyMedia = body && body.content && body.content["application/json"];
     if (bodyMedia) {
-      article.append(el("h3", { text: "Request body: " + (refName(bodyMedia.schema) || "JSON") }),
-        schemaTable(bodyMedia.schema));
+      article.append(
+        el("h3", { text: "Request body: " + (refName(bodyMedia.schema) || "JSON") }),
+        schemaTable(bodyMedia.schema)
+      );
     }
-    var responses = operation.responses || {};
-    article.append(el("h3", { text: "Responses" }), table(["status", "meaning", "body", "headers"],
-      Object.keys(responses).map(function (status) {
-        var response = resolve(responses[status]);
-        var media = response.content && response.content["application/json"];
-        return [el("strong", { text: status }), response.description || "",
-          media ? describeSchema(media.schema) : "", Object.keys(response.headers || {}).join(", ")];
-      })));
-    article.append(tryIt(path, method, operation, parameters, bodyMedia));
+    const responses = operation.responses || {};
+    article.append(
+      el("h3", { text: "Responses" }),
+      table(
+        ["status", "meaning", "body", "headers"],
+        Object.keys(responses).map((status) => {
+          const response = resolve(responses[status]) || {};
+          const media = response.content && response.content["application/json"];
+          return [
+            el("strong", { text: status }),
+            response.description || "",
+            media ? describeSchema(media.schema) : "",
+            Object.keys(response.headers || {}).join(", ")
+          ];
+        })
+      )
+    );
+    article.append(tryIt(path, method, parameters, bodyMedia));
     return article;
   }
-
-  function tryIt(path, method, operation, parameters, bodyMedia) {
-    var section = el("section", { className: "try" }, [el("h3", { text: "Try it" })]);
-    var fields = el("div", { className: "fields" });
-    var inputs = {};
-    parameters.forEach(function (p) {
-      var input = el("input", { attrs: { name: p.name, "data-in": p.in,
-        placeholder: describeSchema(p.schema) } });
+  function tryIt(path, method, parameters, bodyMedia) {
+    const section = el("section", { className: "try" }, [el("h3", { text: "Try it" })]);
+    const fields = el("div", { className: "fields" });
+    const inputs = {};
+    parameters.forEach((p) => {
+      const input = el("input", {
+        attrs: { name: p.name, "data-in": p.in, placeholder: describeSchema(p.schema) }
+      });
       inputs[p.name] = input;
       fields.append(el("label", { text: p.name + " (" + p.in + ")" }), input);
     });
     section.append(fields);
-    var bodyInput = null;
+    let bodyInput = null;
     if (bodyMedia) {
-      var example = firstExample(bodyMedia);
+      const example = firstExample(bodyMedia);
       bodyInput = el("textarea", { attrs: { name: "body", "aria-label": "request body" } });
-      bodyInput.value = example === undefined ? "{}" : toJson(example);
+      bodyInput.value = example === void 0 ? "{}" : toJson(example);
       section.append(el("label", { text: "body (application/json)" }), bodyInput);
     }
-    var send = el("button", { text: "Send " + method.toUpperCase(), attrs: { type: "button", "data-action": "send" } });
-    var next = el("button", { className: "secondary", text: "Next page", attrs: { type: "button", hidden: "" } });
-    // Revalidation: sends the last response's ETag in If-None-Match; an unchanged response
-    // answers 304 with no body. A request with its own If-None-Match bypasses the browser's
-    // cache (Fetch standard), so the 304 itself is shown, not the browser's stored copy.
-    var revalidate = el("button", { className: "secondary", text: "Revalidate (If-None-Match)",
-      attrs: { type: "button", hidden: "", "data-action": "revalidate" } });
-    var lastEtag = null;
-    var output = el("div", { className: "result", attrs: { "aria-live": "polite" } });
+    const send = el("button", {
+      text: "Send " + method.toUpperCase(),
+      attrs: { type: "button", "data-action": "send" }
+    });
+    const next = el("button", {
+      className: "secondary",
+      text: "Next page",
+      attrs: { type: "button", hidden: "" }
+    });
+    const revalidate = el("button", {
+      className: "secondary",
+      text: "Revalidate (If-None-Match)",
+      attrs: { type: "button", hidden: "", "data-action": "revalidate" }
+    });
+    let lastEtag = null;
+    const output = el("div", { className: "result", attrs: { "aria-live": "polite" } });
     section.append(send, next, revalidate, output);
-
     function request() {
-      var url = apiBase + path.replace(/\{([^}]+)\}/g, function (_, name) {
+      let url = apiBase + path.replace(/\\{([^}]+)\\}/g, (_match, name) => {
         return encodeURIComponent(inputs[name] ? inputs[name].value : "");
       });
-      var query = new URLSearchParams();
-      var headers = {};
-      parameters.forEach(function (p) {
-        var value = inputs[p.name].value;
+      const query = new URLSearchParams();
+      const headers = {};
+      parameters.forEach((p) => {
+        const value = inputs[p.name].value;
         if (value === "") return;
         if (p.in === "query") query.append(p.name, value);
         if (p.in === "header") headers[p.name] = value;
       });
       if (query.toString()) url += "?" + query.toString();
-      var key = document.getElementById("api-key").value.trim();
+      const key = byId("api-key").value.trim();
       if (key) headers.Authorization = "Bearer " + key;
-      var init = { method: method.toUpperCase(), headers: headers };
+      const init = { method: method.toUpperCase(), headers };
       if (bodyInput) {
         headers["Content-Type"] = "application/json";
         init.body = bodyInput.value;
       }
       dispatch(url, init);
     }
-
-    // The last request as sent, so that "Revalidate" repeats it (the cursor input may already
-    // hold the next page's cursor).
-    var lastSent = null;
-
+    let lastSent = null;
     function dispatch(url, init) {
-      lastSent = { url: url, init: init };
-      output.replaceChildren(el("p", { className: "muted", text: init.method + " " + url + " …" }));
-      fetch(url, init).then(function (response) {
-        return response.text().then(function (text) { show(init.method + " " + url, response, text); });
-      }).catch(function (error) {
-        output.replaceChildren(el("p", { className: "error-box", text: "Request failed: " + error.message }));
+      lastSent = { url, init };
+      output.replaceChildren(el("p", { className: "muted", text: init.method + " " + url + " \\u2026" }));
+      fetch(url, init).then(
+        (response) => response.text().then((text) => show(init.method + " " + url, response, text))
+      ).catch((error) => {
+        output.replaceChildren(
+          el("p", { className: "error-box", text: "Request failed: " + error.message })
+        );
       });
     }
-
     function show(line, response, text) {
-      var headerLines = [];
-      response.headers.forEach(function (value, name) { headerLines.push(name + ": " + value); });
-      var pretty = text;
-      try { pretty = toJson(parseExact(text)); } catch (ignored) { /* not JSON: show as is */ }
+      const headerLines = [];
+      response.headers.forEach((value, name) => headerLines.push(name + ": " + value));
+      let pretty = text;
+      try {
+        pretty = toJson(parseExact(text));
+      } catch {
+      }
       output.replaceChildren(
         el("p", { className: "muted", text: line }),
-        el("p", { className: "status-line " + (response.ok || response.status === 304 ? "ok" : "error"),
-          text: response.status + " " + response.statusText, attrs: { "data-status": String(response.status) } }),
-        el("h3", { text: "Response headers" }), el("pre", { className: "response-headers", text: headerLines.join("\n") }),
-        el("h3", { text: "Response body" }), el("pre", { className: "response-body", text: pretty }),
-        response.status === 304 ? el("p", { className: "muted not-modified",
-          text: "Not modified: the copy tagged " + lastEtag + " is still current, so no body was sent." })
-          : null);
-      var etag = response.headers.get("etag");
+        el("p", {
+          className: "status-line " + (response.ok || response.status === 304 ? "ok" : "error"),
+          text: response.status + " " + response.statusText,
+          attrs: { "data-status": String(response.status) }
+        }),
+        el("h3", { text: "Response headers" }),
+        el("pre", { className: "response-headers", text: headerLines.join("\\n") }),
+        el("h3", { text: "Response body" }),
+        el("pre", { className: "response-body", text: pretty }),
+        ...response.status === 304 ? [el("p", {
+          className: "muted not-modified",
+          text: "Not modified: the copy tagged " + lastEtag + " is still current, so no body was sent."
+        })] : []
+      );
+      const etag = response.headers.get("etag");
       if (etag) lastEtag = etag;
       revalidate.hidden = !(lastEtag && inputs["If-None-Match"]);
-      var link = response.headers.get("link") || "";
-      var match = /<([^>]*)>\s*;\s*rel="next"/.exec(link);
+      const link = response.headers.get("link") || "";
+      const match = /<([^>]*)>\\s*;\\s*rel="next"/.exec(link);
       next.hidden = !(match && inputs.cursor);
       if (match && inputs.cursor) {
         inputs.cursor.value = new URL(match[1], location.href).searchParams.get("cursor") || "";
       }
     }
-
     send.addEventListener("click", request);
     next.addEventListener("click", request);
-    revalidate.addEventListener("click", function () {
-      var headers = Object.assign({}, lastSent.init.headers, { "If-None-Match": lastEtag });
-      dispatch(lastSent.url, Object.assign({}, lastSent.init, { headers: headers }));
+    revalidate.addEventListener("click", () => {
+      if (lastSent === null) return;
+      const headers = { ...lastSent.init.headers, "If-None-Match": lastEtag ?? "" };
+      dispatch(lastSent.url, { ...lastSent.init, headers });
     });
     return section;
   }
-
   function render(text) {
     doc = parseExact(text);
-    var info = doc.info || {};
-    document.getElementById("title").textContent = info.title || "API";
-    document.getElementById("summary").replaceChildren(rich(info.description || info.summary));
-    document.getElementById("version").textContent = "· version " + info.version + " · OpenAPI " + doc.openapi;
-    var toc = document.getElementById("toc");
-    var operations = document.getElementById("operations");
-    Object.keys(doc.paths || {}).forEach(function (path) {
-      ["get", "put", "post", "patch", "delete"].forEach(function (method) {
-        var operation = doc.paths[path][method];
+    const info = doc.info || {};
+    byId("title").textContent = info.title || "API";
+    byId("summary").replaceChildren(rich(info.description || info.summary));
+    byId("version").textContent = "\\xB7 version " + info.version + " \\xB7 OpenAPI " + doc.openapi;
+    const toc = byId("toc");
+    const operations = byId("operations");
+    const paths = doc.paths || {};
+    Object.keys(paths).forEach((path) => {
+      ["get", "put", "post", "patch", "delete"].forEach((method) => {
+        const operation = paths[path][method];
         if (!operation) return;
-        toc.append(el("a", { text: method.toUpperCase() + " " + path + (operation.deprecated ? " (deprecated)" : ""),
-          attrs: { href: "#op-" + operation.operationId } }));
+        toc.append(el("a", {
+          text: method.toUpperCase() + " " + path + (operation.deprecated ? " (deprecated)" : ""),
+          attrs: { href: "#op-" + operation.operationId }
+        }));
         operations.append(renderOperation(path, method, operation));
       });
     });
-    var schemas = document.getElementById("schemas");
+    const schemas = byId("schemas");
     schemas.append(el("h2", { text: "Schemas" }));
-    var components = (doc.components && doc.components.schemas) || {};
-    Object.keys(components).forEach(function (name) {
-      var schema = components[name];
+    const components = doc.components && doc.components.schemas || {};
+    Object.keys(components).forEach((name) => {
+      const schema = components[name];
       schemas.append(el("div", { className: "card schema", attrs: { id: "schema-" + name } }, [
         el("h3", { text: name }),
         schema.description ? el("p", { text: schema.description }) : null,
-        schemaTable(schema),
+        schemaTable(schema)
       ]));
     });
     document.body.setAttribute("data-ready", "true");
   }
-
-  fetch("openapi.json").then(function (response) {
+  fetch("openapi.json").then((response) => {
     if (!response.ok) throw new Error("openapi.json answered " + response.status);
     return response.text();
-  }).then(render).catch(function (error) {
-    document.getElementById("summary").textContent = "Cannot show the API: " + error.message;
+  }).then(render).catch((error) => {
+    byId("summary").textContent = "Cannot show the API: " + error.message;
     document.body.setAttribute("data-ready", "error");
   });
 })();

@@ -4,7 +4,8 @@
  * cancelled as soon as it crosses the limit.
  */
 import { HttpError } from "./errors.ts";
-import { type JsonValue, parseJsonExact } from "./json.ts";
+import type { JsonValue } from "../schemas/json_value.ts";
+import { parseJsonExact } from "./json.ts";
 
 /** True for `application/json`, with or without parameters such as `charset=utf-8`. */
 export function isJsonContentType(contentType: string | null): boolean {

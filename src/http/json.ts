@@ -8,16 +8,7 @@
  * `__proto__` key is an ordinary (and refused) field; a duplicated key is a syntax error, since
  * two parsers could disagree on which value wins.
  */
-
-/** A JSON value with exact integers. */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | bigint
-  | string
-  | JsonValue[]
-  | { [key: string]: JsonValue };
+import type { JsonValue } from "../schemas/json_value.ts";
 
 /** Outcome of parsing: the value, or the reason the text is not JSON. */
 export type ParseResult = { ok: true; value: JsonValue } | { ok: false; reason: string };

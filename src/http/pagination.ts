@@ -11,7 +11,8 @@
  * more than the rest of a list request on Deno. The salt is fixed, so every instance of the
  * service (and every restart) accepts the cursors of every other.
  */
-import type { PetStatus } from "../schemas/pet.ts";
+import { CURSOR_MAX_LENGTH } from "../schemas/limits.ts";
+import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
 /** Where a page starts: after `afterId`, for the given status filter. */
 export interface CursorPosition {
@@ -71,12 +72,13 @@ export function encodeCursor(position: CursorPosition): string {
   return `${toBase64Url(payload)}.${checksum(payload)}`;
 }
 
-const PAYLOAD = /^(0|[1-9][0-9]{0,15})\.(available|pending|sold)?$/;
+/** The payload: the last id, a dot, and the status filter (empty for none). */
+const PAYLOAD = new RegExp(`^(0|[1-9][0-9]{0,15})\\.(${PET_STATUSES.join("|")})?$`);
 
 /** The position a cursor names, or undefined when it is malformed or altered. */
 export function decodeCursor(cursor: string): CursorPosition | undefined {
   const dot = cursor.indexOf(".");
-  if (dot <= 0 || cursor.length > 200) return undefined;
+  if (dot <= 0 || cursor.length > CURSOR_MAX_LENGTH) return undefined;
   const encoded = cursor.slice(0, dot);
   const payload = fromBase64Url(encoded);
   // Only the one canonical spelling of a cursor is accepted.

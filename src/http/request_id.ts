@@ -1,6 +1,5 @@
 /** Request ids: a client's `X-Request-Id` is echoed when it is safe to, otherwise one is made. */
-
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:=-]{1,200}$/;
+import { REQUEST_ID } from "../schemas/limits.ts";
 
 /**
  * Made ids have the shape of a version-4 UUID: 72 random bits drawn once per process, then a
@@ -34,6 +33,6 @@ export function newRequestId(): string {
 
 /** The id to use for a request, given its `X-Request-Id` header. */
 export function requestIdFor(header: string | null): string {
-  if (header !== null && CLIENT_REQUEST_ID.test(header)) return header;
+  if (header !== null && REQUEST_ID.test(header)) return header;
   return newRequestId();
 }

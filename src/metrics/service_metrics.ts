@@ -5,6 +5,7 @@
  * Everything that can be read instead of tracked (pets per status, file bytes, memory) is read at
  * scrape time.
  */
+import { PET_STATUSES } from "../schemas/pet.ts";
 import type { PetStore, StoreObserver, StoreStats } from "../store/store.ts";
 import { processMetrics } from "./process_metrics.ts";
 import {
@@ -225,7 +226,7 @@ export class ServiceMetrics {
     if (stats !== undefined) {
       const pets = stats.pets;
       if (pets !== undefined) {
-        for (const status of ["available", "pending", "sold", "none"] as const) {
+        for (const status of [...PET_STATUSES, "none"] as const) {
           this.#pets.labels(status).set(pets[status]);
         }
       }

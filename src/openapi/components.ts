@@ -1,7 +1,7 @@
 /**
  * The reusable parts of the OpenAPI document: security scheme, parameters, response headers and
- * the Error responses of docs/api.md's table. Parameter rules come from the code that enforces them
- * (`routes/pet_params.ts`, `http/deprecation.ts`), not from a second copy written by hand.
+ * the Error responses of docs/api.md's table. Parameter rules come from the definitions the code
+ * enforces (`schemas/limits.ts`, `http/deprecation.ts`), not from a second copy written by hand.
  */
 import { CHALLENGE_INVALID_KEY, CHALLENGE_NO_KEY } from "../http/auth.ts";
 import { DEPRECATION_VALUE, SUCCESSOR_REL, SUNSET_VALUE } from "../http/deprecation.ts";
@@ -12,8 +12,9 @@ import {
   IDEMPOTENCY_KEY,
   IDEMPOTENCY_KEY_LENGTH,
   MAX_LIMIT,
-} from "../routes/pet_params.ts";
-import { INT64_MAX } from "../schemas/pet.ts";
+  PET_ID_MAX,
+  REQUEST_ID,
+} from "../schemas/limits.ts";
 import type { ExactJsonValue } from "./exact_json.ts";
 
 type Json = { [key: string]: ExactJsonValue };
@@ -57,7 +58,7 @@ export const PARAMETERS: Json = {
     in: "path",
     required: true,
     description: "Identifier of the pet",
-    schema: { type: "integer", format: "int64", minimum: 1, maximum: INT64_MAX },
+    schema: { type: "integer", format: "int64", minimum: 1, maximum: PET_ID_MAX },
   },
   idempotencyKey: {
     name: "Idempotency-Key",
@@ -85,7 +86,7 @@ export const PARAMETERS: Json = {
     in: "header",
     required: false,
     description: "Echoed back when it is 1 to 200 characters of `[A-Za-z0-9._:=-]`",
-    schema: { type: "string", pattern: "^[A-Za-z0-9._:=-]{1,200}$" },
+    schema: { type: "string", pattern: REQUEST_ID.source },
   },
 };
 

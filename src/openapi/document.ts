@@ -5,7 +5,8 @@
  * bounds are written digit for digit.
  */
 import { DEPRECATED_AT, SUNSET_AT } from "../http/deprecation.ts";
-import { ErrorBody, NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
+import { ErrorBody } from "../schemas/error.ts";
+import { NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
 import { VERSION } from "../version.ts";
 import { headerRef, HEADERS, parameterRef, PARAMETERS, SECURITY_SCHEMES } from "./components.ts";
 import { errorResponses } from "./error_responses.ts";

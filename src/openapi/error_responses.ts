@@ -3,7 +3,7 @@
  * return, each with an example per error code so a reader sees exactly what a client switches on.
  */
 import { SUNSET_VALUE } from "../http/deprecation.ts";
-import type { ErrorCode } from "../http/errors.ts";
+import type { ErrorCode } from "../schemas/error.ts";
 import type { ExactJsonValue } from "./exact_json.ts";
 import { headerRef } from "./components.ts";
 

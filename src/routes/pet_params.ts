@@ -4,7 +4,15 @@
  */
 import { HttpError } from "../http/errors.ts";
 import { decodeCursor } from "../http/pagination.ts";
-import { INT64_MAX, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
+import {
+  DEFAULT_LIMIT,
+  IDEMPOTENCY_KEY,
+  LIMIT_PATTERN,
+  MAX_LIMIT,
+  PET_ID_MAX,
+  PET_ID_PATTERN,
+} from "../schemas/limits.ts";
+import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
 /** A validated `GET /pets` query. */
 export interface ListQuery {
@@ -14,10 +22,6 @@ export interface ListQuery {
   readonly status: PetStatus | undefined;
   readonly afterId: number;
 }
-
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
-const LIMIT = /^[1-9][0-9]{0,2}$/;
 
 function invalidQuery(message: string): HttpError {
   return new HttpError(400, "invalid_query", message);
@@ -64,7 +68,7 @@ export function parseListQuery(query: string): ListQuery {
   let limit = DEFAULT_LIMIT;
   if (rawLimit !== undefined) {
     limit = Number(rawLimit);
-    if (!LIMIT.test(rawLimit) || limit > MAX_LIMIT) {
+    if (!LIMIT_PATTERN.test(rawLimit) || limit > MAX_LIMIT) {
       throw invalidQuery(
         `limit must be an integer from 1 to ${MAX_LIMIT}, got ${
           JSON.stringify(rawLimit.slice(0, 50))
@@ -107,31 +111,21 @@ export function listQueryString(query: ListQuery, cursor: string): string {
   return `${text}cursor=${cursor}`;
 }
 
-const PET_ID = /^[1-9][0-9]{0,18}$/;
-
 /**
  * Parses `petId`: an integer from 1 to 2^63−1, else 400 `invalid_path`. Returns undefined for a
  * valid int64 beyond 2^53−1: ids are assigned from 1 upwards, so no such pet exists (404).
  */
 export function parsePetId(raw: string): number | undefined {
-  if (!PET_ID.test(raw) || BigInt(raw) > INT64_MAX) {
+  if (!PET_ID_PATTERN.test(raw) || BigInt(raw) > PET_ID_MAX) {
     throw new HttpError(
       400,
       "invalid_path",
-      `petId must be an integer from 1 to ${INT64_MAX}, got ${JSON.stringify(raw.slice(0, 50))}`,
+      `petId must be an integer from 1 to ${PET_ID_MAX}, got ${JSON.stringify(raw.slice(0, 50))}`,
     );
   }
   const id = Number(raw);
   return Number.isSafeInteger(id) ? id : undefined;
 }
-
-/** How long an `Idempotency-Key` may be, in characters. */
-export const IDEMPOTENCY_KEY_LENGTH = { min: 1, max: 255 } as const;
-
-/** A valid `Idempotency-Key`: 1–255 visible ASCII characters (also the OpenAPI pattern). */
-export const IDEMPOTENCY_KEY = new RegExp(
-  `^[\\x21-\\x7e]{${IDEMPOTENCY_KEY_LENGTH.min},${IDEMPOTENCY_KEY_LENGTH.max}}$`,
-);
 
 /** The `Idempotency-Key` header: 1–255 visible ASCII characters, else 400 naming the header. */
 export function parseIdempotencyKey(header: string | null): string | undefined {

@@ -1,6 +1,6 @@
 /**
- * The contract's resource schemas, named as the seed names them: PetStatus, NewPet, Pet, Pets,
- * Error. One TypeBox definition gives the runtime check, the TypeScript type and (later) the
+ * The contract's resource schemas, named as the seed names them: PetStatus, NewPet, Pet, Pets
+ * (the Error body is in `error.ts`). One TypeBox definition gives the runtime check, the TypeScript type and (later) the
  * OpenAPI document.
  *
  * `categoryId` is an int64 that must be kept exactly, so it is a `bigint` in memory: the request
@@ -9,19 +9,26 @@
  * The OpenAPI document shows it as `type: integer, format: int64`.
  */
 import { type Static, Type } from "typebox";
-import { ERROR_CODES } from "../http/errors.ts";
 
-/** Allowed values of a pet's availability status. */
+/**
+ * Allowed values of a pet's availability status: the one place they are spelled. The schema, the
+ * query parser, the cursor, the validation messages and the metrics labels derive from it.
+ */
 export const PET_STATUSES = ["available", "pending", "sold"] as const;
 
-/** Availability status: `available`, `pending` or `sold`. */
+/** Availability status: one of `PET_STATUSES`. */
 export const PetStatus = Type.Enum(PET_STATUSES, {
   description: "Availability status",
 });
 export type PetStatus = Static<typeof PetStatus>;
 
+/** The smallest int64, the lower bound of `categoryId`. */
 export const INT64_MIN = -(2n ** 63n);
+/** The largest int64, the upper bound of `categoryId` and `petId`. */
 export const INT64_MAX = 2n ** 63n - 1n;
+
+/** How long a pet's name may be, in Unicode code points. */
+export const NAME_LENGTH = { min: 1, max: 200 } as const;
 
 /** Unicode control characters (general category Cc) are refused in names. */
 // deno-lint-ignore no-control-regex -- matching control characters is the point
@@ -35,8 +42,8 @@ export function isAcceptableName(name: string): boolean {
 /** The animal's name: 1–200 code points, not blank, no control characters. */
 export const PetName = Type.Refine(
   Type.String({
-    minLength: 1,
-    maxLength: 200,
+    minLength: NAME_LENGTH.min,
+    maxLength: NAME_LENGTH.max,
     // No control character anywhere, and at least one character that is not white space: `\s`
     // is exactly the set `String.prototype.trim()` strips, so the pattern says "not blank" in
     // the OpenAPI document too. Only the lone-surrogate rule is left to the refinement below.
@@ -46,10 +53,11 @@ export const PetName = Type.Refine(
     pattern:
       "^[^\\S\\u0000-\\u001F\\u007F-\\u009F]*[^\\s\\u0000-\\u001F\\u007F-\\u009F][^\\u0000-\\u001F\\u007F-\\u009F]*$",
     description:
-      "1 to 200 Unicode characters (code points), not only white space, no control characters, no lone surrogates; stored exactly as sent",
+      `${NAME_LENGTH.min} to ${NAME_LENGTH.max} Unicode characters (code points), not only white space, no control characters, no lone surrogates; stored exactly as sent`,
   }),
   isAcceptableName,
-  () => "must be 1 to 200 characters, not blank, without control characters or lone surrogates",
+  () =>
+    `must be ${NAME_LENGTH.min} to ${NAME_LENGTH.max} characters, not blank, without control characters or lone surrogates`,
 );
 
 /** An int64 category identifier, kept exactly (see the module comment). */
@@ -60,7 +68,7 @@ export const CategoryId = Type.Refine(
     format: "int64",
   }),
   (value: bigint) => value >= INT64_MIN && value <= INT64_MAX,
-  () => "must be an integer from -9223372036854775808 to 9223372036854775807",
+  () => `must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
 );
 
 /** Request body for creation. */
@@ -88,26 +96,3 @@ export type Pet = Static<typeof Pet>;
 
 /** A JSON array of Pet. */
 export const Pets = Type.Array(Pet);
-
-/** The contract's error body. */
-export const ErrorBody = Type.Object({
-  code: Type.Enum(ERROR_CODES, {
-    description:
-      "Machine-readable error code, lower snake case and stable: switch on it. New codes may be added in a later minor version, so treat an unknown code by its `status`",
-  }),
-  message: Type.String({ description: "Human-readable description" }),
-  status: Type.Integer({
-    description: "The HTTP status code of the response",
-    minimum: 400,
-    maximum: 599,
-  }),
-  details: Type.Optional(Type.Array(Type.Object({
-    path: Type.String({
-      format: "json-pointer",
-      description: "JSON Pointer (RFC 6901) of the offending field, such as `/name`",
-    }),
-    message: Type.String(),
-  }))),
-  requestId: Type.Optional(Type.String()),
-});
-export type ErrorBody = Static<typeof ErrorBody>;

@@ -3,9 +3,9 @@
  * (`ErrorDetail[]`) with messages a client can act on.
  */
 import { Compile } from "typebox/compile";
-import type { ErrorDetail } from "../http/errors.ts";
-import type { JsonValue } from "../http/json.ts";
-import { NewPet } from "./pet.ts";
+import type { ErrorDetail } from "./error.ts";
+import type { JsonValue } from "./json_value.ts";
+import { INT64_MAX, INT64_MIN, NewPet, PET_STATUSES } from "./pet.ts";
 
 const newPetValidator = Compile(NewPet);
 
@@ -31,13 +31,17 @@ interface SchemaError {
   message: string;
 }
 
+const ONE_OF_STATUSES = `must be one of ${
+  PET_STATUSES.map((status) => JSON.stringify(status)).join(", ")
+}`;
+
 const MESSAGE_BY_FIELD_AND_KEYWORD: Record<string, string> = {
   "/name type": "must be a string",
   "/name pattern": "must not be blank and must not contain control characters",
   "/categoryId type":
-    "must be an integer from -9223372036854775808 to 9223372036854775807, written without fraction or exponent",
-  "/status type": 'must be one of "available", "pending", "sold"',
-  "/status enum": 'must be one of "available", "pending", "sold"',
+    `must be an integer from ${INT64_MIN} to ${INT64_MAX}, written without fraction or exponent`,
+  "/status type": ONE_OF_STATUSES,
+  "/status enum": ONE_OF_STATUSES,
 };
 
 function describeErrors(errors: readonly SchemaError[]): ErrorDetail[] {

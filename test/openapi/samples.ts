@@ -3,7 +3,7 @@
  * bounds), each enum value, and values just outside. The document then decides which are valid
  * (`schemaErrors`), and the drift test checks the service agrees on every one.
  */
-import type { JsonValue } from "../../src/http/json.ts";
+import type { JsonValue } from "../../src/schemas/json_value.ts";
 import { resolveRef, schemaErrors } from "../support/json_schema.ts";
 
 type Schema = { [key: string]: JsonValue };

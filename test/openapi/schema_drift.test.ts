@@ -10,7 +10,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type JsonValue, parseJsonExact } from "../../src/http/json.ts";
+import { parseJsonExact } from "../../src/http/json.ts";
+import type { JsonValue } from "../../src/schemas/json_value.ts";
 import { SUNSET_AT } from "../../src/http/deprecation.ts";
 import { openApiJson } from "../../src/openapi/document.ts";
 import { stringifyExact } from "../../src/openapi/exact_json.ts";

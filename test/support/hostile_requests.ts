@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { Compile } from "typebox/compile";
-import { ErrorBody } from "../../src/schemas/pet.ts";
+import { ErrorBody } from "../../src/schemas/error.ts";
 
 /** Every status docs/api.md allows (its Error table, plus 200, 201 and 204). 500 is never fine. */
 export const CONTRACT_STATUSES: ReadonlySet<number> = new Set([

@@ -5,7 +5,7 @@
  * 9223372036854775807 and 9223372036854775808 as the same number and cannot test them). It
  * reads the document as written; it shares no code with the service's TypeBox checks.
  */
-import type { JsonValue } from "../../src/http/json.ts";
+import type { JsonValue } from "../../src/schemas/json_value.ts";
 
 type Schema = { [key: string]: JsonValue };
 
