@@ -212,7 +212,7 @@ describe(`backup and restore on ${runtime}`, { timeout: 180_000 }, () => {
     assert.equal(readFileSync(join(full, "pets.jsonl"), "utf8"), backupLines[0]);
   });
 
-  it("backup - writes the copy to stdout and the counts to stderr", async () => {
+  it("backup - writes the copy to stdout and the counts to stderr", () => {
     // Through a file, not runService's text: a pet name's 😀 may straddle two pipe chunks.
     const output = join(dir.path, "stdout.jsonl");
     const [command, args] = serviceCommand(runtime, ["backup", "-"]);
