@@ -29,14 +29,6 @@ export function componentSchemas(named: NamedSchemas): Record<string, JsonSchema
   return result;
 }
 
-/** Converts one schema (a parameter's, say), referring to named components where it can. */
-export function schemaWithRefs(schema: unknown, named: NamedSchemas): JsonSchema {
-  const refByShape = new Map(
-    Object.entries(named).map(([name, component]) => [shapeOf(plainSchema(component)), name]),
-  );
-  return withRefs(plainSchema(schema), refByShape, false);
-}
-
 /** The JSON Schema of a TypeBox schema: no `~` keys, bigint → int64 integer. */
 export function plainSchema(schema: unknown): JsonSchema {
   return plain(schema) as JsonSchema;
