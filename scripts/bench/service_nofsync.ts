@@ -1,6 +1,6 @@
 /**
  * Bench-only entry: the service exactly as `src/commands/serve.ts` builds it (same settings,
- * keys, logger, runtime adapter and app), except that the store is opened with `fsync: false`.
+ * keys, logger, runtime adapter and app), except that the store's file layer skips fdatasync (`no_sync_file_layer.ts`).
  * UNSAFE — a 201 is then not durable — and never shipped: `scripts/bench/bench.ts` runs it only to
  * measure the same service's POST throughput without the fdatasync, the denominator of the
  * "durable POST ≥ 0.8 of fsync off" target. Runs on Deno and Bun from source; on Node from an
@@ -14,6 +14,7 @@ import { KeyRing } from "../../src/http/auth.ts";
 import { createJsonLogger } from "../../src/log.ts";
 import { detectRuntime } from "../../src/runtime/server.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
+import { noSyncFileLayer } from "./no_sync_file_layer.ts";
 
 const log = createJsonLogger({
   write: (text) => process.stdout.write(text),
@@ -31,7 +32,7 @@ const server = await runtime.serve({
 });
 const store = await openJsonlStore({
   dataDir: config.dataDir,
-  fsync: false,
+  files: noSyncFileLayer(),
   onWarning: (message) => log.warn({ msg: message }),
 });
 app.ready(store);

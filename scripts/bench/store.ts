@@ -10,11 +10,12 @@
  * for the large run), --skip-creates, --skip-replay.
  *
  * Creates: durable creates per second at concurrency 1, 16 and 64 for the group-commit store, a
- * naive append with one fdatasync per create, the store with fsync off (unsafe, the ceiling) and,
- * on Bun, bun:sqlite (WAL, synchronous=FULL, one transaction per insert). Replay: generates a
+ * naive append with one fdatasync per create, the store with fsync off (unsafe, the ceiling; see
+ * `no_sync_file_layer.ts`) and, on Bun, bun:sqlite (WAL, synchronous=FULL, one transaction per insert). Replay: generates a
  * file of N pets and opens it in a fresh child process, which reports open time, RSS and the
  * time of a deep `list`, so the figures are not polluted by this process.
  */
+import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -23,7 +24,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { NewPet, PetStatus } from "../../src/schemas/pet.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
-import { formatPetRecord } from "../../src/store/jsonl/record.ts";
+import { petRecordBytes } from "../../src/store/jsonl/record.ts";
+import { noSyncFileLayer } from "./no_sync_file_layer.ts";
 import { petJson } from "../../src/store/pet_json.ts";
 
 declare const Bun: unknown;
@@ -57,12 +59,11 @@ const contenders: Contender[] = [
     name: "naive append, 1 fdatasync/create",
     async start(dir) {
       const file = await open(join(dir, "pets.jsonl"), "a");
-      const encoder = new TextEncoder();
       let nextId = 1;
       let chain: Promise<unknown> = Promise.resolve();
       const create = (pet: NewPet) => {
         chain = chain.then(async () => {
-          const bytes = encoder.encode(formatPetRecord(nextId++, pet));
+          const bytes = petRecordBytes(nextId++, pet);
           await file.write(bytes, 0, bytes.length);
           await file.datasync();
         });
@@ -74,7 +75,7 @@ const contenders: Contender[] = [
   {
     name: "group commit, fsync OFF (unsafe)",
     async start(dir) {
-      const store = await openJsonlStore({ dataDir: dir, fsync: false });
+      const store = await openJsonlStore({ dataDir: dir, files: noSyncFileLayer() });
       return { create: (pet) => store.create(pet), close: () => store.close() };
     },
   },
@@ -159,17 +160,16 @@ async function benchCreates(seconds: number): Promise<void> {
 /** Writes a data file of `count` pets, as the store would have written it. */
 async function generateFile(dir: string, count: number): Promise<number> {
   const file = await open(join(dir, "pets.jsonl"), "w");
-  const encoder = new TextEncoder();
   let bytes = 0;
-  let lines: string[] = [];
+  let lines: Uint8Array[] = [];
   for (let id = 1; id <= count; id++) {
     const status = STATUSES[id % 4];
     const pet: NewPet = status === undefined
       ? { name: `Pet ${id}`, categoryId: BigInt(id * 7919) }
       : { name: `Pet ${id}`, categoryId: BigInt(id * 7919), status };
-    lines.push(formatPetRecord(id, pet));
+    lines.push(petRecordBytes(id, pet));
     if (lines.length === 50_000 || id === count) {
-      const chunk = encoder.encode(lines.join(""));
+      const chunk = Buffer.concat(lines);
       await file.write(chunk, 0, chunk.length);
       bytes += chunk.length;
       lines = [];

@@ -15,7 +15,6 @@ import { ifNoneMatchMatches } from "../http/conditional.ts";
 import { pageTag, petTag } from "../http/etag.ts";
 import type { Reply } from "../http/responses.ts";
 import type { PetStatus } from "../schemas/pet.ts";
-import { pageJson } from "../store/page_json.ts";
 import type { PetStore } from "../store/store.ts";
 import { type CachedResponse, ResponseCache } from "./response_cache.ts";
 
@@ -57,7 +56,7 @@ export function createCacheableReads(cacheBytes: number): CacheableReads {
       `${query.afterId}.${wanted}`;
     const hit = cache.get(key);
     if (hit !== undefined) return cacheableReply(request, hit);
-    const built = await pageJson(store, query);
+    const built = await store.listJson(query);
     const coding = codingFor(built.body, wanted);
     const etag = pageTag({
       status: query.status,

@@ -8,9 +8,7 @@ import { jsonReply, type Reply } from "../http/responses.ts";
 import type { Route } from "../http/router.ts";
 import { validateNewPet } from "../schemas/validate.ts";
 import { listQueryString, parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
-import { createHash } from "node:crypto";
-import { canonicalNewPetJson } from "../store/pet_json.ts";
-import type { IdempotencyClaim } from "../store/store.ts";
+import { idempotencyClaim } from "../store/idempotency.ts";
 import { createCacheableReads } from "../cache/cacheable_reads.ts";
 
 /** Routes under BASE_PATH for pets. */
@@ -50,11 +48,9 @@ export function petRoutes(deps: { config: Config }): Route<RequestContext, Reply
       });
     }
     const newPet = validation.value;
-    const claim: IdempotencyClaim | undefined = idempotencyKey === undefined ? undefined : {
-      scope: context.keyScope,
-      key: idempotencyKey,
-      digest: createHash("sha256").update(canonicalNewPetJson(newPet)).digest("hex"),
-    };
+    const claim = idempotencyKey === undefined
+      ? undefined
+      : idempotencyClaim(context.keyScope, idempotencyKey, newPet);
     const outcome = await context.store().create(newPet, claim);
     switch (outcome.kind) {
       case "created":

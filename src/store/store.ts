@@ -4,8 +4,8 @@
  *
  * Pets travel as `StoredPet`: the id and status (for indexing and headers) plus the pet's exact
  * JSON text, so an int64 `categoryId` never passes through a JavaScript number and list pages
- * are built by joining strings — or, from a store that keeps pets as UTF-8 bytes, by copying
- * those bytes (`listJson`).
+ * are built by joining strings (`joinPageJson`) — or, from a store that keeps pets as UTF-8
+ * bytes, by copying those bytes.
  */
 import type { NewPet, PetStatus } from "../schemas/pet.ts";
 
@@ -22,7 +22,7 @@ export interface IdempotencyClaim {
   readonly scope: string;
   /** The client's Idempotency-Key header value. */
   readonly key: string;
-  /** SHA-256 hex of the canonical NewPet (see `canonicalNewPetJson`). */
+  /** SHA-256 hex of the canonical NewPet (see `idempotencyDigest`). */
   readonly digest: string;
 }
 
@@ -69,10 +69,10 @@ export interface PetStore {
   get(id: number): MaybePromise<StoredPet | undefined>;
   list(query: PageQuery): MaybePromise<PetPage>;
   /**
-   * Optional fast path for `list`: the page as bytes, for a store that holds pets as UTF-8 (no
-   * string per pet, no re-encoding). Callers fall back to `list` when a store lacks it.
+   * The page of `list` as the bytes clients receive, with the facts of its ETag. Each store
+   * builds its own: the JSON-lines store copies the UTF-8 it holds (no string per pet).
    */
-  listJson?(query: PageQuery): MaybePromise<PetPageJson>;
+  listJson(query: PageQuery): MaybePromise<PetPageJson>;
   /**
    * False while the backend cannot serve at all (the database connection is lost); `/readyz`
    * then answers 503. A store without it is always available once open.

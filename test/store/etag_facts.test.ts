@@ -10,7 +10,6 @@ import { loadConfig } from "../../src/config/config.ts";
 import { pageTag } from "../../src/http/etag.ts";
 import type { PetStatus } from "../../src/schemas/pet.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
-import { pageJson } from "../../src/store/page_json.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres_store.ts";
 import type { PageQuery, PetStore } from "../../src/store/store.ts";
 import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
@@ -41,7 +40,7 @@ for (const status of [undefined, "available", "pending", "sold"] as const) {
 async function factsOf(store: PetStore): Promise<string[]> {
   const lines: string[] = [];
   for (const query of QUERIES) {
-    const page = await pageJson(store, query);
+    const page = await store.listJson(query);
     const tag = pageTag({ ...query, ...page }, "identity");
     lines.push(`${JSON.stringify(query)} ${tag} ${new TextDecoder().decode(page.body)}`);
   }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { DataFile, FileLayer } from "../../src/store/jsonl/file_layer.ts";
 import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
-import { formatPetRecord } from "../../src/store/jsonl/record.ts";
+import { petRecordBytes } from "../../src/store/jsonl/record.ts";
 import type { NewPet } from "../../src/schemas/pet.ts";
 import type { IdempotencyClaim } from "../../src/store/store.ts";
 
@@ -33,7 +33,8 @@ export function bytesOf(path: string): Uint8Array {
 
 /** One record line, as the store writes it. */
 export function line(id: number, pet: Partial<NewPet> = {}, claim?: IdempotencyClaim): string {
-  return formatPetRecord(id, { name: `Pet ${id}`, categoryId: BigInt(id), ...pet }, claim);
+  const record = petRecordBytes(id, { name: `Pet ${id}`, categoryId: BigInt(id), ...pet }, claim);
+  return new TextDecoder().decode(record);
 }
 
 /** An errno-style error, as node:fs throws. */

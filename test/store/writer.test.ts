@@ -337,12 +337,4 @@ describe("GroupWriter", () => {
     await store.close();
     assert.deepEqual(fileIds(dataDir), [1, id]);
   });
-
-  it("skips fdatasync when fsync is off (benchmarks only)", async () => {
-    const files = instrumentedFiles();
-    const store = await openJsonlStore({ dataDir: join(tempDir(), "data"), files, fsync: false });
-    idOf(await store.create({ name: "Fast", categoryId: 1n }));
-    assert.equal(files.datasyncs, 0);
-    await store.close();
-  });
 });

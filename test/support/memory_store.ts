@@ -3,12 +3,15 @@
  * (ids from 1, ascending pages, idempotency outcomes), plus switches to make writes fail or hang.
  */
 import type { NewPet } from "../../src/schemas/pet.ts";
+import { keyId } from "../../src/store/idempotency.ts";
+import { joinPageJson } from "../../src/store/page_json.ts";
 import { petJson } from "../../src/store/pet_json.ts";
 import {
   type CreateOutcome,
   type IdempotencyClaim,
   type PageQuery,
   type PetPage,
+  type PetPageJson,
   type PetStore,
   type StoredPet,
   type StoreStats,
@@ -16,8 +19,10 @@ import {
 } from "../../src/store/store.ts";
 
 export class MemoryStore implements PetStore {
-  readonly pets: StoredPet[] = [];
-  private readonly keys = new Map<string, { digest: string; pet?: StoredPet }>();
+  readonly pets: StoredPet[];
+  private readonly keys: Map<string, { digest: string; pet?: StoredPet }>;
+  private readonly writing = new Set<Promise<CreateOutcome>>();
+  private closed = false;
   /** When set, creates answer `unavailable` (a full disk). */
   failWrites = false;
   /** When set, creates wait for this promise before completing (a slow fsync). */
@@ -28,13 +33,34 @@ export class MemoryStore implements PetStore {
    */
   available = true;
 
+  /** An empty store, or (`reopen`) one over the pets and keys of a closed one. */
+  constructor(from?: MemoryStore) {
+    this.pets = from?.pets ?? [];
+    this.keys = from?.keys ?? new Map();
+  }
+
+  /** The same pets and keys in a new instance, as after a restart. */
+  reopen(): MemoryStore {
+    return new MemoryStore(this);
+  }
+
   isAvailable(): boolean {
     return this.available;
   }
 
-  async create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
+  create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
+    if (this.closed) {
+      return Promise.resolve({ kind: "unavailable", reason: "the store is closing" });
+    }
+    const writing = this.write(pet, claim);
+    this.writing.add(writing);
+    void writing.then(() => this.writing.delete(writing));
+    return writing;
+  }
+
+  private async write(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
     if (!this.available) return { kind: "unavailable", reason: "connection lost" };
-    const slot = claim === undefined ? undefined : `${claim.scope} ${claim.key}`;
+    const slot = claim === undefined ? undefined : keyId(claim);
     if (slot !== undefined) {
       const seen = this.keys.get(slot);
       if (seen !== undefined) {
@@ -44,7 +70,8 @@ export class MemoryStore implements PetStore {
       }
       this.keys.set(slot, { digest: claim!.digest });
     }
-    if (this.writeGate !== undefined) await this.writeGate;
+    // A write takes at least a tick, as on disk: a second create with the key meanwhile is in flight.
+    await (this.writeGate ?? Promise.resolve());
     if (this.failWrites) {
       if (slot !== undefined) this.keys.delete(slot);
       return { kind: "unavailable", reason: "ENOSPC" };
@@ -69,6 +96,11 @@ export class MemoryStore implements PetStore {
     return { pets: matching.slice(0, query.limit), hasMore: matching.length > query.limit };
   }
 
+  listJson(query: PageQuery): PetPageJson {
+    const page = this.list(query);
+    return joinPageJson(page.pets, page.hasMore);
+  }
+
   /** Pets per status, as a store reports them to the metrics. */
   stats(): StoreStats {
     this.checkAvailable();
@@ -77,7 +109,10 @@ export class MemoryStore implements PetStore {
     return { pets };
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.writing);
+  }
 
   private checkAvailable(): void {
     if (!this.available) {

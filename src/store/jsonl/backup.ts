@@ -28,7 +28,7 @@ import { join } from "node:path";
 import { type DataFile, type FileLayer, nodeFileLayer } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { type ByteSink, copyRecordLines, type StatusCounts } from "./record_copy.ts";
-import { MAX_LINE_BYTES } from "./replay.ts";
+import { MAX_LINE_BYTES } from "./record.ts";
 import { MAX_BATCH, MAX_BATCHES_IN_FLIGHT } from "./writer.ts";
 
 /** Most bytes the writer can have written past its durable end: the part a cut-back may remove. */

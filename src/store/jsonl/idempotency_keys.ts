@@ -4,6 +4,7 @@
  * rebuilt from the claims stored in the pet records at replay, so a retry after a restart or a
  * kill -9 finds the same pet.
  */
+import { keyId } from "../idempotency.ts";
 import type { IdempotencyClaim } from "../store.ts";
 
 /** What an earlier request with the same key decides for a new one. */
@@ -47,9 +48,4 @@ export class IdempotencyKeys {
   release(claim: IdempotencyClaim): void {
     this.#inFlight.delete(keyId(claim));
   }
-}
-
-/** One map key per (scope, key); JSON keeps the pair unambiguous whatever characters they hold. */
-function keyId(claim: IdempotencyClaim): string {
-  return JSON.stringify([claim.scope, claim.key]);
 }

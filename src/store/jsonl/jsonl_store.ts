@@ -5,7 +5,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { NewPet } from "../../schemas/pet.ts";
-import type { StatusIndex } from "../status_index.ts";
+import type { PendingCreate } from "../pending_create.ts";
 import type {
   CreateOutcome,
   IdempotencyClaim,
@@ -18,11 +18,11 @@ import type {
   StoreStats,
 } from "../store.ts";
 import { type DataFile, type FileLayer, nodeFileLayer } from "./file_layer.ts";
-import type { IdempotencyKeys } from "./idempotency_keys.ts";
 import { acquireLock, type DirectoryLock } from "./lock.ts";
 import { StoreOpenError } from "../open_error.ts";
-import type { PetTexts } from "./pet_texts.ts";
-import { MAX_LINE_BYTES, replayFile } from "./replay.ts";
+import { fitsOneLine } from "./record.ts";
+import { replayFile } from "./replay.ts";
+import type { DurableBatch, StoreMemory } from "./store_memory.ts";
 import { GroupWriter } from "./writer.ts";
 
 /** File name of the data file in the data directory. */
@@ -32,14 +32,9 @@ export const DATA_FILE = "pets.jsonl";
 export interface JsonlStoreOptions {
   /** Created (recursively) when missing. */
   readonly dataDir: string;
-  /**
-   * False skips fdatasync. UNSAFE, for benchmarks only: a crash or power cut may then lose
-   * pets that were already answered as created.
-   */
-  readonly fsync?: boolean;
   /** Receives recoverable problems (a torn last line cut off, a failed truncate). */
   readonly onWarning?: (message: string) => void;
-  /** The file layer; tests inject failures through it. */
+  /** The file layer; tests inject failures through it (and the benchmark skips fdatasync). */
   readonly files?: FileLayer;
   /**
    * How long to wait for a live owner of the lock to let go before refusing (default 0). A
@@ -57,7 +52,6 @@ export interface JsonlStoreOptions {
 export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlStore> {
   const {
     dataDir,
-    fsync = true,
     onWarning = () => {},
     files = nodeFileLayer,
     lockWaitMs = 0,
@@ -83,7 +77,7 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
   let file: DataFile | undefined;
   try {
     file = await openDataFile(dataDir, files);
-    return await loadStore(file, lock, { dataDir, fsync, onWarning, observer });
+    return await loadStore(file, lock, { dataDir, onWarning, observer });
   } catch (error) {
     await file?.close().catch(() => {});
     await lock.release();
@@ -130,7 +124,6 @@ async function loadStore(
   lock: DirectoryLock,
   options: {
     dataDir: string;
-    fsync: boolean;
     onWarning: (message: string) => void;
     observer: StoreObserver | undefined;
   },
@@ -150,28 +143,22 @@ async function loadStore(
       `Cut a torn last line from ${path} at byte offset ${offset} (${length} bytes without a newline)`,
     );
   }
-  const { texts, index, keys } = replayed;
-  const writer = new GroupWriter({
+  return new JsonlStore({
     file,
-    texts,
-    index,
-    keys,
+    lock,
+    memory: replayed.memory,
     fileLength: replayed.length,
     nextId: replayed.nextId,
-    fsync: options.fsync,
     onWarning: options.onWarning,
     onBatchSynced: options.observer?.batchSynced.bind(options.observer),
   });
-  return new JsonlStore({ file, lock, texts, index, keys, writer });
 }
 
 /** A PetStore kept in a JSON-lines file; see openJsonlStore. */
 export class JsonlStore implements PetStore {
   readonly #file: DataFile;
   readonly #lock: DirectoryLock;
-  readonly #texts: PetTexts;
-  readonly #index: StatusIndex;
-  readonly #keys: IdempotencyKeys;
+  readonly #memory: StoreMemory;
   readonly #writer: GroupWriter;
   #closing: Promise<void> | undefined;
 
@@ -179,22 +166,30 @@ export class JsonlStore implements PetStore {
   constructor(parts: {
     file: DataFile;
     lock: DirectoryLock;
-    texts: PetTexts;
-    index: StatusIndex;
-    keys: IdempotencyKeys;
-    writer: GroupWriter;
+    memory: StoreMemory;
+    fileLength: number;
+    nextId: number;
+    onWarning: (message: string) => void;
+    onBatchSynced: ((seconds: number, creates: number) => void) | undefined;
   }) {
     this.#file = parts.file;
     this.#lock = parts.lock;
-    this.#texts = parts.texts;
-    this.#index = parts.index;
-    this.#keys = parts.keys;
-    this.#writer = parts.writer;
+    this.#memory = parts.memory;
+    this.#writer = new GroupWriter({
+      file: parts.file,
+      space: parts.memory,
+      fileLength: parts.fileLength,
+      nextId: parts.nextId,
+      onWarning: parts.onWarning,
+      onBatchSynced: parts.onBatchSynced,
+      onDurable: (batch) => this.#publish(batch),
+      onFailed: (entries, reason) => this.#fail(entries, reason),
+    });
   }
 
   /** Number of durable pets. */
   get size(): number {
-    return this.#index.size;
+    return this.#memory.size;
   }
 
   /** Creates a pet; resolves once it is durable, or with why not. */
@@ -206,9 +201,10 @@ export class JsonlStore implements PetStore {
       return Promise.resolve({ kind: "unavailable", reason: "the record is too large to store" });
     }
     if (idempotency !== undefined) {
-      const decision = this.#keys.claim(idempotency);
+      // A "new" key stays in flight until its batch is published or fails (#publish, #fail).
+      const decision = this.#memory.claim(idempotency);
       if (decision.kind === "replayed") {
-        return Promise.resolve({ kind: "replayed", pet: this.#petAt(decision.position) });
+        return Promise.resolve({ kind: "replayed", pet: this.#memory.petAt(decision.position) });
       }
       if (decision.kind !== "new") return Promise.resolve(decision);
     }
@@ -217,55 +213,25 @@ export class JsonlStore implements PetStore {
 
   /** The pet with this id, or undefined. */
   get(id: number): StoredPet | undefined {
-    const position = this.#index.positionOf(id);
-    return position < 0 ? undefined : this.#petAt(position);
+    return this.#memory.get(id);
   }
 
   /** One page in ascending id order; `hasMore` only when a further matching pet exists. */
   list(query: PageQuery): PetPage {
-    const page = this.#index.page(query.status, query.afterId, query.limit);
-    const pets = page.ids.map((id) => this.#petAt(this.#index.positionOf(id)));
-    return { pets, hasMore: page.hasMore };
+    return this.#memory.list(query);
   }
 
   /** One page as the bytes of its JSON array, copied from the pets' stored UTF-8 text. */
   listJson(query: PageQuery): PetPageJson {
-    const page = this.#index.page(query.status, query.afterId, query.limit);
-    const count = page.ids.length;
-    const positions = new Array<number>(count);
-    // `[`, `]` and a comma between pets.
-    let size = count === 0 ? 2 : count + 1;
-    for (let i = 0; i < count; i++) {
-      positions[i] = this.#index.positionOf(page.ids[i]);
-      size += this.#texts.byteLength(positions[i]);
-    }
-    const body = new Uint8Array(size);
-    body[0] = OPEN_BRACKET;
-    let offset = 1;
-    for (let i = 0; i < count; i++) {
-      if (i > 0) body[offset++] = COMMA;
-      offset = this.#texts.copyTo(positions[i], body, offset);
-    }
-    body[offset] = CLOSE_BRACKET;
-    return {
-      body,
-      firstId: count === 0 ? 0 : page.ids[0],
-      lastId: count === 0 ? 0 : page.ids[count - 1],
-      count,
-      hasMore: page.hasMore,
-    };
+    return this.#memory.listJson(query);
   }
 
   /** Pets per status, data file bytes and idempotency keys held: a few reads, no scan. */
   stats(): StoreStats {
-    const index = this.#index;
-    const available = index.count("available");
-    const pending = index.count("pending");
-    const sold = index.count("sold");
     return {
-      pets: { available, pending, sold, none: index.size - available - pending - sold },
+      pets: this.#memory.counts(),
       dataFileBytes: this.#writer.durableLength,
-      idempotencyKeys: this.#keys.size,
+      idempotencyKeys: this.#memory.keyCount,
     };
   }
 
@@ -279,34 +245,21 @@ export class JsonlStore implements PetStore {
     return this.#closing;
   }
 
-  #petAt(position: number): StoredPet {
-    const json = this.#texts.text(position);
-    return { id: this.#index.idAt(position), status: statusOf(json), json };
+  /** A batch is durable: readers see it, then its callers learn of it. */
+  #publish(batch: DurableBatch): void {
+    const pets = this.#memory.publish(batch);
+    for (let i = 0; i < pets.length; i++) {
+      batch.entries[i].resolve({ kind: "created", pet: pets[i] });
+    }
   }
-}
 
-/**
- * Replay refuses lines over MAX_LINE_BYTES, so the writer must never write one. A bound on the
- * encoded length (3 bytes per UTF-16 unit, 6 per escaped claim character) is enough: a pet that
- * passed the NewPet schema is far below it.
- */
-function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): boolean {
-  const claimUnits = claim === undefined
-    ? 0
-    : claim.scope.length + claim.key.length + claim.digest.length;
-  return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
-}
-
-const OPEN_BRACKET = 0x5b;
-const COMMA = 0x2c;
-const CLOSE_BRACKET = 0x5d;
-
-/** The status is the last field of the pet text, when present. */
-function statusOf(json: string): StoredPet["status"] {
-  if (json.endsWith(`"available"}`)) return "available";
-  if (json.endsWith(`"pending"}`)) return "pending";
-  if (json.endsWith(`"sold"}`)) return "sold";
-  return undefined;
+  /** Creates that were not stored: their keys may be tried again. */
+  #fail(entries: readonly PendingCreate[], reason: string): void {
+    for (const entry of entries) {
+      if (entry.claim !== undefined) this.#memory.release(entry.claim);
+      entry.resolve({ kind: "unavailable", reason });
+    }
+  }
 }
 
 function codeOf(error: unknown): string {

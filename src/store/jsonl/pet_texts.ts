@@ -27,11 +27,6 @@ export class PetTexts {
   #arena = -1;
   #arenaUsed = 0;
 
-  /** Number of pets held. */
-  get count(): number {
-    return this.#count;
-  }
-
   /** Keeps a chunk of file bytes; returns its segment number for `add`. */
   addSegment(bytes: Uint8Array): number {
     this.#segments.push(bytes);

@@ -9,8 +9,9 @@
  * skip data. `<Pet>` is exactly the text of `petJson`, so the in-memory response is a slice of the
  * line and `categoryId` keeps the digits it was sent with.
  *
- * This file holds the writer's formatting and the full check of one line (used by `verify` and to
- * explain a line the fast replay path rejected).
+ * This file holds the format's limits, the one line writer (`encodePetRecord`, used by the store's
+ * writer and by every tool that writes a data file) and the full check of one line (used by
+ * `verify` and to explain a line the fast replay path rejected).
  */
 import {
   INT64_MAX,
@@ -26,6 +27,9 @@ import type { NewPet } from "../../schemas/pet.ts";
 /** The format version this code writes and reads. */
 export const RECORD_VERSION = 1;
 
+/** No record comes near this; a longer line is damage. Pet texts must fit a Uint16 length. */
+export const MAX_LINE_BYTES = 65_535;
+
 /** Text before the pet object on every pet line. */
 export const PET_RECORD_PREFIX = `{"type":"pet","v":${RECORD_VERSION},"pet":`;
 
@@ -37,9 +41,58 @@ export function recordSuffix(claim: IdempotencyClaim | undefined): string {
   return claim === undefined ? "}\n" : `${CLAIM_FIELD}${claimJson(claim)}}\n`;
 }
 
-/** One full line (newline included) for a pet. */
-export function formatPetRecord(id: number, pet: NewPet, claim?: IdempotencyClaim): string {
-  return PET_RECORD_PREFIX + petJson(id, pet) + recordSuffix(claim);
+/** A pet's line as text, before encoding: the pet's own JSON and what follows it on the line. */
+export interface PetRecord {
+  readonly petJson: string;
+  readonly suffix: string;
+}
+
+/** Where an encoded line lies in its buffer: its pet text is [petStart, petEnd), the line ends at `end`. */
+export interface EncodedRecord {
+  readonly petStart: number;
+  readonly petEnd: number;
+  readonly end: number;
+}
+
+const encoder = new TextEncoder();
+const PREFIX_BYTES = encoder.encode(PET_RECORD_PREFIX);
+
+/** The parts of the line for a pet with this id. */
+export function petRecord(id: number, pet: NewPet, claim: IdempotencyClaim | undefined): PetRecord {
+  return { petJson: petJson(id, pet), suffix: recordSuffix(claim) };
+}
+
+/** An upper bound of the bytes `encodePetRecord` writes for this record (3 per UTF-16 unit). */
+export function maxRecordBytes(record: PetRecord): number {
+  return PREFIX_BYTES.length + 3 * (record.petJson.length + record.suffix.length);
+}
+
+/** Writes one full line (newline included) into `target` at `at`, which has room for it. */
+export function encodePetRecord(record: PetRecord, target: Uint8Array, at: number): EncodedRecord {
+  target.set(PREFIX_BYTES, at);
+  const petStart = at + PREFIX_BYTES.length;
+  const petEnd = petStart + encoder.encodeInto(record.petJson, target.subarray(petStart)).written;
+  const end = petEnd + encoder.encodeInto(record.suffix, target.subarray(petEnd)).written;
+  return { petStart, petEnd, end };
+}
+
+/** One full line for a pet as bytes, for tools and tests that lay out a data file. */
+export function petRecordBytes(id: number, pet: NewPet, claim?: IdempotencyClaim): Uint8Array {
+  const record = petRecord(id, pet, claim);
+  const bytes = new Uint8Array(maxRecordBytes(record));
+  return bytes.slice(0, encodePetRecord(record, bytes, 0).end);
+}
+
+/**
+ * Whether a create's line stays under MAX_LINE_BYTES, which replay refuses, so the writer must
+ * never write one. A bound on the encoded length (3 bytes per UTF-16 unit, 6 per escaped claim
+ * character) is enough: a pet that passed the NewPet schema is far below it.
+ */
+export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): boolean {
+  const claimUnits = claim === undefined
+    ? 0
+    : claim.scope.length + claim.key.length + claim.digest.length;
+  return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
 }
 
 /** The claim object in a fixed key order, so a line has exactly one correct text. */

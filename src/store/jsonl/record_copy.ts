@@ -13,8 +13,7 @@
 import { isUtf8 } from "node:buffer";
 import type { PetStatus } from "../../schemas/pet.ts";
 import { LineScanner, statusOfCode } from "./line_scanner.ts";
-import { parseRecordLine } from "./record.ts";
-import { MAX_LINE_BYTES } from "./replay.ts";
+import { MAX_LINE_BYTES, parseRecordLine } from "./record.ts";
 
 /** Where bytes come from, in order; `read` returns 0 at the end. */
 export interface ByteSource {

@@ -9,20 +9,15 @@
  *   before, an unknown record type or a newer format version) stops the start with the line
  *   number, and the file is left exactly as it is: data is never dropped silently.
  *
- * Of the chunks read only the pets' texts are kept (see pet_texts.ts); the fast path is
- * line_scanner.ts.
+ * The replayed pets and keys fill a StoreMemory. Of the chunks read only the pets' texts are kept
+ * (see pet_texts.ts); the fast path is line_scanner.ts.
  */
 import { isUtf8 } from "node:buffer";
-import { StatusIndex } from "../status_index.ts";
 import type { DataFile } from "./file_layer.ts";
-import { IdempotencyKeys } from "./idempotency_keys.ts";
 import { LineScanner, statusOfCode } from "./line_scanner.ts";
 import { readLines } from "./line_reader.ts";
-import { PetTexts } from "./pet_texts.ts";
-import { parseRecordLine } from "./record.ts";
-
-/** No record comes near this; a longer line is damage. Pet texts must fit a Uint16 length. */
-export const MAX_LINE_BYTES = 65_535;
+import { MAX_LINE_BYTES, parseRecordLine } from "./record.ts";
+import { StoreMemory } from "./store_memory.ts";
 
 const NEWLINE = 0x0a;
 const decoder = new TextDecoder();
@@ -31,9 +26,7 @@ const decoder = new TextDecoder();
 export type ReplayResult =
   | {
     readonly ok: true;
-    readonly texts: PetTexts;
-    readonly index: StatusIndex;
-    readonly keys: IdempotencyKeys;
+    readonly memory: StoreMemory;
     /** Max id in the file + 1 (1 for an empty file). */
     readonly nextId: number;
     /** Length of the complete lines: where the next write goes. */
@@ -44,9 +37,7 @@ export type ReplayResult =
 
 /** Reads every line of the file; never changes it. */
 export async function replayFile(file: DataFile): Promise<ReplayResult> {
-  const texts = new PetTexts();
-  const index = new StatusIndex();
-  const keys = new IdempotencyKeys();
+  const memory = new StoreMemory();
   const scanner = new LineScanner();
   let line = 0;
   let lastId = 0;
@@ -60,7 +51,7 @@ export async function replayFile(file: DataFile): Promise<ReplayResult> {
     }
     // Keep only the pet texts: each is moved down over the record framing of its line (the
     // write point never passes the line being read), then the chunk is cut to what is kept.
-    const segment = texts.addSegment(bytes);
+    const segment = memory.addSegment(bytes);
     let kept = 0;
     let start = 0;
     while (start < end) {
@@ -81,13 +72,12 @@ export async function replayFile(file: DataFile): Promise<ReplayResult> {
       lastId = scanner.id;
       const length = scanner.petEnd - scanner.petStart;
       bytes.copyWithin(kept, scanner.petStart, scanner.petEnd);
-      texts.add(segment, kept, kept + length);
+      const status = statusOfCode(scanner.status);
+      memory.addPet(segment, kept, kept + length, scanner.id, status, scanner.claim);
       kept += length;
-      const position = index.add(scanner.id, statusOfCode(scanner.status));
-      if (scanner.claim !== undefined) keys.addDurable(scanner.claim, position);
       start = newline + 1;
     }
-    texts.replaceSegment(segment, bytes.slice(0, kept));
+    memory.replaceSegment(segment, bytes.slice(0, kept));
     return true;
   }, { maxLineBytes: MAX_LINE_BYTES });
 
@@ -100,7 +90,7 @@ export async function replayFile(file: DataFile): Promise<ReplayResult> {
     ? { offset: end.offset, length: end.length }
     : undefined;
   const length = end.kind === "torn_tail" ? end.offset : end.length;
-  return { ok: true, texts, index, keys, nextId: lastId + 1, length, tornTail };
+  return { ok: true, memory, nextId: lastId + 1, length, tornTail };
 }
 
 /** 1-based number, within the chunk, of the first line that is not UTF-8. */

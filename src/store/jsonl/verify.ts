@@ -7,8 +7,7 @@ import { join } from "node:path";
 import { type FileLayer, nodeFileLayer } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { readLines } from "./line_reader.ts";
-import { parseRecordLine } from "./record.ts";
-import { MAX_LINE_BYTES } from "./replay.ts";
+import { MAX_LINE_BYTES, parseRecordLine } from "./record.ts";
 
 /** What verify found. */
 export interface VerifyReport {

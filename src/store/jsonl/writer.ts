@@ -1,8 +1,8 @@
 /**
  * The single writer: creates queue up while earlier batches are on their way to disk, and each
- * batch goes to disk with one write and one fdatasync (group commit). Callers are answered only
- * after that, and the in-memory index learns of the batch only then, so nothing a reader sees can
- * be lost.
+ * batch goes to disk with one write and one fdatasync (group commit). The writer only writes and
+ * syncs: it reports each batch once it is durable (`onDurable`), and the store then publishes it
+ * to memory and answers its callers, so nothing a reader sees can be lost.
  *
  * Pipelining: up to MAX_BATCHES_IN_FLIGHT batches are in flight at once. An fdatasync is mostly
  * waiting for the device (0.5–1 ms on this VM's disk), and a second one issued meanwhile overlaps
@@ -11,8 +11,8 @@
  * Three rules keep this as safe as one batch at a time:
  * - writes are issued one after another, in file order, each after the previous one returned, so
  *   the file never has a hole, whatever a crash interrupts;
- * - a batch is published (index, answers) only after its own fdatasync returned and after every
- *   earlier batch was published, so ids appear in order and a list walk never skips one;
+ * - a batch is reported durable (then published: index, answers) only after its own fdatasync
+ *   returned and after every earlier batch was reported, so ids appear in order and a list walk never skips one;
  * - a failed batch fails every batch written after it.
  *
  * Failure rules (ENOSPC, EIO, …):
@@ -24,13 +24,11 @@
  * - the next batch is tried normally, so the store recovers once space returns.
  */
 import type { NewPet } from "../../schemas/pet.ts";
-import { petJson } from "../pet_json.ts";
-import type { StatusIndex } from "../status_index.ts";
-import type { CreateOutcome, IdempotencyClaim, StoredPet } from "../store.ts";
+import type { PendingCreate } from "../pending_create.ts";
+import type { CreateOutcome, IdempotencyClaim } from "../store.ts";
 import type { DataFile } from "./file_layer.ts";
-import type { IdempotencyKeys } from "./idempotency_keys.ts";
-import type { PetTexts } from "./pet_texts.ts";
-import { PET_RECORD_PREFIX, recordSuffix } from "./record.ts";
+import { encodePetRecord, maxRecordBytes, petRecord } from "./record.ts";
+import type { BatchSpace, DurableBatch } from "./store_memory.ts";
 
 /** Most creates in one batch: bounds a batch's bytes and its callers' wait. */
 export const MAX_BATCH = 1024;
@@ -41,24 +39,9 @@ export const MAX_BATCH = 1024;
  */
 export const MAX_BATCHES_IN_FLIGHT = 2;
 
-const encoder = new TextEncoder();
-const PREFIX_BYTES = encoder.encode(PET_RECORD_PREFIX);
-
-/** A create waiting for its batch. */
-interface PendingCreate {
-  readonly pet: NewPet;
-  readonly claim: IdempotencyClaim | undefined;
-  readonly resolve: (outcome: CreateOutcome) => void;
-}
-
 /** A batch encoded into arena space, with its place in the file. */
-interface EncodedBatch {
+interface EncodedBatch extends DurableBatch {
   readonly entries: PendingCreate[];
-  readonly firstId: number;
-  readonly petTexts: string[];
-  readonly segment: number;
-  /** Start and end of each pet's text in the arena segment, two numbers per pet. */
-  readonly spans: number[];
   readonly bytes: Uint8Array;
   readonly offset: number;
   readonly size: number;
@@ -77,24 +60,25 @@ interface BatchInFlight {
 /** What the writer appends to. */
 export interface WriterState {
   readonly file: DataFile;
-  readonly texts: PetTexts;
-  readonly index: StatusIndex;
-  readonly keys: IdempotencyKeys;
+  /** Where batches are encoded; their bytes are referenced by memory once published. */
+  readonly space: BatchSpace;
   /** Length of the durable part of the file: the next batch is written here. */
   readonly fileLength: number;
   readonly nextId: number;
-  /** False skips fdatasync: for benchmarks only, a crash may lose acknowledged pets. */
-  readonly fsync: boolean;
   readonly onWarning: (message: string) => void;
   /** Told of each batch's fdatasync, for metrics. */
   readonly onBatchSynced?: (seconds: number, creates: number) => void;
+  /** A batch is durable; called in file order, once per batch. Publishes and answers it. */
+  readonly onDurable: (batch: DurableBatch) => void;
+  /** These creates were not stored (nothing of them is left in the file). Answers them. */
+  readonly onFailed: (entries: readonly PendingCreate[], reason: string) => void;
 }
 
 /** Queue plus pipelined group commit over one data file. */
 export class GroupWriter {
   readonly #state: WriterState;
   readonly #queue: PendingCreate[] = [];
-  /** End of the durable, published part of the file. */
+  /** End of the durable, reported part of the file. */
   #durableLength: number;
   /** Where the next batch is written: the durable end plus the batches in flight. */
   #writeEnd: number;
@@ -118,7 +102,7 @@ export class GroupWriter {
     this.#nextId = state.nextId;
   }
 
-  /** Queues a create; resolves once its batch is durable (or failed). */
+  /** Queues a create; it is answered by `onDurable` or `onFailed`. */
   append(pet: NewPet, claim: IdempotencyClaim | undefined): Promise<CreateOutcome> {
     return new Promise((resolve) => {
       this.#queue.push({ pet, claim, resolve });
@@ -133,7 +117,7 @@ export class GroupWriter {
     });
   }
 
-  /** Bytes of the durable, published part of the data file. */
+  /** Bytes of the durable part of the data file (every batch in it was reported durable). */
   get durableLength(): number {
     return this.#durableLength;
   }
@@ -191,7 +175,7 @@ export class GroupWriter {
       return failure === undefined;
     })();
     const settled = (async () => {
-      if (await written && this.#state.fsync) {
+      if (await written) {
         const syncStarted = performance.now();
         failure = await this.#sync();
         this.#state.onBatchSynced?.((performance.now() - syncStarted) / 1000, batch.entries.length);
@@ -218,33 +202,29 @@ export class GroupWriter {
 
   /** Ids in queue order (which is file order), and the batch's lines encoded into the arena. */
   #encode(entries: PendingCreate[]): EncodedBatch {
-    const { texts } = this.#state;
+    const { space } = this.#state;
     // The counter moves past the batch now, so a failed batch's ids (possibly on disk) are never
     // given to another pet.
     const firstId = this.#nextId;
     this.#nextId += entries.length;
 
-    const petTexts = entries.map((entry, i) => petJson(firstId + i, entry.pet));
-    const suffixes = entries.map((entry) => recordSuffix(entry.claim));
+    const records = entries.map((entry, i) => petRecord(firstId + i, entry.pet, entry.claim));
     let maxBytes = 0;
-    for (let i = 0; i < entries.length; i++) {
-      maxBytes += PREFIX_BYTES.length + 3 * (petTexts[i].length + suffixes[i].length);
-    }
-    const area = texts.reserve(maxBytes);
+    for (const record of records) maxBytes += maxRecordBytes(record);
+    const area = space.reserve(maxBytes);
+    const petTexts: string[] = [];
     const spans: number[] = [];
     let at = area.offset;
-    for (let i = 0; i < entries.length; i++) {
-      area.bytes.set(PREFIX_BYTES, at);
-      at += PREFIX_BYTES.length;
-      const petStart = at;
-      at += encoder.encodeInto(petTexts[i], area.bytes.subarray(at)).written;
-      spans.push(petStart, at);
-      at += encoder.encodeInto(suffixes[i], area.bytes.subarray(at)).written;
+    for (const record of records) {
+      const encoded = encodePetRecord(record, area.bytes, at);
+      petTexts.push(record.petJson);
+      spans.push(encoded.petStart, encoded.petEnd);
+      at = encoded.end;
     }
     const size = at - area.offset;
     // Taken at once, so the next batch in flight encodes after it; a failed batch's bytes are
     // simply never referenced.
-    texts.commit(size);
+    space.commit(size);
     const position = this.#writeEnd;
     this.#writeEnd += size;
     return {
@@ -297,7 +277,7 @@ export class GroupWriter {
     }
   }
 
-  /** Publishes a durable batch and answers its callers, or answers them all unavailable. */
+  /** Reports a durable batch, or holds a failed one until the file is cut back. */
   #settle(batch: EncodedBatch, failure: string | undefined): void {
     // A batch behind a failed one fails too: its bytes follow ones that will be cut away.
     this.#failure ??= failure;
@@ -306,27 +286,12 @@ export class GroupWriter {
       return;
     }
 
-    const { texts, index, keys } = this.#state;
     this.#durableLength += batch.size;
-    batch.entries.forEach((entry, i) => {
-      const id = batch.firstId + i;
-      const status = entry.pet.status;
-      texts.add(batch.segment, batch.spans[2 * i], batch.spans[2 * i + 1]);
-      const position = index.add(id, status);
-      if (entry.claim !== undefined) {
-        keys.addDurable(entry.claim, position);
-        keys.release(entry.claim);
-      }
-      const pet: StoredPet = { id, status, json: batch.petTexts[i] };
-      entry.resolve({ kind: "created", pet });
-    });
+    this.#state.onDurable(batch);
   }
 
   #answerUnavailable(entries: PendingCreate[], reason: string): void {
-    for (const entry of entries) {
-      if (entry.claim !== undefined) this.#state.keys.release(entry.claim);
-      entry.resolve({ kind: "unavailable", reason });
-    }
+    this.#state.onFailed(entries, reason);
   }
 
   /**

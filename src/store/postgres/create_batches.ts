@@ -22,6 +22,8 @@
  * transaction's end. Holding the lock, the batch looks the key up: a committed key replays its pet
  * (or is 422 for another body). The unique index on (scope, key) stays as the last line of defence.
  */
+import { keyId } from "../idempotency.ts";
+import type { PendingCreate } from "../pending_create.ts";
 import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
 import type { CreateOutcome, IdempotencyClaim, StoredPet } from "../store.ts";
@@ -30,12 +32,6 @@ import { insertPets, type PetInsert, type PetRow, storedPetOf } from "./pet_rows
 
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
-
-interface PendingCreate {
-  readonly pet: NewPet;
-  readonly claim: IdempotencyClaim | undefined;
-  readonly resolve: (outcome: CreateOutcome) => void;
-}
 
 /** Queues creates and commits them in batches, one transaction at a time per instance. */
 export class CreateBatches {
@@ -156,9 +152,4 @@ async function writeBatch(
   });
   // 5. COMMIT is sql.begin's: the promise resolves, and the 201s go out, only once it returns.
   return outcomes as CreateOutcome[];
-}
-
-/** One name per (scope, key); JSON keeps the pair unambiguous whatever characters they hold. */
-function keyId(claim: IdempotencyClaim): string {
-  return JSON.stringify([claim.scope, claim.key]);
 }

@@ -9,7 +9,7 @@
  * block the service's writers.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
-import { formatPetRecord } from "../jsonl/record.ts";
+import { petRecordBytes } from "../jsonl/record.ts";
 import type { ByteSink, StatusCounts } from "../jsonl/record_copy.ts";
 import { connectPool } from "./connect.ts";
 import { describeDatabaseError } from "./database_errors.ts";
@@ -37,8 +37,6 @@ interface ExportRow {
   readonly idempotency_digest: string | null;
 }
 
-const encoder = new TextEncoder();
-
 /** Streams every pet of the database to `sink` as record lines. */
 export async function exportDatabase(options: {
   database: DatabaseConfig;
@@ -57,7 +55,7 @@ export async function exportDatabase(options: {
                  idempotency_scope, idempotency_key, idempotency_digest
           FROM pets WHERE id > ${lastId}::bigint ORDER BY id LIMIT ${ROWS_PER_PAGE}`;
         if (rows.length === 0) break;
-        let text = "";
+        const lines: Uint8Array[] = [];
         for (const row of rows) {
           const status = row.status ?? undefined;
           const pet = { name: row.name, categoryId: BigInt(row.category_id), status };
@@ -66,10 +64,10 @@ export async function exportDatabase(options: {
             key: row.idempotency_key,
             digest: row.idempotency_digest ?? "",
           };
-          text += formatPetRecord(Number(row.id), pet, claim);
+          lines.push(petRecordBytes(Number(row.id), pet, claim));
           byStatus[status ?? "none"]++;
         }
-        await sink(encoder.encode(text));
+        await sink(joinBytes(lines));
         pets += rows.length;
         lastId = rows[rows.length - 1].id;
       }
@@ -80,4 +78,17 @@ export async function exportDatabase(options: {
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+/** The lines of one page as one chunk, so the sink sees one write per page. */
+function joinBytes(lines: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const line of lines) size += line.length;
+  const joined = new Uint8Array(size);
+  let at = 0;
+  for (const line of lines) {
+    joined.set(line, at);
+    at += line.length;
+  }
+  return joined;
 }

@@ -9,11 +9,13 @@ import { setInterval } from "node:timers";
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { NewPet } from "../../schemas/pet.ts";
 import { StoreOpenError } from "../open_error.ts";
+import { joinPageJson } from "../page_json.ts";
 import {
   type CreateOutcome,
   type IdempotencyClaim,
   type PageQuery,
   type PetPage,
+  type PetPageJson,
   type PetStore,
   type StoredPet,
   type StoreStats,
@@ -160,6 +162,12 @@ export class PostgresStore implements PetStore {
     );
     const hasMore = rows.length > limit;
     return { pets: rows.slice(0, limit).map(storedPetOf), hasMore };
+  }
+
+  /** One page as JSON bytes: the texts of `list` joined. */
+  async listJson(query: PageQuery): Promise<PetPageJson> {
+    const page = await this.list(query);
+    return joinPageJson(page.pets, page.hasMore);
   }
 
   /**

@@ -1,0 +1,23 @@
+/**
+ * Idempotency-Key claims (docs/api.md, POST /pets), the one place that says how a request becomes a
+ * claim and how claims are told apart; both stores and the route use it.
+ */
+import { createHash } from "node:crypto";
+import type { NewPet } from "../schemas/pet.ts";
+import { canonicalNewPetJson } from "./pet_json.ts";
+import type { IdempotencyClaim } from "./store.ts";
+
+/** The claim for a create: the key within its API key's scope, and the digest of the body. */
+export function idempotencyClaim(scope: string, key: string, pet: NewPet): IdempotencyClaim {
+  return { scope, key, digest: idempotencyDigest(pet) };
+}
+
+/** SHA-256 hex of the canonical NewPet: same fields and values give the same digest. */
+export function idempotencyDigest(pet: NewPet): string {
+  return createHash("sha256").update(canonicalNewPetJson(pet)).digest("hex");
+}
+
+/** One name per (scope, key); JSON keeps the pair unambiguous whatever characters they hold. */
+export function keyId(claim: IdempotencyClaim): string {
+  return JSON.stringify([claim.scope, claim.key]);
+}
