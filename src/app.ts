@@ -17,7 +17,7 @@ import { corsPolicyFor } from "./http/cors.ts";
 import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
 import { errorReply, HttpError } from "./http/errors.ts";
 import { enforceRateLimit, RateLimiter, refundRateLimit } from "./http/rate_limit.ts";
-import { buildResponse, headerSet, type HeaderSet } from "./http/header_sets.ts";
+import { buildResponse, type HeaderSet, headerSet } from "./http/header_sets.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { traceIdOf } from "./http/trace_context.ts";
 import { plainHeaderTarget, type Reply, type ResponseConstructor } from "./http/responses.ts";
@@ -348,7 +348,6 @@ function routeTable(
     basePath: config.basePath,
   };
 }
-
 
 /** Path and query of an absolute request URL, by slicing: no `new URL()` per request. */
 export function splitUrl(url: string): { path: string; query: string } {
