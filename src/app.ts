@@ -66,8 +66,7 @@ export interface AppOptions {
 export function createApp(options: AppOptions): App {
   const { config, keys, log } = options;
   const clock = options.clock ?? Date.now;
-  // Only an adapter's own class is passed on; the global Response is built from prebuilt Headers.
-  const adapterResponse: ResponseConstructor | undefined = options.Response;
+  const ResponseClass: ResponseConstructor = options.Response ?? Response;
   let readiness: Readiness = options.store === undefined ? "loading" : "ready";
   let store = options.store;
 
@@ -264,7 +263,7 @@ export function createApp(options: AppOptions): App {
         headers["content-length"] = String(byteLength(body));
         body = null;
       }
-      const response = buildResponse(adapterResponse, { status: reply.status, body }, {
+      const response = buildResponse(ResponseClass, { status: reply.status, body }, {
         base: context.baseHeaders,
         own: headers,
       });

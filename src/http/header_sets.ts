@@ -1,45 +1,32 @@
 /**
- * Response headers that are the same for every response of one kind, made once, and the one
- * function that builds a request's Response from such a set and the request's own headers.
+ * Response headers that are the same for every response of one kind, made once at start-up, and
+ * the one function that builds a request's Response from such a set and the request's own headers.
  *
- * Why: building a Response from a plain object of 7–9 headers was a fifth of the JavaScript
- * time of a Deno `GET /v1/pets/{id}` and about a fifth of a Bun one. The global `Response`
- * copies a `Headers` it is given by its internal list, far cheaper than reading an object's
- * keys (scripts/bench/response_headers.ts: Deno ~7 → ~5 µs, Bun ~2.1 → ~1.7 µs for a get's
- * set), so the constant part goes in as a prebuilt `Headers` and only the rest is set one by
- * one. The Node adapter's Response keeps a plain object as it is, so it gets one object.
+ * Measured (scripts/bench/response_headers.ts, then scripts/bench/revisions.sh): a prebuilt
+ * `Headers` given to `new Response` and then `response.headers.set(...)` for the rest is cheaper in
+ * a micro-benchmark on Deno and Bun, but dearer once served (Deno ~+3 µs CPU a GET, Bun no gain):
+ * the runtimes' servers read a Response built from a plain object by a faster path. So every
+ * runtime, the Node adapter's light Response included, gets one plain object per request.
  */
 import type { ReplyBody, ResponseConstructor } from "./responses.ts";
 
-/** A set of constant headers, as a plain object (for the Node adapter) and as `Headers`. */
-export interface HeaderSet {
-  readonly record: Readonly<Record<string, string>>;
-  readonly headers: Headers;
-}
+/** A set of constant headers with lower-case names. */
+export type HeaderSet = Readonly<Record<string, string>>;
 
-/** Makes a header set once (at start-up): lower-case names. */
+/** Makes a header set once (at start-up). */
 export function headerSet(record: Record<string, string>): HeaderSet {
-  return { record: Object.freeze({ ...record }), headers: new Headers(record) };
+  return Object.freeze({ ...record });
 }
 
-/**
- * The Response of `status` and `body` with `base`'s headers, then `own` (which win). With the
- * global `Response` (`adapterResponse` undefined) `base` is copied by the runtime; an adapter's
- * class gets one new plain object.
- */
+/** The Response of `reply` with `base`'s headers, then `own` (which win), as one plain object. */
 export function buildResponse(
-  adapterResponse: ResponseConstructor | undefined,
+  ResponseClass: ResponseConstructor,
   reply: { status: number; body: ReplyBody },
   headers: { base: HeaderSet; own: Record<string, string> },
 ): Response {
   const { base, own } = headers;
-  if (adapterResponse !== undefined) {
-    const record: Record<string, string> = {};
-    for (const name in base.record) record[name] = base.record[name];
-    for (const name in own) record[name] = own[name];
-    return new adapterResponse(reply.body, { status: reply.status, headers: record });
-  }
-  const response = new Response(reply.body, { status: reply.status, headers: base.headers });
-  for (const name in own) response.headers.set(name, own[name]);
-  return response;
+  const record: Record<string, string> = {};
+  for (const name in base) record[name] = base[name];
+  for (const name in own) record[name] = own[name];
+  return new ResponseClass(reply.body, { status: reply.status, headers: record });
 }
