@@ -2,18 +2,22 @@
  * The application: `createApp(...)` returns one fetch-style handler,
  * `(request: Request) => Promise<Response>`, that every runtime adapter serves unchanged.
  *
- * A request walks one line: split the URL → match the path → key check (docs/api.md: the key is
- * checked first, whatever else is wrong) → method → route handler → store; the answer comes back
- * as a `Reply` and becomes, with the common headers, the request's one Response here. Errors
+ * A request walks one line of named steps, in an order that carries rules (docs/api.md, "Errors":
+ * which error wins): `handle` splits the URL, `route` matches the path, answers OPTIONS, checks
+ * the key, the rate limit and the URL length, answers 404, 410 and 405, and runs the route's
+ * handler; `handle` then refunds a 304's token, builds the one Response, observes the metrics
+ * and writes the log line. test/request_steps.test.ts pins each rule the order carries. Errors
  * are values (`HttpError`) turned into the Error body in one place; anything else is logged and
  * answered with a bare 500.
  */
 import type { Config } from "./config/config.ts";
 import { authenticate, type KeyRing } from "./http/auth.ts";
+import type { Readiness, RequestContext } from "./http/context.ts";
 import { corsPolicyFor } from "./http/cors.ts";
 import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
 import { errorReply, HttpError } from "./http/errors.ts";
 import { enforceRateLimit, RateLimiter, refundRateLimit } from "./http/rate_limit.ts";
+import { buildResponse, type HeaderSet, headerSet } from "./http/header_sets.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { traceIdOf } from "./http/trace_context.ts";
 import {
@@ -22,7 +26,7 @@ import {
   type Reply,
   type ResponseConstructor,
 } from "./http/responses.ts";
-import { type PathMatch, Router } from "./http/router.ts";
+import { handlerFor, type PathMatch, Router } from "./http/router.ts";
 import { checkUrlLength } from "./http/url_limit.ts";
 import type { Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics/service_metrics.ts";
@@ -32,24 +36,6 @@ import { metricsRoutes } from "./routes/metrics.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { petRoutes } from "./routes/pets.ts";
 import { type PetStore, StoreUnavailableError } from "./store/store.ts";
-
-/** What a route handler gets: the request and everything already worked out about it. */
-export interface RequestContext {
-  readonly request: Request;
-  readonly method: string;
-  readonly path: string;
-  /** The raw query string without `?` (may be empty). */
-  readonly query: string;
-  readonly params: Record<string, string>;
-  readonly requestId: string;
-  /** Fingerprint of the API key that authenticated the request (empty on public paths). */
-  readonly keyScope: string;
-  /** The ready store; throws 503 while the store is loading or the service is shutting down. */
-  readonly store: () => PetStore;
-}
-
-/** The service's lifecycle as `/readyz` reports it. */
-export type Readiness = "loading" | "ready" | "draining";
 
 /** The handler and the levers `main.ts` pulls at start and shutdown. */
 export interface App {
@@ -136,69 +122,169 @@ export function createApp(options: AppOptions): App {
     ? new RateLimiter({ limit: config.rateLimit, clock })
     : undefined;
 
-  /** Routes a request; the common headers it earns (key, deprecation, …) go into `headers`. */
-  async function route(
-    context: MutableContext,
-    headers: Record<string, string>,
-  ): Promise<Reply> {
-    const { path, method } = context;
-    const inApi = config.basePath === "" || path === config.basePath ||
-      path.startsWith(config.basePath + "/");
+  // The headers every response of a kind starts with, made once: nosniff always; `no-store` on
+  // paths that ask for a key, set before the key check so that a 401 is not stored by caches
+  // either; the deprecation trio on every response of the deprecated path.
+  const nosniff = { "x-content-type-options": "nosniff" };
+  const noStore = { "cache-control": AUTHENTICATED_CACHE_CONTROL };
+  const baseHeaders = {
+    plain: headerSet(nosniff),
+    keyed: headerSet({ ...nosniff, ...noStore }),
+    deprecated: headerSet({ ...nosniff, ...deprecated }),
+    deprecatedKeyed: headerSet({ ...nosniff, ...deprecated, ...noStore }),
+  };
+
+  // The steps of `route`, in its order; each says which rule its place carries.
+
+  /** Step 2: the path, in the health table first, then in the API table under BASE_PATH. */
+  function matchPath(context: MutableContext): void {
+    const { path } = context;
     let match = healthRouter.match(path);
-    // Outside BASE_PATH only /metrics asks for a key, and nothing there is rate limited.
-    let isPublic = match?.options.public !== false;
-    let limited = false;
-    if (match === undefined && inApi) {
+    if (match !== undefined) {
+      // Outside BASE_PATH only /metrics asks for a key, and nothing there is rate limited.
+      context.isPublic = match.options.public !== false;
+    } else if (
+      config.basePath === "" || path === config.basePath ||
+      path.startsWith(config.basePath + "/")
+    ) {
       match = apiRouter.match(path.slice(config.basePath.length) || "/");
-      isPublic = match?.options.public === true;
-      limited = true;
-      if (match?.options.deprecated) {
-        for (const name in deprecated) headers[name] = deprecated[name];
-      }
+      context.isPublic = match?.options.public === true;
+      context.rateLimited = true;
+      if (match?.options.deprecated) context.baseHeaders = baseHeaders.deprecated;
     }
+    context.match = match;
     context.routePattern = match?.pattern;
-    const pastSunset = match?.options.deprecated === true && isPastSunset(clock());
-    if (match !== undefined && method === "OPTIONS") {
-      // Keyless like every OPTIONS, but a removed route allows nothing any more: no 204, no Allow.
-      if (pastSunset) throw gone();
-      headers.allow = match.allow;
-      cors?.preflight(context.request, match.allow, plainHeaderTarget(headers));
-      return { status: 204, body: null, headers: {} };
+    context.pastSunset = match?.options.deprecated === true && isPastSunset(clock());
+  }
+
+  /** Step 3: OPTIONS on a known path needs no key: 204 with `Allow` (and CORS preflight). */
+  function answerOptions(context: MutableContext, match: PathMatch<RequestContext, Reply>): Reply {
+    // A removed route allows nothing any more: no 204, no Allow.
+    if (context.pastSunset) throw gone();
+    context.headers.allow = match.allow;
+    cors?.preflight(context.request, match.allow, plainHeaderTarget(context.headers));
+    return { status: 204, body: null, headers: {} };
+  }
+
+  /** Step 4: the key, before anything else can be wrong (401 wins over 404, 405, 410 and 429). */
+  function checkKey(context: MutableContext): void {
+    context.baseHeaders = context.baseHeaders === baseHeaders.deprecated
+      ? baseHeaders.deprecatedKeyed
+      : baseHeaders.keyed;
+    context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
+  }
+
+  /**
+   * Step 5: the key's rate limit, counted after the key check (only accepted keys get buckets,
+   * and 401s cost nothing) and before the path and method checks (429 wins over 404, 405, 410).
+   */
+  function limitRate(context: MutableContext): void {
+    if (rateLimiter !== undefined && context.rateLimited) {
+      enforceRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(context.headers));
     }
-    if (!isPublic) {
-      // Set before the key check so that a 401 is not stored by caches either.
-      headers["cache-control"] = AUTHENTICATED_CACHE_CONTROL;
-      context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
-      // Counted after the key check: only accepted keys get buckets, and 401s cost nothing.
-      if (rateLimiter !== undefined && limited) {
-        enforceRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(headers));
-      }
+  }
+
+  /** Steps 2 to 9: from the path to the route handler's reply, or the error that wins. */
+  function route(context: MutableContext): Promise<Reply> | Reply {
+    matchPath(context);
+    const { match, method, path } = context;
+    if (match !== undefined && method === "OPTIONS") return answerOptions(context, match);
+    if (!context.isPublic) {
+      checkKey(context);
+      limitRate(context);
     }
+    // Step 6: the URL's length (414), once the key is known good.
     checkUrlLength(path, context.query);
+    // Step 7: an unknown path (404).
     if (match === undefined) {
       throw new HttpError(404, "not_found", `No such path: ${path.slice(0, 200)}`);
     }
-    // Before the method check: after the sunset the path answers 410 to every method, not 405.
-    if (pastSunset) throw gone();
-    const handler = findHandler(match, method);
+    // Step 8: past the sunset the path answers 410 to every method, so before the method check.
+    if (context.pastSunset) throw gone();
+    // Step 9: the method; HEAD runs GET's handler (the router's default), others get 405.
+    const handler = handlerFor(match, method);
     if (handler === undefined) {
       throw new HttpError(
         405,
         "method_not_allowed",
         `Method ${method.slice(0, 20)} is not allowed here; allowed: ${match.allow}`,
-        {
-          headers: { allow: match.allow },
-        },
+        { headers: { allow: match.allow } },
       );
     }
     context.params = match.params;
-    return await handler(context);
+    return handler(context);
   }
 
-  async function fetch(request: Request): Promise<Response> {
+  /**
+   * One request, from the adapter's Request to its one Response: the in-flight count (for
+   * `idle()` at shutdown) is kept here rather than in a wrapper, one async frame fewer a request.
+   */
+  async function handle(request: Request): Promise<Response> {
     inFlight++;
     try {
-      return await handle(request);
+      const started = performance.now();
+      const method = request.method;
+      const requestId = requestIdFor(request.headers.get("x-request-id"));
+      // Step 1: path and query, by slicing the URL.
+      const { path, query } = splitUrl(request.url);
+      const context: MutableContext = {
+        request,
+        method,
+        path,
+        query,
+        params: NO_PARAMS,
+        requestId,
+        keyScope: "",
+        store: storeFor[readiness],
+        match: undefined,
+        routePattern: undefined,
+        isPublic: true,
+        rateLimited: false,
+        pastSunset: false,
+        baseHeaders: baseHeaders.plain,
+        headers: {},
+      };
+      let reply: Reply;
+      try {
+        reply = await route(context);
+        // Step 10: a 304 costs no quota (its token was taken by step 5, so a key with none left
+        // got 429 instead).
+        if (reply.status === 304 && rateLimiter !== undefined && context.keyScope !== "") {
+          refundRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(context.headers));
+        }
+      } catch (error) {
+        reply = errorReply(toHttpError(error, requestId, log), requestId);
+      }
+      // Step 11: the one Response. The reply's own headers win over the ones the steps earned.
+      const headers = context.headers;
+      for (const name in reply.headers) headers[name] = reply.headers[name];
+      headers["x-request-id"] = requestId;
+      cors?.decorate(request.headers.get("origin"), plainHeaderTarget(headers));
+      // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same,
+      // Content-Length included (§8.6). Stated here because a runtime given no body would send 0
+      // (Deno, Bun) or nothing (Node).
+      let body = reply.body;
+      if (method === "HEAD" && body !== null) {
+        headers["content-length"] = String(byteLength(body));
+        body = null;
+      }
+      const response = buildResponse(ResponseClass, { status: reply.status, body }, {
+        base: context.baseHeaders,
+        own: headers,
+      });
+      // Steps 12 and 13: the metrics and the request's one log line.
+      const elapsedMs = performance.now() - started;
+      metrics?.observe(method, context.routePattern, reply.status, elapsedMs / 1000);
+      log.request({
+        method,
+        path,
+        status: reply.status,
+        durationMs: Math.round(elapsedMs * 1000) / 1000,
+        requestId,
+        key: context.keyScope,
+        traceId: traceIdOf(request.headers.get("traceparent")),
+      });
+      return response;
     } finally {
       if (--inFlight === 0 && idleWaiters.length > 0) {
         for (const resolve of idleWaiters) resolve();
@@ -207,69 +293,8 @@ export function createApp(options: AppOptions): App {
     }
   }
 
-  async function handle(request: Request): Promise<Response> {
-    const started = performance.now();
-    const requestId = requestIdFor(request.headers.get("x-request-id"));
-    const { path, query } = splitUrl(request.url);
-    const context: MutableContext = {
-      request,
-      method: request.method,
-      path,
-      query,
-      params: {},
-      requestId,
-      keyScope: "",
-      store: storeFor[readiness],
-      routePattern: undefined,
-    };
-    // The common headers, as one plain object: the response is then built once, with all of them,
-    // instead of merging two Headers objects per request.
-    const headers: Record<string, string> = {};
-    let reply: Reply;
-    try {
-      reply = await route(context, headers);
-      // A 304 costs no quota (its token was taken by the check, so a key with none left got 429).
-      if (reply.status === 304 && rateLimiter !== undefined && context.keyScope !== "") {
-        refundRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(headers));
-      }
-    } catch (error) {
-      reply = errorReply(toHttpError(error, requestId, log), requestId);
-    }
-    // The reply's own headers win over common ones of the same name; these two always hold.
-    for (const name in reply.headers) headers[name] = reply.headers[name];
-    headers["x-request-id"] = requestId;
-    headers["x-content-type-options"] = "nosniff";
-    cors?.decorate(request.headers.get("origin"), plainHeaderTarget(headers));
-    // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same, Content-Length
-    // included (§8.6). Stated here because a runtime given no body would send 0 (Deno, Bun) or
-    // nothing (Node).
-    let body = reply.body;
-    if (request.method === "HEAD" && body !== null) {
-      headers["content-length"] = String(byteLength(body));
-      body = null;
-    }
-    const response = new ResponseClass(body, { status: reply.status, headers });
-    const elapsedMs = performance.now() - started;
-    metrics?.observe(request.method, context.routePattern, reply.status, elapsedMs / 1000);
-    const durationMs = Math.round(elapsedMs * 1000) / 1000;
-    // Fields in a fixed order, the key only when one was presented (no spread per request).
-    const fields: Record<string, unknown> = {
-      msg: "request",
-      method: request.method,
-      path,
-      status: reply.status,
-      durationMs,
-      requestId,
-    };
-    if (context.keyScope !== "") fields.key = context.keyScope;
-    const traceId = traceIdOf(request.headers.get("traceparent"));
-    if (traceId !== undefined) fields.traceId = traceId;
-    log.info(fields);
-    return response;
-  }
-
   return {
-    fetch,
+    fetch: handle,
     ready(loaded: PetStore) {
       store = loaded;
       readiness = "ready";
@@ -295,9 +320,24 @@ function byteLength(body: string | Uint8Array): number {
   return typeof body === "string" ? utf8.encode(body).byteLength : body.byteLength;
 }
 
+/** Params of a path with none: one frozen object rather than one per request. */
+const NO_PARAMS: Record<string, string> = Object.freeze({});
+
+/** The context and what the steps work out for the later ones. */
 type MutableContext = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
+  match: PathMatch<RequestContext, Reply> | undefined;
   /** The matched router pattern, for the metrics' `route` label. */
   routePattern: string | undefined;
+  /** No key asked (health, docs, OpenAPI, or no path at all outside BASE_PATH). */
+  isPublic: boolean;
+  /** Under BASE_PATH: the key's requests count against its rate limit. */
+  rateLimited: boolean;
+  /** The deprecated path, from its sunset on. */
+  pastSunset: boolean;
+  /** The constant headers the response starts with (nosniff, no-store, deprecation). */
+  baseHeaders: HeaderSet;
+  /** Headers the steps earned (rate limit, Allow, CORS), then the reply's own. */
+  headers: Record<string, string>;
 };
 
 /** The route patterns the metrics label requests with: health and metrics at the root. */
@@ -311,10 +351,6 @@ function routeTable(
     apiPatterns: apiRoutes.map((route) => route.pattern),
     basePath: config.basePath,
   };
-}
-
-function findHandler(match: PathMatch<RequestContext, Reply>, method: string) {
-  return match.handlers.get(method === "HEAD" ? "GET" : method);
 }
 
 /** Path and query of an absolute request URL, by slicing: no `new URL()` per request. */

@@ -127,6 +127,18 @@ export class Router<Context, Result = Response> {
   }
 }
 
+/**
+ * The handler for `method` on a matched path, or undefined (a 405). HEAD runs GET's handler
+ * (RFC 9110 §9.3.2: the same answer without content, which the caller drops); OPTIONS has none
+ * here because the caller answers it from `allow`.
+ */
+export function handlerFor<Context, Result>(
+  match: PathMatch<Context, Result>,
+  method: string,
+): Handler<Context, Result> | undefined {
+  return match.handlers.get(method === "HEAD" ? "GET" : method);
+}
+
 /** `/a/b` → `["a", "b"]`; `/` → `[]`; an empty segment (`//`, trailing `/`) → undefined. */
 function splitPath(path: string): string[] | undefined {
   if (!path.startsWith("/")) return undefined;

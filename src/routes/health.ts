@@ -1,5 +1,5 @@
 /** Liveness and readiness probes (docs/operations.md); public, never rate limited. */
-import type { Readiness, RequestContext } from "../app.ts";
+import type { Readiness, RequestContext } from "../http/context.ts";
 import type { Route } from "../http/router.ts";
 import { HttpError } from "../http/errors.ts";
 import { jsonReply, type Reply } from "../http/responses.ts";

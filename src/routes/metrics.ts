@@ -1,5 +1,5 @@
 /** `GET /metrics` (METRICS=on): the Prometheus text format, behind an API key, never limited. */
-import type { RequestContext } from "../app.ts";
+import type { RequestContext } from "../http/context.ts";
 import { EXPOSITION_CONTENT_TYPE } from "../metrics/registry.ts";
 import type { ScrapeSources, ServiceMetrics } from "../metrics/service_metrics.ts";
 import type { Reply } from "../http/responses.ts";

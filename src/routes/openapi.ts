@@ -1,5 +1,5 @@
 /** `GET {BASE_PATH}/openapi.json`: the OpenAPI document, public (no key) like the docs page. */
-import type { RequestContext } from "../app.ts";
+import type { RequestContext } from "../http/context.ts";
 import type { Config } from "../config/config.ts";
 import type { Reply } from "../http/responses.ts";
 import type { Route } from "../http/router.ts";

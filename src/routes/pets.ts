@@ -1,5 +1,5 @@
 /** The three pet operations of the seed: listPets, createPet and getPet (deprecated). */
-import type { RequestContext } from "../app.ts";
+import type { RequestContext } from "../http/context.ts";
 import type { Config } from "../config/config.ts";
 import { isJsonContentType, readJsonBody } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";

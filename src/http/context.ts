@@ -1,0 +1,23 @@
+/**
+ * What a route handler is given, and the service's lifecycle: the types the app and the routes
+ * share. They live here, below both, so that a route never imports the app that assembles it.
+ */
+import type { PetStore } from "../store/store.ts";
+
+/** What a route handler gets: the request and everything already worked out about it. */
+export interface RequestContext {
+  readonly request: Request;
+  readonly method: string;
+  readonly path: string;
+  /** The raw query string without `?` (may be empty). */
+  readonly query: string;
+  readonly params: Record<string, string>;
+  readonly requestId: string;
+  /** Fingerprint of the API key that authenticated the request (empty on public paths). */
+  readonly keyScope: string;
+  /** The ready store; throws 503 while the store is loading or the service is shutting down. */
+  readonly store: () => PetStore;
+}
+
+/** The service's lifecycle as `/readyz` reports it. */
+export type Readiness = "loading" | "ready" | "draining";
