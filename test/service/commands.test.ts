@@ -121,6 +121,19 @@ describe(`operator commands on ${runtime}`, TIMEOUT, () => {
     assert.equal(existsSync(join(dir.path, "never-restored", "pets.jsonl")), false);
   });
 
+  it("backup exits 1 naming DATA_DIR when it holds no data file, and writes nothing", async () => {
+    const wrong = join(dir.path, "not-a-data-dir");
+    mkdirSync(wrong);
+    const copy = join(dir.path, "from-wrong-dir.jsonl");
+    const result = await runService(["backup", copy], { env: { DATA_DIR: wrong } });
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      new RegExp(`^Cannot backup: data directory ${wrong} holds no pets\\.jsonl`),
+    );
+    assert.equal(existsSync(copy), false);
+  });
+
   it("backup and restore without a PATH exit 2", async () => {
     for (const command of ["backup", "restore"]) {
       const result = await runService([command]);

@@ -81,9 +81,17 @@ describe("backupDataFile()", () => {
     assert.equal(!result.ok && result.changed, false);
   });
 
-  it("backupDataFile() of a directory without a data file is an empty backup", async () => {
+  it("backupDataFile() refuses a directory without a data file, naming it", async () => {
     const root = tempDir();
     const { result, out } = await backup(root);
+    assert.equal(out, "");
+    assert.equal(result.ok, false);
+    assert.match(!result.ok ? result.reason : "", new RegExp(`data directory ${root} holds no`));
+  });
+
+  it("backupDataFile() of an empty data file is an empty backup", async () => {
+    const root = tempDir({ "data/pets.jsonl": "" });
+    const { result, out } = await backup(join(root, "data"));
     assert.equal(out, "");
     assert.equal(result.ok && result.pets, 0);
   });

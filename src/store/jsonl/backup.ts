@@ -70,9 +70,13 @@ export async function backupDataFile(options: BackupOptions): Promise<BackupResu
     file = await files.open(path, "r");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    // No file yet: no pet was ever created there.
-    const byStatus = { available: 0, pending: 0, sold: 0, none: 0 };
-    return { ok: true, file: path, pets: 0, byStatus, lastId: 0, bytes: 0 };
+    // A service creates the data file when it first starts, so a DATA_DIR without one is most
+    // likely the wrong directory: an empty "backup" of it would hide that until the restore.
+    return {
+      ok: false,
+      changed: false,
+      reason: `data directory ${dataDir} holds no ${DATA_FILE}: is DATA_DIR the service's?`,
+    };
   }
   try {
     const size = (await file.stat()).size;
