@@ -11,6 +11,7 @@
  */
 import type { PetStatus } from "../schemas/pet.ts";
 import type { ContentCoding } from "./content_coding.ts";
+import { digest64Hex } from "./digest64.ts";
 
 /** Bump when a release changes the bytes of a response for the same pets. */
 export const FORMAT_VERSION = "animal-store/etag/1";
@@ -42,25 +43,10 @@ export function petTag(id: number, coding: ContentCoding): string {
 }
 
 /**
- * 64 bits of two multiply-xorshift lanes, as 16 hex digits in quotes. Not a cryptographic
- * hash: a collision could only matter between two versions of the same URL's response (a
- * handful, differing in count or `next`), and a client can only fool itself by forging a tag.
+ * The facts' digest in quotes (digest64.ts). Not a cryptographic hash: a collision could only
+ * matter between two versions of the same URL's response (a handful, differing in count or
+ * `next`), and a client can only fool itself by forging a tag.
  */
 function quoted(text: string): string {
-  let a = 0x2545f491;
-  let b = 0x9e3779b9;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    a = Math.imul(a ^ code, 0x85ebca6b);
-    b = Math.imul(b ^ code, 0xc2b2ae35);
-  }
-  a = Math.imul(a ^ (a >>> 15), 0x2c1b3c6d) ^ b;
-  b = Math.imul(b ^ (b >>> 13), 0x297a2d39) ^ a;
-  a = Math.imul(a ^ (a >>> 16), 0x7feb352d);
-  b = Math.imul(b ^ (b >>> 16), 0x846ca68b);
-  return `"${hex8(a)}${hex8(b)}"`;
-}
-
-function hex8(value: number): string {
-  return (value >>> 0).toString(16).padStart(8, "0");
+  return `"${digest64Hex(text)}"`;
 }

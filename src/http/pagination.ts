@@ -7,11 +7,11 @@
  *
  * The checksum guards against mistakes (a truncated or hand-edited cursor), not against an
  * adversary: a forged cursor could only start a walk at some id, which reveals nothing a walk
- * does not. So it is a fast 64-bit mixing hash, not SHA-256 — through node:crypto a hash cost
- * more than the rest of a list request on Deno. The salt is fixed, so every instance of the
- * service (and every restart) accepts the cursors of every other.
+ * does not. So it is a fast 64-bit mixing digest (digest64.ts), not SHA-256. The salt is fixed,
+ * so every instance of the service (and every restart) accepts the cursors of every other.
  */
 import { CURSOR_MAX_LENGTH } from "../schemas/limits.ts";
+import { digest64Hex } from "./digest64.ts";
 import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
 /** Where a page starts: after `afterId`, for the given status filter. */
@@ -22,30 +22,9 @@ export interface CursorPosition {
 
 const CHECKSUM_SALT = "animal-store/cursor/v2:";
 
-/** 64 bits of two multiply-xorshift lanes over the salted text, as 16 hex digits. */
+/** The cursor's check: the digest of the salted payload. */
 function checksum(payload: string): string {
-  const text = CHECKSUM_SALT + payload;
-  let a = 0x243f6a88;
-  let b = 0x85a308d3;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    a = Math.imul(a ^ code, 0x9e3779b1);
-    b = Math.imul(b ^ code, 0x85ebca77);
-  }
-  // Final avalanche, each lane mixed with the other, so every input bit reaches every output bit.
-  a = Math.imul(a ^ (a >>> 15), 0x2c1b3c6d) ^ b;
-  b = Math.imul(b ^ (b >>> 13), 0x297a2d39) ^ a;
-  a = Math.imul(a ^ (a >>> 16), 0xc2b2ae35);
-  b = Math.imul(b ^ (b >>> 16), 0x27d4eb2f);
-  return hex8(a) + hex8(b);
-}
-
-/** Two hex digits per byte value: `toString(16).padStart` showed in every list profile. */
-const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
-
-function hex8(value: number): string {
-  return HEX_BYTES[value >>> 24] + HEX_BYTES[(value >>> 16) & 0xff] +
-    HEX_BYTES[(value >>> 8) & 0xff] + HEX_BYTES[value & 0xff];
+  return digest64Hex(CHECKSUM_SALT + payload);
 }
 
 function payloadOf(position: CursorPosition): string {
