@@ -2,7 +2,9 @@
  * How fast this machine's disk makes a small append durable, and whether two fdatasyncs in flight
  * at once overlap: the two facts behind the store writer's pipelined group commit
  * (src/store/jsonl/writer.ts). Each loop writes 3,000 bytes at the end of a scratch file and
- * fdatasyncs it, through node:fs/promises as the store does. Prints figures; asserts nothing.
+ * fdatasyncs it, through node:fs/promises as the store does. Prints syncs per second, their
+ * latency, and the process CPU (user + system, all threads) per write + fdatasync: the fixed cost
+ * of one batch, which a bigger batch spreads over more creates. Prints figures; asserts nothing.
  *
  *   node scripts/bench/fsync.mjs [directory] [seconds]          # default: the system temp dir, 3 s
  *   node_modules/.bin/deno run -A scripts/bench/fsync.mjs
@@ -27,6 +29,7 @@ async function measure(loops) {
   let position = 0;
   const latencies = [];
   const end = performance.now() + seconds * 1000;
+  const cpuBefore = process.cpuUsage();
   const loop = async () => {
     while (performance.now() < end) {
       const at = position;
@@ -38,11 +41,14 @@ async function measure(loops) {
     }
   };
   await Promise.all(Array.from({ length: loops }, loop));
+  // The whole process's CPU (every thread): a sync's system time is the writer's cost per batch.
+  const cpu = process.cpuUsage(cpuBefore);
   await file.close();
   await rm(path);
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.floor(q * (latencies.length - 1))].toFixed(3);
-  return { perSecond: latencies.length / seconds, p50: at(0.5), p90: at(0.9) };
+  const cpuMicros = ((cpu.user + cpu.system) / latencies.length).toFixed(0);
+  return { perSecond: latencies.length / seconds, p50: at(0.5), p90: at(0.9), cpuMicros };
 }
 
 const runtime = globalThis.Deno ? "deno" : globalThis.Bun ? "bun" : "node";
@@ -52,7 +58,7 @@ try {
     const result = await measure(loops);
     console.log(
       `  ${loops} loop(s) at once: ${result.perSecond.toFixed(0).padStart(6)} fdatasyncs/s` +
-        `  (each: p50 ${result.p50} ms, p90 ${result.p90} ms)`,
+        `  (each: p50 ${result.p50} ms, p90 ${result.p90} ms, ${result.cpuMicros} µs CPU)`,
     );
   }
 } finally {
