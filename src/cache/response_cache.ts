@@ -1,5 +1,5 @@
 /**
- * The response cache: the bytes of immutable responses (full list pages, single pets), each in
+ * The response cache: the bytes of full list pages (immutable: they have a `next` link), each in
  * the coding it is sent in, within a budget of bytes (`CACHE_BYTES`). Least recently used
  * entries go first.
  *
@@ -19,7 +19,7 @@ export interface CachedResponse {
 
 /**
  * What an entry costs beyond its body: the key string, the Map slot and the entry object, the
- * tag and link strings. An estimate that keeps many tiny entries (single pets) honest against
+ * tag and link strings. An estimate that keeps many small entries (compressed pages) honest against
  * the budget.
  */
 export const ENTRY_OVERHEAD_BYTES = 256;

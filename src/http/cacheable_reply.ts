@@ -17,6 +17,11 @@ export function cacheableReply(request: Request, response: CachedResponse): Repl
   if (ifNoneMatchMatches(request.headers.get("if-none-match"), response.etag)) {
     return notModified(response.etag);
   }
+  return okReply(response);
+}
+
+/** The 200 with `response`'s body, for a request whose If-None-Match was already checked. */
+export function okReply(response: CachedResponse): Reply {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     etag: response.etag,

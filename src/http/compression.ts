@@ -4,9 +4,9 @@
  * through the thread pool.
  *
  * Two sets of levels (measured with scripts/bench/measure_compression.ts; docs/caching.md has the
- * figures): a body made for one request gets a cheap level, because its cost is paid on every
- * request; an immutable body (a full page, a pet) gets a higher one, because it is compressed
- * once and then served from the response cache. Which set applies depends only on whether the
+ * figures): a body made for one request gets a cheap gzip level, because its cost is paid on
+ * every request; an immutable body (a full page) gets a higher one, because it is compressed once
+ * and then served from the response cache. Brotli is quality 5 for both (see below). Which set applies depends only on whether the
  * response is immutable, never on whether the cache holds it, so a client receives the same
  * bytes with the cache on, off or too small.
  */
