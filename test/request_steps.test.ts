@@ -10,7 +10,7 @@ import { testApp } from "./support/app.ts";
 const pastSunset = { clock: () => SUNSET_AT };
 const limitOne = { env: { RATE_LIMIT: "1" } };
 
-async function createdPetTag(request: ReturnType<typeof testApp>["request"]) {
+async function createdPetId(request: ReturnType<typeof testApp>["request"]) {
   const created = await request("/v1/pets", {
     method: "POST",
     body: JSON.stringify({ name: "Rex", categoryId: 1 }),
@@ -54,7 +54,7 @@ describe("request steps", () => {
 
   it("the rate limit comes before a 304: a key with no quota left gets 429", async () => {
     const { request } = testApp({ env: { RATE_LIMIT: "2" } });
-    const id = await createdPetTag(request);
+    const id = await createdPetId(request);
     const etag = (await request(`/v1/pets/${id}`)).headers.get("etag")!;
     const revalidated = await request(`/v1/pets/${id}`, { headers: { "if-none-match": etag } });
     assert.equal(revalidated.status, 429);
@@ -62,7 +62,7 @@ describe("request steps", () => {
 
   it("a 304 gives its token back: revalidations do not use up the quota", async () => {
     const { request } = testApp({ env: { RATE_LIMIT: "3" } });
-    const id = await createdPetTag(request);
+    const id = await createdPetId(request);
     const etag = (await request(`/v1/pets/${id}`)).headers.get("etag")!;
     for (let i = 0; i < 5; i++) {
       const response = await request(`/v1/pets/${id}`, { headers: { "if-none-match": etag } });
@@ -84,7 +84,7 @@ describe("request steps", () => {
   it("the sunset comes before a 304: a revalidation of the removed path is 410", async () => {
     let now = SUNSET_AT - 1;
     const { request } = testApp({ clock: () => now });
-    const id = await createdPetTag(request);
+    const id = await createdPetId(request);
     const etag = (await request(`/v1/pets/${id}`)).headers.get("etag")!;
     now = SUNSET_AT;
     const revalidated = await request(`/v1/pets/${id}`, { headers: { "if-none-match": etag } });

@@ -14,8 +14,13 @@ const WILDCARD_HOSTS: ReadonlySet<string> = new Set(["0.0.0.0", "::", ""]);
  * 10.0.0.5 does not answer on 127.0.0.1), an IPv6 literal in brackets; 127.0.0.1 for a wildcard.
  */
 export function probeAuthority(host: string, port: number): string {
-  if (WILDCARD_HOSTS.has(host)) return `127.0.0.1:${port}`;
-  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+  const address = probeHost(host);
+  return address.includes(":") ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+/** The address the probe calls for HOST: HOST itself, or 127.0.0.1 for a wildcard. */
+function probeHost(host: string): string {
+  return WILDCARD_HOSTS.has(host) ? "127.0.0.1" : host;
 }
 
 const PROBE_TIMEOUT_MS = 3000;
@@ -37,7 +42,7 @@ export async function runHealthcheck(): Promise<number> {
     const status = config.tls === undefined
       ? await httpStatus(authority)
       : await (await import("../runtime/https_probe.ts")).httpsStatus(
-        WILDCARD_HOSTS.has(config.host) ? "127.0.0.1" : config.host,
+        probeHost(config.host),
         config.port,
         { path: "/healthz", timeoutMs: PROBE_TIMEOUT_MS, ca: config.tls.cert },
       );

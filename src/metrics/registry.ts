@@ -144,10 +144,6 @@ export class GaugeSeries extends Series {
   set(value: number): void {
     this.value = value;
   }
-  /** Adds `amount` (negative to subtract). */
-  add(amount: number): void {
-    this.value += amount;
-  }
 }
 
 /** A value that goes up and down. */

@@ -4,9 +4,9 @@
  * printed by the `openapi` sub-command. Its text comes from `stringifyExact`, so the int64
  * bounds are written digit for digit.
  */
-import { DEPRECATED_AT, SUNSET_AT } from "../http/deprecation.ts";
+import { DEPRECATED_AT, SUNSET_AT, SUNSET_VALUE } from "../http/deprecation.ts";
 import { ErrorBody } from "../schemas/error.ts";
-import { NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
+import { INT64_MAX, NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
 import { VERSION } from "../version.ts";
 import { headerRef, HEADERS, parameterRef, PARAMETERS, SECURITY_SCHEMES } from "./components.ts";
 import { errorResponses } from "./error_responses.ts";
@@ -24,7 +24,6 @@ export interface DocumentOptions {
 }
 
 const SECURITY = [{ bearerAuth: [] }];
-const SUNSET = new Date(SUNSET_AT).toUTCString();
 const DEPRECATED_ON = new Date(DEPRECATED_AT).toISOString().slice(0, 10);
 /** On every response of every operation: all of them need a key. */
 const COMMON_HEADERS: Json = {
@@ -51,7 +50,6 @@ const CONTACT: Json = {
   email: "api@pets.example.com",
 };
 const LICENSE: Json = { name: "Proprietary", url: "https://pets.example.com/terms" };
-const MAX_INT64 = 9223372036854775807n;
 
 /** The 304 of a cacheable GET; `extra` are the headers every response of the path has. */
 function notModified(extra: Json = {}): Json {
@@ -67,7 +65,7 @@ function notModified(extra: Json = {}): Json {
 }
 
 const rex = { id: 1, name: "Rex", categoryId: 7, status: "available" };
-const tom = { id: 2, name: "Tom", categoryId: MAX_INT64 };
+const tom = { id: 2, name: "Tom", categoryId: INT64_MAX };
 
 /** The document as a value (int64 bounds as bigints). */
 export function openApiDocument(options: DocumentOptions): Json {
@@ -178,7 +176,7 @@ function createPet(): Json {
         },
         int64: {
           summary: "Without a status, largest categoryId",
-          value: { name: "Tom", categoryId: MAX_INT64 },
+          value: { name: "Tom", categoryId: INT64_MAX },
         },
       }),
     },
@@ -205,7 +203,7 @@ function getPet(): Json {
     operationId: "getPet",
     summary: "Get a pet (deprecated)",
     description:
-      `Deprecated since ${DEPRECATED_ON}; sunset ${SUNSET}: from then on it answers 410 \`gone\`. Use \`GET /pets\` with the \`status\` filter instead. Every response carries \`Deprecation\`, \`Sunset\` and a \`Link\` to the successor.`,
+      `Deprecated since ${DEPRECATED_ON}; sunset ${SUNSET_VALUE}: from then on it answers 410 \`gone\`. Use \`GET /pets\` with the \`status\` filter instead. Every response carries \`Deprecation\`, \`Sunset\` and a \`Link\` to the successor.`,
     tags: ["pets"],
     deprecated: true,
     "x-sunset": new Date(SUNSET_AT).toISOString(),
