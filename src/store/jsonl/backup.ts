@@ -13,10 +13,11 @@
  *      batch whose write or fdatasync fails is cut back (writer.ts) and its callers get 503;
  *      the copy must not keep those. The writer never cuts below its durable end, and at step 1
  *      at most IN_FLIGHT_WINDOW bytes lay beyond it, so only [S - IN_FLIGHT_WINDOW, S) can
- *      still change. That window is hashed while copying.
- *   4. After the copy, the file is fdatasync'd from here (so the writer's own syncs of those
- *      bytes have returned too), and after SETTLE_MS — time for the writer to answer and, on a
- *      failure, cut back — the window is read again. A cut-back leaves the file shorter, or
+ *      still change. That window is hashed while copying (it is 128 MiB, so for most files it
+ *      is the whole file).
+ *   4. After the copy, the file is fdatasync'd from here (an EIO there means the disk lost
+ *      bytes, and the backup fails), and after SETTLE_MS — the time this check relies on for the
+ *      writer to answer and, on a failure, cut back — the window is read again. A cut-back leaves the file shorter, or
  *      rewritten with other ids (a failed batch's ids are never reused), so any change shows in
  *      the hash: the copy is then refused as `changed` and taken again.
  * What remains: a writer that cannot even truncate (the disk refuses every operation) keeps the
@@ -94,7 +95,8 @@ export async function backupDataFile(options: BackupOptions): Promise<BackupResu
       return { ok: false, changed: false, reason: `${path} line ${result.line} ${result.reason}` };
     }
     await file.datasync().catch((error) => {
-      // Another error (EBADF on a read-only descriptor somewhere) only loses the shortcut.
+      // Best effort: only EIO (bytes lost) fails the backup; another error (EBADF on a
+      // read-only descriptor on some systems) is ignored, and SETTLE_MS still applies.
       if ((error as NodeJS.ErrnoException).code === "EIO") throw error;
     });
     await new Promise((resolve) => setTimeout(resolve, settleMs));
