@@ -91,18 +91,17 @@ export function createApp(options: AppOptions): App {
     draining: unavailable("The service is shutting down"),
   };
 
+  /** The store can answer at all (a lost database connection says no): `/readyz` and metrics. */
+  const storeAvailable = () => store?.isAvailable?.() !== false;
   const apiRoutes = [...petRoutes({ config }), ...openapiRoutes({ config }), ...docsRoutes()];
-  const rootRoutes = healthRoutes({
-    readiness: () => readiness,
-    storeAvailable: () => store?.isAvailable?.() !== false,
-  });
+  const rootRoutes = healthRoutes({ readiness: () => readiness, storeAvailable });
   const metrics = config.metrics
     ? new ServiceMetrics(routeTable(config, rootRoutes, apiRoutes))
     : undefined;
   if (metrics !== undefined) {
     rootRoutes.push(...metricsRoutes(metrics, () => ({
       store,
-      ready: readiness === "ready" && store?.isAvailable?.() !== false,
+      ready: readiness === "ready" && storeAvailable(),
       inFlight,
     })));
   }
@@ -153,7 +152,6 @@ export function createApp(options: AppOptions): App {
       if (match?.options.deprecated) context.baseHeaders = baseHeaders.deprecated;
     }
     context.match = match;
-    context.routePattern = match?.pattern;
     context.pastSunset = match?.options.deprecated === true && isPastSunset(clock());
   }
 
@@ -237,7 +235,6 @@ export function createApp(options: AppOptions): App {
         keyScope: "",
         store: storeFor[readiness],
         match: undefined,
-        routePattern: undefined,
         isPublic: true,
         rateLimited: false,
         pastSunset: false,
@@ -274,7 +271,7 @@ export function createApp(options: AppOptions): App {
       });
       // Steps 12 and 13: the metrics and the request's one log line.
       const elapsedMs = performance.now() - started;
-      metrics?.observe(method, context.routePattern, reply.status, elapsedMs / 1000);
+      metrics?.observe(method, context.match?.pattern, reply.status, elapsedMs / 1000);
       log.request({
         method,
         path,
@@ -326,8 +323,6 @@ const NO_PARAMS: Record<string, string> = Object.freeze({});
 /** The context and what the steps work out for the later ones. */
 type MutableContext = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
   match: PathMatch<RequestContext, Reply> | undefined;
-  /** The matched router pattern, for the metrics' `route` label. */
-  routePattern: string | undefined;
   /** No key asked (health, docs, OpenAPI, or no path at all outside BASE_PATH). */
   isPublic: boolean;
   /** Under BASE_PATH: the key's requests count against its rate limit. */
