@@ -7,6 +7,7 @@ import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import process from "node:process";
 import type { ByteSink } from "../store/jsonl/record_copy.ts";
+import { writeFully } from "../store/jsonl/file_layer.ts";
 
 /**
  * Runs `produce` with a sink into a temporary file beside `path`; when it returns `ok: true` the
@@ -22,11 +23,8 @@ export async function writeFileAtomically<R extends { ok: boolean }>(
   try {
     let position = 0;
     const result = await produce(async (bytes) => {
-      for (let written = 0; written < bytes.length;) {
-        const { bytesWritten } = await file.write(bytes, written, bytes.length - written, position);
-        written += bytesWritten;
-        position += bytesWritten;
-      }
+      await writeFully(file, bytes, position);
+      position += bytes.length;
     });
     if (!result.ok) return result;
     await file.datasync();

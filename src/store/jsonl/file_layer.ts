@@ -35,3 +35,30 @@ export interface FileLayer {
 export const nodeFileLayer: FileLayer = {
   open: (path, flags) => open(path, flags),
 };
+
+/**
+ * Writes all of `bytes[offset, offset + length)` at `position`: a write may take fewer bytes
+ * than asked (a signal, a full pipe), so it goes on until every byte is written or one throws.
+ */
+export async function writeFully(
+  file: Pick<DataFile, "write">,
+  bytes: Uint8Array,
+  position: number,
+  range: { offset: number; length: number } = { offset: 0, length: bytes.length },
+): Promise<void> {
+  for (let written = 0; written < range.length;) {
+    const { bytesWritten } = await file.write(
+      bytes,
+      range.offset + written,
+      range.length - written,
+      position + written,
+    );
+    written += bytesWritten;
+  }
+}
+
+/** A file error as a short word for a message (`ENOSPC`, `EIO`), or its message without one. */
+export function errorCodeOf(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === "string" ? code : String((error as Error | undefined)?.message ?? error);
+}

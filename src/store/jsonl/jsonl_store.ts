@@ -17,7 +17,7 @@ import type {
   StoreObserver,
   StoreStats,
 } from "../store.ts";
-import { type DataFile, type FileLayer, nodeFileLayer } from "./file_layer.ts";
+import { type DataFile, errorCodeOf, type FileLayer, nodeFileLayer } from "./file_layer.ts";
 import { acquireLock, type DirectoryLock } from "./lock.ts";
 import { StoreOpenError } from "../open_error.ts";
 import { fitsOneLine } from "./record.ts";
@@ -61,12 +61,12 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
     await mkdir(dataDir, { recursive: true });
   } catch (error) {
     throw new StoreOpenError(
-      `Cannot open store: cannot create data directory ${dataDir}: ${codeOf(error)}`,
+      `Cannot open store: cannot create data directory ${dataDir}: ${errorCodeOf(error)}`,
     );
   }
   const lock = await acquireLockWithin(dataDir, files, lockWaitMs).catch((error) => {
     throw new StoreOpenError(
-      `Cannot open store: cannot lock data directory ${dataDir}: ${codeOf(error)}`,
+      `Cannot open store: cannot lock data directory ${dataDir}: ${errorCodeOf(error)}`,
     );
   });
   if ("refused" in lock) {
@@ -83,7 +83,7 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
     await lock.release();
     if (error instanceof StoreOpenError) throw error;
     throw new StoreOpenError(
-      `Cannot open store: cannot read ${join(dataDir, DATA_FILE)}: ${codeOf(error)}`,
+      `Cannot open store: cannot read ${join(dataDir, DATA_FILE)}: ${errorCodeOf(error)}`,
     );
   }
 }
@@ -260,9 +260,4 @@ export class JsonlStore implements PetStore {
       entry.resolve({ kind: "unavailable", reason });
     }
   }
-}
-
-function codeOf(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === "string" ? code : String((error as Error | undefined)?.message ?? error);
 }

@@ -15,7 +15,7 @@
  */
 import { mkdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { type FileLayer, nodeFileLayer } from "./file_layer.ts";
+import { errorCodeOf, type FileLayer, nodeFileLayer, writeFully } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { acquireLock } from "./lock.ts";
 import { type ByteSource, copyRecordLines, type StatusCounts } from "./record_copy.ts";
@@ -46,7 +46,7 @@ export async function restoreDataFile(options: {
   try {
     await mkdir(dataDir, { recursive: true });
   } catch (error) {
-    return { ok: false, reason: `cannot create data directory ${dataDir}: ${codeOf(error)}` };
+    return { ok: false, reason: `cannot create data directory ${dataDir}: ${errorCodeOf(error)}` };
   }
   const lock = await acquireLock(dataDir, files);
   if ("refused" in lock) {
@@ -82,16 +82,8 @@ async function install(
   try {
     let position = 0;
     const result = await copyRecordLines(source, async (bytes) => {
-      for (let written = 0; written < bytes.length;) {
-        const { bytesWritten } = await file.write(
-          bytes,
-          written,
-          bytes.length - written,
-          position,
-        );
-        written += bytesWritten;
-        position += bytesWritten;
-      }
+      await writeFully(file, bytes, position);
+      position += bytes.length;
     }, { check: "full" });
     if (!result.ok) {
       return {
@@ -118,9 +110,4 @@ async function install(
       await unlink(temporary).catch(() => {});
     }
   }
-}
-
-function codeOf(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === "string" ? code : String((error as Error | undefined)?.message ?? error);
 }

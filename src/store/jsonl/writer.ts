@@ -26,7 +26,7 @@
 import type { NewPet } from "../../schemas/pet.ts";
 import type { PendingCreate } from "../pending_create.ts";
 import type { CreateOutcome, IdempotencyClaim } from "../store.ts";
-import type { DataFile } from "./file_layer.ts";
+import { type DataFile, errorCodeOf, writeFully } from "./file_layer.ts";
 import { encodePetRecord, maxRecordBytes, petRecord } from "./record.ts";
 import type { BatchSpace, DurableBatch } from "./store_memory.ts";
 
@@ -162,7 +162,7 @@ export class GroupWriter {
       batch = this.#encode(entries);
     } catch (error) {
       // A bug, not an I/O failure: nothing reached the file; the callers must not be left waiting.
-      this.#state.onWarning(`Store writer failed: ${errorCode(error)}`);
+      this.#state.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
       this.#answerUnavailable(entries, "internal store error");
       return;
     }
@@ -185,7 +185,7 @@ export class GroupWriter {
         this.#settle(batch, failure);
       } catch (error) {
         // I/O failures are answered inside; this is a bug, and must not leave callers waiting.
-        this.#state.onWarning(`Store writer failed: ${errorCode(error)}`);
+        this.#state.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
         this.#answerUnavailable(batch.entries, "internal store error");
       }
     })();
@@ -250,19 +250,13 @@ export class GroupWriter {
         this.#mustTruncate = false;
       }
       step = "write";
-      let written = 0;
-      while (written < batch.size) {
-        const result = await file.write(
-          batch.bytes,
-          batch.offset + written,
-          batch.size - written,
-          batch.position + written,
-        );
-        written += result.bytesWritten;
-      }
+      await writeFully(file, batch.bytes, batch.position, {
+        offset: batch.offset,
+        length: batch.size,
+      });
       return undefined;
     } catch (error) {
-      return `${step} of the data file failed: ${errorCode(error)}`;
+      return `${step} of the data file failed: ${errorCodeOf(error)}`;
     }
   }
 
@@ -273,7 +267,7 @@ export class GroupWriter {
     } catch (error) {
       // A failed fdatasync counts as a failed batch: the kernel may have dropped those pages, so
       // the batch is cut and rewritten from scratch, never synced again in the hope it now works.
-      return `fdatasync of the data file failed: ${errorCode(error)}`;
+      return `fdatasync of the data file failed: ${errorCodeOf(error)}`;
     }
   }
 
@@ -308,16 +302,11 @@ export class GroupWriter {
       this.#mustTruncate = true;
       this.#state.onWarning(
         `Cannot truncate the data file after a failed batch (${reason}): ${
-          errorCode(truncateError)
+          errorCodeOf(truncateError)
         }; will retry`,
       );
     }
     this.#failure = undefined;
     for (const batch of this.#failed.splice(0)) this.#answerUnavailable(batch.entries, reason);
   }
-}
-
-function errorCode(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === "string" ? code : String((error as Error | undefined)?.message ?? error);
 }
