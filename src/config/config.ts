@@ -67,7 +67,7 @@ export class ConfigError extends Error {
 type Environment = Readonly<Record<string, string | undefined>>;
 
 /** `CACHE_BYTES` when unset: 64 MiB (docs/caching.md). */
-export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 
 const INTEGER = /^(0|[1-9][0-9]*)$/;
 

@@ -22,7 +22,7 @@ import {
 const KNOWN_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /** The `route` label of a request that matched no route. */
-export const UNMATCHED = "unmatched";
+const UNMATCHED = "unmatched";
 
 /** Seconds; from a cached list page (~50 µs) to a slow database (10 s). */
 const DURATION_BUCKETS = [

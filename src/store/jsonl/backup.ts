@@ -33,7 +33,7 @@ import { MAX_LINE_BYTES } from "./record.ts";
 import { MAX_BATCH, MAX_BATCHES_IN_FLIGHT } from "./writer.ts";
 
 /** Most bytes the writer can have written past its durable end: the part a cut-back may remove. */
-export const IN_FLIGHT_WINDOW = MAX_BATCHES_IN_FLIGHT * MAX_BATCH * MAX_LINE_BYTES;
+const IN_FLIGHT_WINDOW = MAX_BATCHES_IN_FLIGHT * MAX_BATCH * MAX_LINE_BYTES;
 
 /** Time for the writer to answer a batch whose sync returned, or to cut a failed one back. */
 const SETTLE_MS = 250;

@@ -48,7 +48,7 @@ export interface PetRecord {
 }
 
 /** Where an encoded line lies in its buffer: its pet text is [petStart, petEnd), the line ends at `end`. */
-export interface EncodedRecord {
+interface EncodedRecord {
   readonly petStart: number;
   readonly petEnd: number;
   readonly end: number;

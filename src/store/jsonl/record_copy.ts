@@ -24,7 +24,7 @@ export interface ByteSource {
 export type ByteSink = (bytes: Uint8Array) => Promise<void>;
 
 /** How each line is checked. */
-export type LineCheck =
+type LineCheck =
   /** The service's own replay check (line_scanner.ts): what a start needs, and fast. */
   | "replay"
   /** `verify`'s full check (record.ts), names included. */
@@ -54,7 +54,7 @@ export type CopyResult =
   | { readonly ok: false; readonly line: number; readonly reason: string };
 
 /** Observes each chunk copied, with its offset in the source (backup hashes a window of them). */
-export type ChunkObserver = (bytes: Uint8Array, offset: number) => void;
+type ChunkObserver = (bytes: Uint8Array, offset: number) => void;
 
 const NEWLINE = 0x0a;
 const CHUNK_BYTES = 4 * 1024 * 1024;
