@@ -6,7 +6,8 @@
 import process from "node:process";
 import type { Config } from "../config/config.ts";
 import { backupDataFile } from "../store/jsonl/backup.ts";
-import type { ByteSink, StatusCounts } from "../store/jsonl/record_copy.ts";
+import type { ByteSink } from "../store/jsonl/record_copy.ts";
+import type { StatusCounts } from "../store/store.ts";
 import { formatVerifyReport } from "../store/jsonl/verify.ts";
 import { commandConfig } from "./command_config.ts";
 import { stdoutSink, writeFileAtomically } from "./output_file.ts";

@@ -90,6 +90,9 @@ export interface PetStore {
 /** Pets per status; `none` counts pets stored without a status. */
 export type PetCounts = Readonly<Record<PetStatus | "none", number>>;
 
+/** `PetCounts` being counted (verify, backup, restore, export). */
+export type StatusCounts = { -readonly [Status in keyof PetCounts]: number };
+
 /** A store's numbers at one instant; each backend fills what it has. */
 export interface StoreStats {
   /** Undefined when the store could not count them this time (the last numbers stay). */

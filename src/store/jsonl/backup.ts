@@ -28,7 +28,8 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { type DataFile, type FileLayer, nodeFileLayer } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
-import { type ByteSink, copyRecordLines, type StatusCounts } from "./record_copy.ts";
+import { type ByteSink, copyRecordLines } from "./record_copy.ts";
+import type { StatusCounts } from "../store.ts";
 import { MAX_LINE_BYTES } from "./record.ts";
 import { MAX_BATCH, MAX_BATCHES_IN_FLIGHT } from "./writer.ts";
 

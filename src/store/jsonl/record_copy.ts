@@ -10,6 +10,7 @@
  *   before, too long) stops the copy with its line number: the copy is never a damaged file;
  * - the lines are copied byte for byte, idempotency claims included.
  */
+import type { StatusCounts } from "../store.ts";
 import { isUtf8 } from "node:buffer";
 import type { PetStatus } from "../../schemas/pet.ts";
 import { LineScanner, statusOfCode } from "./line_scanner.ts";
@@ -29,14 +30,6 @@ type LineCheck =
   | "replay"
   /** `verify`'s full check (record.ts), names included. */
   | "full";
-
-/** Counts per status, as `verify` reports them. */
-export interface StatusCounts {
-  available: number;
-  pending: number;
-  sold: number;
-  none: number;
-}
 
 /** What a copy did. */
 export type CopyResult =

@@ -18,7 +18,8 @@ import { join } from "node:path";
 import { errorCodeOf, type FileLayer, nodeFileLayer, writeFully } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { acquireLock } from "./lock.ts";
-import { type ByteSource, copyRecordLines, type StatusCounts } from "./record_copy.ts";
+import { type ByteSource, copyRecordLines } from "./record_copy.ts";
+import type { StatusCounts } from "../store.ts";
 import { verifyDataFile } from "./verify.ts";
 
 /** What a restore installed, or why it did not (one line, naming the directory or the line). */

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { type FileLayer, nodeFileLayer } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { readLines } from "./line_reader.ts";
+import type { StatusCounts } from "../store.ts";
 import { MAX_LINE_BYTES, parseRecordLine } from "./record.ts";
 
 /** What verify found. */
@@ -14,7 +15,7 @@ export interface VerifyReport {
   readonly file: string;
   /** Valid pet records (a missing file has none). */
   readonly pets: number;
-  readonly byStatus: { available: number; pending: number; sold: number; none: number };
+  readonly byStatus: StatusCounts;
   /** Bytes after the last newline; the store cuts them at its next start. */
   readonly tornTail?: { readonly offset: number; readonly length: number };
   /** The first damaged line; the store refuses to start while it is there. */

@@ -10,7 +10,8 @@
  */
 import type { DatabaseConfig } from "../../config/config.ts";
 import { petRecordBytes } from "../jsonl/record.ts";
-import type { ByteSink, StatusCounts } from "../jsonl/record_copy.ts";
+import type { ByteSink } from "../jsonl/record_copy.ts";
+import type { StatusCounts } from "../store.ts";
 import { connectPool } from "./connect.ts";
 import { describeDatabaseError } from "./database_errors.ts";
 

@@ -17,6 +17,7 @@ import {
   type PetPage,
   type PetPageJson,
   type PetStore,
+  type StatusCounts,
   type StoredPet,
   type StoreStats,
   StoreUnavailableError,
@@ -179,7 +180,7 @@ export class PostgresStore implements PetStore {
   async stats(): Promise<StoreStats> {
     // Taken before this scrape's own query, so it counts the traffic only.
     const busy = this.#readsInFlight + (this.#createsInFlight > 0 ? 1 : 0);
-    let pets: { available: number; pending: number; sold: number; none: number } | undefined;
+    let pets: StatusCounts | undefined;
     try {
       const rows = await this.#read(() =>
         this.#sql<{ status: string | null; count: string }[]>`
