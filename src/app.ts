@@ -126,11 +126,16 @@ export function createApp(options: AppOptions): App {
   // either; the deprecation trio on every response of the deprecated path.
   const nosniff = { "x-content-type-options": "nosniff" };
   const noStore = { "cache-control": AUTHENTICATED_CACHE_CONTROL };
+  /** By route kind, then by whether the path asks for a key. */
   const baseHeaders = {
-    plain: headerSet(nosniff),
-    keyed: headerSet({ ...nosniff, ...noStore }),
-    deprecated: headerSet({ ...nosniff, ...deprecated }),
-    deprecatedKeyed: headerSet({ ...nosniff, ...deprecated, ...noStore }),
+    current: {
+      keyless: headerSet(nosniff),
+      keyed: headerSet({ ...nosniff, ...noStore }),
+    },
+    deprecated: {
+      keyless: headerSet({ ...nosniff, ...deprecated }),
+      keyed: headerSet({ ...nosniff, ...deprecated, ...noStore }),
+    },
   };
 
   // The steps of `route`, in its order; each says which rule its place carries.
@@ -149,9 +154,10 @@ export function createApp(options: AppOptions): App {
       match = apiRouter.match(path.slice(config.basePath.length) || "/");
       context.isPublic = match?.options.public === true;
       context.rateLimited = true;
-      if (match?.options.deprecated) context.baseHeaders = baseHeaders.deprecated;
+      if (match?.options.deprecated) context.headerKind = baseHeaders.deprecated;
     }
     context.match = match;
+    context.baseHeaders = context.headerKind.keyless;
     context.pastSunset = match?.options.deprecated === true && isPastSunset(clock());
   }
 
@@ -166,9 +172,7 @@ export function createApp(options: AppOptions): App {
 
   /** Step 4: the key, before anything else can be wrong (401 wins over 404, 405, 410 and 429). */
   function checkKey(context: MutableContext): void {
-    context.baseHeaders = context.baseHeaders === baseHeaders.deprecated
-      ? baseHeaders.deprecatedKeyed
-      : baseHeaders.keyed;
+    context.baseHeaders = context.headerKind.keyed;
     context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
   }
 
@@ -238,7 +242,8 @@ export function createApp(options: AppOptions): App {
         isPublic: true,
         rateLimited: false,
         pastSunset: false,
-        baseHeaders: baseHeaders.plain,
+        headerKind: baseHeaders.current,
+        baseHeaders: baseHeaders.current.keyless,
         headers: {},
       };
       let reply: Reply;
@@ -331,6 +336,8 @@ type MutableContext = { -readonly [K in keyof RequestContext]: RequestContext[K]
   pastSunset: boolean;
   /** The constant headers the response starts with (nosniff, no-store, deprecation). */
   baseHeaders: HeaderSet;
+  /** The header sets of the matched route's kind (deprecated or not), keyless and keyed. */
+  headerKind: { readonly keyless: HeaderSet; readonly keyed: HeaderSet };
   /** Headers the steps earned (rate limit, Allow, CORS), then the reply's own. */
   headers: Record<string, string>;
 };
