@@ -15,6 +15,7 @@
  * still reads back as a pet; `verify` (record.ts) checks them all.
  * Any line the scanner rejects is re-read by `parseRecordLine` to say why.
  */
+import { isUtf8 } from "node:buffer";
 import { PET_STATUSES, type PetStatus } from "../../schemas/pet.ts";
 import type { IdempotencyClaim } from "../store.ts";
 import { CLAIM_FIELD, claimJson, PET_RECORD_PREFIX } from "./record.ts";
@@ -178,4 +179,18 @@ function parseClaim(text: string): IdempotencyClaim | undefined {
   }
   const claim = { scope, key, digest };
   return claimJson(claim) === text ? claim : undefined;
+}
+
+/**
+ * The 1-based number of the first line of `bytes[0, end)` that is not valid UTF-8 (1 when none
+ * is found), to name it in a damage report after a whole chunk failed the check.
+ */
+export function firstLineNotUtf8(bytes: Uint8Array, end = bytes.length): number {
+  let start = 0;
+  for (let line = 1; start < end; line++) {
+    const newline = bytes.indexOf(0x0a, start);
+    if (!isUtf8(bytes.subarray(start, newline))) return line;
+    start = newline + 1;
+  }
+  return 1;
 }

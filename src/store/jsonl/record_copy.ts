@@ -13,7 +13,7 @@
 import type { StatusCounts } from "../store.ts";
 import { isUtf8 } from "node:buffer";
 import type { PetStatus } from "../../schemas/pet.ts";
-import { LineScanner, statusOfCode } from "./line_scanner.ts";
+import { firstLineNotUtf8, LineScanner, statusOfCode } from "./line_scanner.ts";
 import { MAX_LINE_BYTES, parseRecordLine } from "./record.ts";
 
 /** Where bytes come from, in order; `read` returns 0 at the end. */
@@ -140,15 +140,4 @@ function fullCheck(): LineChecker {
     const record = parseRecordLine(decoder.decode(bytes.subarray(start, end)));
     return record.ok ? { id: record.id, status: record.status } : record.reason;
   };
-}
-
-/** 1-based number, within the chunk, of the first line that is not UTF-8. */
-function firstLineNotUtf8(bytes: Uint8Array): number {
-  let start = 0;
-  for (let line = 1; start < bytes.length; line++) {
-    const newline = bytes.indexOf(NEWLINE, start);
-    if (!isUtf8(bytes.subarray(start, newline))) return line;
-    start = newline + 1;
-  }
-  return 1;
 }

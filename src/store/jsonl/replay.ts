@@ -14,7 +14,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import type { DataFile } from "./file_layer.ts";
-import { LineScanner, statusOfCode } from "./line_scanner.ts";
+import { firstLineNotUtf8, LineScanner, statusOfCode } from "./line_scanner.ts";
 import { readLines } from "./line_reader.ts";
 import { MAX_LINE_BYTES, parseRecordLine } from "./record.ts";
 import { StoreMemory } from "./store_memory.ts";
@@ -91,17 +91,6 @@ export async function replayFile(file: DataFile): Promise<ReplayResult> {
     : undefined;
   const length = end.kind === "torn_tail" ? end.offset : end.length;
   return { ok: true, memory, nextId: lastId + 1, length, tornTail };
-}
-
-/** 1-based number, within the chunk, of the first line that is not UTF-8. */
-function firstLineNotUtf8(bytes: Uint8Array, end: number): number {
-  let start = 0;
-  for (let line = 1; start < end; line++) {
-    const newline = bytes.indexOf(NEWLINE, start);
-    if (!isUtf8(bytes.subarray(start, newline))) return line;
-    start = newline + 1;
-  }
-  return 1;
 }
 
 /** Why the fast path refused a line, in the full check's words. */
