@@ -11,14 +11,17 @@ import { reloadApiKeys } from "../config/key_reload.ts";
 import { reloadTls } from "../config/tls_reload.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
-import { detectRuntime, type RunningServer } from "../runtime/server.ts";
+import { delay, detectRuntime, type RunningServer } from "../runtime/server.ts";
 import { watchLauncher } from "./launcher_watch.ts";
 import { StoreOpenError } from "../store/open_error.ts";
 import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { VERSION } from "../version.ts";
 
-/** How long shutdown waits for requests in flight before closing connections anyway. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * After SHUTDOWN_TIMEOUT, how long the handlers cut off get to finish and the store to flush and
+ * close, before the process exits anyway: the whole stop stays within SHUTDOWN_TIMEOUT + 3 s.
+ */
+const AFTER_DEADLINE_MS = 2_000;
 
 /**
  * How long start-up waits for a previous instance that is still shutting down to release the
@@ -65,16 +68,25 @@ export async function runServe(): Promise<number> {
   const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ msg: `${reason}: finishing requests in flight, then exiting` });
+    const graceMs = config.shutdownTimeoutSeconds * 1000;
+    const deadline = performance.now() + graceMs;
+    const untilDeadline = () => Math.max(0, deadline - performance.now());
+    log.info({ msg: `${reason}: finishing requests in flight, then exiting`, graceMs });
+    // Whatever hangs below (a store that cannot flush to a dying disk), the process is gone in
+    // time for a supervisor: exit 1, since the store may not have closed cleanly.
+    setTimeout(() => {
+      log.error({ msg: "shutdown did not finish in time: exiting without closing the store" });
+      log.flush();
+      process.exit(1);
+    }, graceMs + AFTER_DEADLINE_MS + 500);
     app.drain();
     stopLoading.abort();
     // Let requests in flight finish before the runtime closes connections: Deno's shutdown()
-    // cuts off request bodies still being read. Bounded, so a stuck client cannot hold us.
-    await Promise.race([
-      app.idle(),
-      new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),
-    ]);
-    await server?.shutdown();
+    // cuts off request bodies still being read.
+    await Promise.race([app.idle(), delay(untilDeadline())]);
+    await server?.shutdown(untilDeadline());
+    // Requests cut off at the deadline end at once (their connection is gone): their log lines.
+    await Promise.race([app.idle(), delay(AFTER_DEADLINE_MS / 2)]);
     const opened = await storeOpening?.catch(() => undefined);
     await opened?.store.close();
     log.info({ msg: "stopped" });
@@ -131,7 +143,7 @@ export async function runServe(): Promise<number> {
     if (!(error instanceof StoreOpenError)) throw error;
     process.stderr.write(`${error.message}\n`);
     log.flush();
-    await server.shutdown();
+    await server.shutdown(0);
     return 1;
   }
   if (stopping) return -1; // stop() closes the store and exits

@@ -28,6 +28,10 @@ Settings (environment variables):
   RATE_LIMIT      requests per minute per API key (default 0: off)
   METRICS         on | off: serve GET /metrics, Prometheus text format, key needed (default off)
   CACHE_BYTES     memory for cached responses (default 67108864 = 64 MiB; 0: off)
+  SHUTDOWN_TIMEOUT  seconds requests in flight get after SIGTERM before connections are closed
+                  (default 10; 0 to 300)
+  TLS_CERT_FILE   PEM certificate chain: with TLS_KEY_FILE, PORT speaks HTTPS only
+  TLS_KEY_FILE    PEM private key of TLS_CERT_FILE
   DATABASE_URL    postgres://… : keep pets in PostgreSQL instead of DATA_DIR's file
   DATABASE_POOL_SIZE             most connections per instance (default 10)
   DATABASE_STATEMENT_TIMEOUT_MS  server-side limit per statement (default 5000; 0 = none)

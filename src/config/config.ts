@@ -27,6 +27,8 @@ export interface Config {
   readonly metrics: boolean;
   /** Bytes of memory for the response cache of immutable responses; 0 turns it off. */
   readonly cacheBytes: number;
+  /** Seconds that requests in flight get after SIGTERM/SIGINT before connections are closed. */
+  readonly shutdownTimeoutSeconds: number;
   /** The PostgreSQL store's settings when `DATABASE_URL` is set; undefined keeps the file store. */
   readonly database: DatabaseConfig | undefined;
   /** `TLS_CERT_FILE` and `TLS_KEY_FILE`, read and checked; undefined serves plain HTTP. */
@@ -280,6 +282,7 @@ export function loadConfig(env: Environment): Config {
     rateLimit: integerSetting(env, "RATE_LIMIT", 0, 0, 1_000_000_000),
     metrics: metricsSetting(env),
     cacheBytes: integerSetting(env, "CACHE_BYTES", DEFAULT_CACHE_BYTES, 0, 2 ** 40),
+    shutdownTimeoutSeconds: integerSetting(env, "SHUTDOWN_TIMEOUT", 10, 0, 300),
     database: databaseSetting(env),
     tls: tlsSetting(env),
   };

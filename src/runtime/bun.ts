@@ -7,7 +7,7 @@
  * server's idle keep-alive connections when it stops. So no `replaceTls`: a restart is needed.
  */
 import process from "node:process";
-import type { RuntimeAdapter, ServeOptions } from "./server.ts";
+import { delay, type RuntimeAdapter, type ServeOptions } from "./server.ts";
 
 interface BunServer {
   readonly port: number;
@@ -44,8 +44,17 @@ export const bunRuntime: RuntimeAdapter = {
       fetch: options.fetch,
       error: () => new Response(null, { status: 500 }),
     });
-    // stop() without `true` stops listening and resolves once in-flight requests are answered.
-    return Promise.resolve({ port: server.port, shutdown: () => server.stop() });
+    return Promise.resolve({
+      port: server.port,
+      // stop() stops listening, closes idle connections and resolves once requests in flight are
+      // answered; stop(true) closes every connection still open.
+      shutdown: async (graceMs: number) => {
+        const graceful = server.stop().then(() => true);
+        if (!await Promise.race([graceful, delay(graceMs).then(() => false)])) {
+          await server.stop(true);
+        }
+      },
+    });
   },
   onSignal(signal, handler) {
     process.on(signal, handler);

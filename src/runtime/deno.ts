@@ -8,10 +8,14 @@
  * a client that streams without end keeps its connection (and costs the reading) until it stops;
  * Node closes it 2 s after the answer (./node/unread_body.ts), Bun after about 12 s.
  *
+ * For the same reason shutdown cannot close a connection that is still sending: `shutdown()`
+ * closes idle connections and waits for the others, so it is awaited only until the grace period
+ * ends; the process then exits, which closes whatever is left.
+ *
  * With TLS, `Deno.serve` takes the PEM pair once: it has no way to swap it while serving, so a
  * renewed certificate needs a restart (no `replaceTls`).
  */
-import type { RuntimeAdapter, ServeOptions } from "./server.ts";
+import { delay, type RuntimeAdapter, type ServeOptions } from "./server.ts";
 
 export const denoRuntime: RuntimeAdapter = {
   name: "deno",
@@ -23,7 +27,11 @@ export const denoRuntime: RuntimeAdapter = {
         hostname: options.host,
         ...(options.tls === undefined ? {} : { cert: options.tls.cert, key: options.tls.key }),
         // Deno reads request bodies as streams with no limit of its own: the app enforces ours.
-        onListen: (address) => resolve({ port: address.port, shutdown: () => server.shutdown() }),
+        onListen: (address) =>
+          resolve({
+            port: address.port,
+            shutdown: (graceMs) => Promise.race([server.shutdown(), delay(graceMs)]),
+          }),
         onError: () => new Response(null, { status: 500 }),
       }, options.fetch);
     });

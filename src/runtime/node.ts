@@ -16,6 +16,9 @@ import { writeResponse } from "./node/write_response.ts";
 import type { ResponseConstructor } from "../http/responses.ts";
 import type { RunningServer, RuntimeAdapter, ServeOptions, TlsMaterial } from "./server.ts";
 
+/** How often shutdown closes the connections that became idle since (their answer was sent). */
+const IDLE_SWEEP_MS = 100;
+
 /** Slow clients (slowloris): limits on how long headers and a whole request may take. */
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -56,11 +59,18 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
           replaceTls: (pair: TlsMaterial) =>
             secure.setSecureContext({ cert: pair.cert, key: pair.key }),
         }),
-        shutdown: () =>
+        shutdown: (graceMs: number) =>
           new Promise<void>((done) => {
             // close() stops accepting and waits for open connections; idle keep-alive ones
-            // would hold it open until their timeout, so close those now.
-            server.close(() => done());
+            // would hold it open until their timeout, so close those now and as they turn idle,
+            // and at the deadline every connection (a trickled head never reaches the handler).
+            const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+            const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+            server.close(() => {
+              clearInterval(sweep);
+              clearTimeout(deadline);
+              done();
+            });
             server.closeIdleConnections();
           }),
       });

@@ -25,8 +25,12 @@ export interface TlsMaterial {
 export interface RunningServer {
   /** The port actually bound (differs from the requested one when that was 0). */
   readonly port: number;
-  /** Stops accepting connections and resolves once requests in flight have been answered. */
-  shutdown(): Promise<void>;
+  /**
+   * Stops accepting connections and closes idle keep-alive ones at once; requests in flight get
+   * up to `graceMs` to finish, then every connection still open is closed (a trickled header or
+   * body, a client that never reads). Resolves within about `graceMs`, whatever clients do.
+   */
+  shutdown(graceMs: number): Promise<void>;
   /**
    * Serves `tls` to connections opened from now on, leaving open ones as they are. Absent where
    * the runtime cannot swap the certificate of a running server (Deno 2.9, Bun 1.4): a new pair
@@ -55,4 +59,12 @@ export async function detectRuntime(): Promise<RuntimeAdapter> {
   if (globals.Deno !== undefined) return (await import("./deno.ts")).denoRuntime;
   if (globals.Bun !== undefined) return (await import("./bun.ts")).bunRuntime;
   return (await import("./node.ts")).nodeRuntime;
+}
+
+/** Resolves after `ms`, without keeping the process alive for it. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms) as unknown as { unref?: () => void };
+    timer.unref?.();
+  });
 }

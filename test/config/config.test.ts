@@ -145,6 +145,12 @@ describe("loadConfig()", () => {
     );
   });
 
+  it("reads SHUTDOWN_TIMEOUT in seconds, 10 by default, 0 to 300", () => {
+    assert.equal(loadConfig({}).shutdownTimeoutSeconds, 10);
+    assert.equal(loadConfig({ SHUTDOWN_TIMEOUT: "0" }).shutdownTimeoutSeconds, 0);
+    assert.equal(loadConfig({ SHUTDOWN_TIMEOUT: "300" }).shutdownTimeoutSeconds, 300);
+  });
+
   it("reads CACHE_BYTES, 0 included (the cache off)", () => {
     assert.equal(loadConfig({ CACHE_BYTES: "0" }).cacheBytes, 0);
     assert.equal(loadConfig({ CACHE_BYTES: "1048576" }).cacheBytes, 1048576);
@@ -163,6 +169,10 @@ describe("loadConfig()", () => {
       [{ RATE_LIMIT: "x" }, "RATE_LIMIT"],
       [{ CACHE_BYTES: "64M" }, "CACHE_BYTES"],
       [{ CACHE_BYTES: "-1" }, "CACHE_BYTES"],
+      [{ SHUTDOWN_TIMEOUT: "301" }, "SHUTDOWN_TIMEOUT"],
+      [{ SHUTDOWN_TIMEOUT: "1.5" }, "SHUTDOWN_TIMEOUT"],
+      [{ SHUTDOWN_TIMEOUT: "-1" }, "SHUTDOWN_TIMEOUT"],
+      [{ SHUTDOWN_TIMEOUT: "10s" }, "SHUTDOWN_TIMEOUT"],
       [{ CACHE_BYTES: "1.5" }, "CACHE_BYTES"],
       [{ CACHE_BYTES: "" }, "CACHE_BYTES"],
       [{ API_KEYS: "" }, "API_KEYS"],

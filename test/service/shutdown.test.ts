@@ -1,0 +1,180 @@
+/**
+ * Shutdown has a deadline, on the runtime under test (TARGET_RUNTIME): idle keep-alive
+ * connections are closed at once, and clients that trickle a head or a body, or never read, hold
+ * the process no longer than SHUTDOWN_TIMEOUT; it still exits 0 with the store closed.
+ */
+import assert from "node:assert/strict";
+import { connect, type Socket } from "node:net";
+import { describe, it } from "node:test";
+import {
+  type ServiceProcess,
+  startService,
+  targetRuntime,
+  temporaryDirectory,
+} from "../support/server_process.ts";
+import { serviceApi } from "../support/service_api.ts";
+
+const KEY = "shutdown-suite-key";
+const runtime = targetRuntime();
+const api = serviceApi(KEY);
+
+/** A raw connection that has been accepted by the service; its bytes are never read. */
+async function openConnection(port: number): Promise<Socket> {
+  const socket = connect(port, "127.0.0.1");
+  socket.on("error", () => {});
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("error", reject);
+  });
+  return socket;
+}
+
+/** Sends one byte of `text` every 200 ms until the socket closes; returns the stopper. */
+function trickle(socket: Socket, text: string): () => void {
+  let at = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed) return clearInterval(timer);
+    socket.write(text[at % text.length]);
+    at++;
+  }, 200);
+  return () => clearInterval(timer);
+}
+
+/** Resolves with the milliseconds from now until the socket is closed by the other end. */
+function closedAfter(socket: Socket, started: number): Promise<number> {
+  return new Promise((resolve) => {
+    if (socket.destroyed) resolve(performance.now() - started);
+    socket.once("close", () => resolve(performance.now() - started));
+    socket.resume(); // reads (and drops) whatever arrives, so an end is seen
+  });
+}
+
+async function stopTimed(service: ServiceProcess): Promise<{ code: number | string; ms: number }> {
+  const started = performance.now();
+  service.kill("SIGTERM");
+  const code = await Promise.race([
+    service.exited,
+    new Promise<string>((resolve) => setTimeout(() => resolve("still running"), 20_000)),
+  ]);
+  if (code === "still running") service.kill("SIGKILL");
+  return { code, ms: performance.now() - started };
+}
+
+describe(`shutdown on ${runtime}`, { timeout: 60_000 }, () => {
+  it("closes an idle keep-alive connection at once and exits 0 well before SHUTDOWN_TIMEOUT", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const service = await startService({
+        dataDir: dir.path,
+        env: { API_KEYS: KEY, SHUTDOWN_TIMEOUT: "20" },
+      });
+      const socket = await openConnection(service.port);
+      try {
+        // One request answered, then the connection stays open and idle (keep-alive).
+        socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        await new Promise((resolve) => socket.once("data", resolve));
+        const started = performance.now();
+        const closed = closedAfter(socket, started);
+        const { code, ms } = await stopTimed(service);
+        assert.equal(code, 0, service.stderr());
+        assert.ok(ms < 5_000, `exited ${Math.round(ms)} ms after SIGTERM, SHUTDOWN_TIMEOUT=20`);
+        assert.ok(await closed < 5_000);
+      } finally {
+        socket.destroy();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("cuts trickling heads and bodies and a client that never reads at SHUTDOWN_TIMEOUT, exits 0 within it + 3 s, keeps every 201", async () => {
+    const dir = temporaryDirectory();
+    const sockets: Socket[] = [];
+    const stoppers: (() => void)[] = [];
+    try {
+      const service = await startService({
+        dataDir: dir.path,
+        env: { API_KEYS: KEY, SHUTDOWN_TIMEOUT: "2" },
+      });
+      const created = await api(service, "/v1/pets", {
+        method: "POST",
+        body: '{"name":"Kept","categoryId":1}',
+      });
+      assert.equal(created.status, 201);
+      // An unauthenticated head that never ends.
+      const head = await openConnection(service.port);
+      head.write("GET /v1/pets HTTP/1.1\r\nHost: x\r\n");
+      stoppers.push(trickle(head, "X-Slow: yes\r\n"));
+      // A keyed create whose body never ends, and one that got its 401 and keeps sending.
+      const body = await openConnection(service.port);
+      body.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":"',
+      );
+      stoppers.push(trickle(body, "a"));
+      const unauthorized = await openConnection(service.port);
+      unauthorized.write(
+        "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+          'Content-Length: 1000\r\n\r\n{"name":"',
+      );
+      stoppers.push(trickle(unauthorized, "a"));
+      // A client that asks for pages and never reads the answers.
+      const reader = await openConnection(service.port);
+      reader.pause();
+      const page =
+        `GET /v1/pets?limit=100 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`;
+      reader.write(page.repeat(2_000));
+      sockets.push(head, body, unauthorized, reader);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+
+      const { code, ms } = await stopTimed(service);
+      assert.equal(code, 0, `${service.stdout().slice(-1000)}\n${service.stderr()}`);
+      assert.ok(ms < 5_000, `exited ${Math.round(ms)} ms after SIGTERM, SHUTDOWN_TIMEOUT=2`);
+      assert.ok(ms > 1_500, `exited after ${Math.round(ms)} ms: requests in flight got no grace`);
+      const lines = service.stdout().split("\n");
+      assert.ok(lines.some((line) => line.includes('"msg":"stopped"')), "no stopped line");
+      const errors = lines.filter((line) => line.includes('"level":"error"'));
+      assert.deepEqual(errors, [], "a client cut off at the deadline is not a server error");
+
+      // The store was closed cleanly: a restart on the same directory starts at once (the lock
+      // was released) and serves the pet answered 201.
+      const again = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
+      try {
+        const pets = await (await api(again, "/v1/pets")).json();
+        assert.deepEqual(pets.map((pet: { name: string }) => pet.name), ["Kept"]);
+        assert.doesNotMatch(again.stdout(), /torn|cut off/i);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      for (const stop of stoppers) stop();
+      for (const socket of sockets) socket.destroy();
+      dir.remove();
+    }
+  });
+
+  it("with SHUTDOWN_TIMEOUT=0 closes a connection in flight at once", async () => {
+    const dir = temporaryDirectory();
+    try {
+      const service = await startService({
+        dataDir: dir.path,
+        env: { API_KEYS: KEY, SHUTDOWN_TIMEOUT: "0" },
+      });
+      const body = await openConnection(service.port);
+      try {
+        body.write(
+          `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
+            'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":"',
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const { code, ms } = await stopTimed(service);
+        assert.equal(code, 0);
+        assert.ok(ms < 3_000, `exited ${Math.round(ms)} ms after SIGTERM, SHUTDOWN_TIMEOUT=0`);
+      } finally {
+        body.destroy();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+});
