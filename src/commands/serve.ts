@@ -123,6 +123,7 @@ export async function runServe(): Promise<number> {
   const loadStarted = performance.now();
   storeOpening = openStore(config, {
     onWarning: (message) => log.warn({ msg: message }),
+    onError: (message) => log.error({ msg: message }),
     onInfo: (message) => log.info({ msg: message }),
     // Waiting may last: say where the service listens (its /readyz answers 503 meanwhile).
     onWaiting: (message) =>

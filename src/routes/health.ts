@@ -29,7 +29,7 @@ export function healthRoutes(deps: {
           ? "The store is still loading"
           : readiness === "draining"
           ? "The service is shutting down"
-          : "The store cannot reach its database";
+          : "The store cannot serve: its database is unreachable, or its data file failed (see the log)";
         throw new HttpError(503, "unavailable", message, { headers: { "retry-after": "1" } });
       },
     },

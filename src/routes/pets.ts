@@ -80,10 +80,12 @@ export function petRoutes(deps: { config: Config }): Route<RequestContext, Reply
         throw new HttpError(
           503,
           "unavailable",
-          "The pet could not be stored; nothing was saved, retry later",
-          {
-            headers: { "retry-after": "1" },
-          },
+          outcome.outcomeUnknown
+            ? "The outcome is unknown: the data file failed while this pet was being written, so " +
+              "it may or may not have been saved. A retry with the same Idempotency-Key is safe " +
+              "(it returns the pet if it was saved); the service takes no creates until restarted"
+            : "The pet could not be stored; nothing was saved, retry later",
+          { headers: { "retry-after": "1" } },
         );
     }
   }

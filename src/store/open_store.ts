@@ -19,6 +19,8 @@ export async function openStore(
   config: Config,
   options: {
     onWarning: (message: string) => void;
+    /** The store cannot go on without a restart (a data file that failed or was removed). */
+    onError: (message: string) => void;
     onInfo: (message: string) => void;
     /** The store waits for something outside the process (an unreachable database). */
     onWaiting: (message: string) => void;
@@ -42,6 +44,7 @@ export async function openStore(
   const store = await openJsonlStore({
     dataDir: config.dataDir,
     onWarning: options.onWarning,
+    onError: options.onError,
     lockWaitMs: options.lockWaitMs,
     observer: options.observer,
   });

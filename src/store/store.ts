@@ -32,7 +32,12 @@ export type CreateOutcome =
   | { readonly kind: "replayed"; readonly pet: StoredPet }
   | { readonly kind: "key_reused" }
   | { readonly kind: "key_in_flight" }
-  | { readonly kind: "unavailable"; readonly reason: string };
+  | {
+    readonly kind: "unavailable";
+    readonly reason: string;
+    /** The pet may be on disk after all: the store could not tell, and takes no more creates. */
+    readonly outcomeUnknown?: boolean;
+  };
 
 /** One page of a list, in ascending id order. */
 export interface PetPage {

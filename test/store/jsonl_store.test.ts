@@ -1,7 +1,15 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
@@ -331,6 +339,38 @@ describe("JsonlStore", () => {
     assert.equal(reopened.size, 1);
     await reopened.close();
   });
+});
+
+describe("JsonlStore: the data file stays the one at its path", () => {
+  const mistakes: [string, (path: string, dataDir: string) => void][] = [
+    ["removed", (path) => unlinkSync(path)],
+    ["renamed", (path) => renameSync(path, `${path}.old`)],
+    ["replaced by another file", (path) => {
+      copyFileSync(path, `${path}.copy`);
+      renameSync(`${path}.copy`, path);
+    }],
+    ["removed with its directory", (_path, dataDir) => rmSync(dataDir, { recursive: true })],
+  ];
+  for (const [mistake, make] of mistakes) {
+    it(`refuses the next create once the data file was ${mistake}, says so naming the file, and goes unavailable`, async () => {
+      const dataDir = join(tempDir(), "data");
+      const path = join(dataDir, "pets.jsonl");
+      const errors: string[] = [];
+      const store = await openJsonlStore({ dataDir, onError: (m) => errors.push(m) });
+      assert.equal((await store.create({ name: "Before", categoryId: 1n })).kind, "created");
+      make(path, dataDir);
+      const outcomes = await Promise.all(
+        [1, 2, 3].map((i) => store.create({ name: `After ${i}`, categoryId: 2n })),
+      );
+      for (const outcome of outcomes) assert.equal(outcome.kind, "unavailable");
+      assert.equal(store.size, 1, "readers never saw the pets written to the old file");
+      assert.equal(store.isAvailable(), false);
+      assert.equal(errors.length, 1);
+      assert.ok(errors[0].includes(path), errors[0]);
+      assert.equal((await store.create({ name: "Later", categoryId: 3n })).kind, "unavailable");
+      await store.close();
+    });
+  }
 });
 
 describe("JsonlStore limits", () => {

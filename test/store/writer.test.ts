@@ -306,35 +306,49 @@ describe("GroupWriter", () => {
     assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), before);
   });
 
-  it("retries a failed truncate before the next write, so no fragment stays in the file", async () => {
+  it("halts when the cut-back fails: the batch's callers learn the outcome is unknown, later creates are refused, and a restart keeps each pet whole or absent", async () => {
     const dataDir = join(tempDir(), "data");
-    let failWrite = false;
-    let failTruncate = 0;
-    const warnings: string[] = [];
+    let failSync = false;
+    let failTruncate = false;
+    const errors: string[] = [];
     const files = instrumentedFiles({
-      write: async (file, bytes, offset, length, position) => {
-        if (failWrite) {
-          await file.write(bytes, offset, length - 1, position);
-          throw errno("ENOSPC", "write");
-        }
+      datasync: () => {
+        if (failSync) throw errno("EIO", "fdatasync");
       },
       truncate: () => {
-        if (failTruncate-- > 0) throw errno("EIO", "ftruncate");
+        if (failTruncate) throw errno("EIO", "ftruncate");
       },
     });
-    const store = await openJsonlStore({ dataDir, files, onWarning: (m) => warnings.push(m) });
+    const store = await openJsonlStore({ dataDir, files, onError: (m) => errors.push(m) });
     idOf(await store.create({ name: "Ok", categoryId: 1n }));
-    failWrite = true;
-    failTruncate = 2; // the truncate after the failure, and the retry before the next batch
-    assert.equal(
-      (await store.create({ name: "Lost", categoryId: 1n, status: "available" })).kind,
-      "unavailable",
-    );
-    failWrite = false;
-    assert.equal((await store.create({ name: "Also lost", categoryId: 1n })).kind, "unavailable");
-    const id = idOf(await store.create({ name: "Short", categoryId: 1n }));
-    assert.equal(warnings.length, 1);
+    failSync = true;
+    failTruncate = true;
+    const claim = { scope: "scope1", key: "order-1", digest: "d".repeat(64) };
+    const unknown = await store.create({ name: "Maybe", categoryId: 2n }, claim);
+    assert.equal(unknown.kind, "unavailable");
+    assert.equal(unknown.kind === "unavailable" && unknown.outcomeUnknown, true);
+    assert.equal(store.isAvailable(), false);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /no creates until the service is restarted.*EIO.*pets\.jsonl/);
+
+    // The disk is back, but the writer does not trust the file any more: nothing more is written.
+    failSync = false;
+    failTruncate = false;
+    const writes = files.writes;
+    const refused = await store.create({ name: "Refused", categoryId: 3n });
+    assert.equal(refused.kind, "unavailable");
+    assert.ok(refused.kind === "unavailable" && !refused.outcomeUnknown);
+    assert.equal(files.writes, writes, "a halted store writes nothing");
     await store.close();
-    assert.deepEqual(fileIds(dataDir), [1, id]);
+
+    // The line reached the file (only its fdatasync "failed"): the restart keeps it whole, and a
+    // retry with its key returns it once.
+    const reopened = await openJsonlStore({ dataDir });
+    const replay = await reopened.create({ name: "Maybe", categoryId: 2n }, claim);
+    assert.equal(replay.kind, "replayed");
+    assert.equal(replay.kind === "replayed" && replay.pet.id, 2);
+    assert.equal(reopened.size, 2);
+    await reopened.close();
   });
+
 });

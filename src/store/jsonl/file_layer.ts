@@ -22,8 +22,15 @@ export interface DataFile {
   datasync(): Promise<void>;
   sync(): Promise<void>;
   truncate(length: number): Promise<void>;
-  stat(): Promise<{ size: number }>;
+  stat(): Promise<FileIdentity>;
   close(): Promise<void>;
+}
+
+/** What tells one file from another, and its length. */
+export interface FileIdentity {
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
 }
 
 /** Opens files; `flags` as in node:fs ("r", "r+", "a+", "wx"). */

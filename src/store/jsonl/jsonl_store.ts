@@ -2,7 +2,7 @@
  * The durable JSON-lines store: `DATA_DIR/pets.jsonl` replayed into memory at open, appended to
  * by one group-commit writer, guarded by `DATA_DIR/animal-store.lock`. Reads never touch the disk.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { NewPet } from "../../schemas/pet.ts";
 import type { PendingCreate } from "../pending_create.ts";
@@ -17,7 +17,13 @@ import type {
   StoreObserver,
   StoreStats,
 } from "../store.ts";
-import { type DataFile, errorCodeOf, type FileLayer, nodeFileLayer } from "./file_layer.ts";
+import {
+  type DataFile,
+  errorCodeOf,
+  type FileIdentity,
+  type FileLayer,
+  nodeFileLayer,
+} from "./file_layer.ts";
 import { acquireLock, type DirectoryLock } from "./lock.ts";
 import { StoreOpenError } from "../open_error.ts";
 import { fitsOneLine } from "./record.ts";
@@ -32,8 +38,10 @@ export const DATA_FILE = "pets.jsonl";
 export interface JsonlStoreOptions {
   /** Created (recursively) when missing. */
   readonly dataDir: string;
-  /** Receives recoverable problems (a torn last line cut off, a failed truncate). */
+  /** Receives recoverable problems (a torn last line cut off). */
   readonly onWarning?: (message: string) => void;
+  /** Receives why the store stopped taking creates until a restart (defaults to onWarning). */
+  readonly onError?: (message: string) => void;
   /** The file layer; tests inject failures through it (and the benchmark skips fdatasync). */
   readonly files?: FileLayer;
   /**
@@ -53,6 +61,7 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
   const {
     dataDir,
     onWarning = () => {},
+    onError = onWarning,
     files = nodeFileLayer,
     lockWaitMs = 0,
     observer,
@@ -77,7 +86,7 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
   let file: DataFile | undefined;
   try {
     file = await openDataFile(dataDir, files);
-    return await loadStore(file, lock, { dataDir, onWarning, observer });
+    return await loadStore(file, lock, { dataDir, onWarning, onError, observer });
   } catch (error) {
     await file?.close().catch(() => {});
     await lock.release();
@@ -125,6 +134,7 @@ async function loadStore(
   options: {
     dataDir: string;
     onWarning: (message: string) => void;
+    onError: (message: string) => void;
     observer: StoreObserver | undefined;
   },
 ): Promise<JsonlStore> {
@@ -145,11 +155,14 @@ async function loadStore(
   }
   return new JsonlStore({
     file,
+    path,
+    identity: await file.stat(),
     lock,
     memory: replayed.memory,
     fileLength: replayed.length,
     nextId: replayed.nextId,
     onWarning: options.onWarning,
+    onError: options.onError,
     onBatchSynced: options.observer?.batchSynced.bind(options.observer),
   });
 }
@@ -165,11 +178,15 @@ export class JsonlStore implements PetStore {
   /** Use openJsonlStore. */
   constructor(parts: {
     file: DataFile;
+    /** The data file's path, and what it was when opened: it must stay the file at that path. */
+    path: string;
+    identity: FileIdentity;
     lock: DirectoryLock;
     memory: StoreMemory;
     fileLength: number;
     nextId: number;
     onWarning: (message: string) => void;
+    onError: (message: string) => void;
     onBatchSynced: ((seconds: number, creates: number) => void) | undefined;
   }) {
     this.#file = parts.file;
@@ -182,8 +199,13 @@ export class JsonlStore implements PetStore {
       nextId: parts.nextId,
       onWarning: parts.onWarning,
       onBatchSynced: parts.onBatchSynced,
+      checkFile: () => stillTheDataFile(parts.path, parts.identity),
+      onHalted: (reason) =>
+        parts.onError(
+          `The store takes no creates until the service is restarted: ${reason} (${parts.path})`,
+        ),
       onDurable: (batch) => this.#publish(batch),
-      onFailed: (entries, reason) => this.#fail(entries, reason),
+      onFailed: (entries, reason, outcomeUnknown) => this.#fail(entries, reason, outcomeUnknown),
     });
   }
 
@@ -197,6 +219,8 @@ export class JsonlStore implements PetStore {
     if (this.#closing !== undefined) {
       return Promise.resolve({ kind: "unavailable", reason: "the store is closing" });
     }
+    const halted = this.#writer.halted;
+    if (halted !== undefined) return Promise.resolve({ kind: "unavailable", reason: halted });
     if (!fitsOneLine(pet, idempotency)) {
       return Promise.resolve({ kind: "unavailable", reason: "the record is too large to store" });
     }
@@ -224,6 +248,11 @@ export class JsonlStore implements PetStore {
   /** One page as the bytes of its JSON array, copied from the pets' stored UTF-8 text. */
   listJson(query: PageQuery): PetPageJson {
     return this.#memory.listJson(query);
+  }
+
+  /** False once the writer halted: the data file needs a restart (`/readyz` answers 503). */
+  isAvailable(): boolean {
+    return this.#writer.halted === undefined;
   }
 
   /** Pets per status, data file bytes and idempotency keys held: a few reads, no scan. */
@@ -254,10 +283,29 @@ export class JsonlStore implements PetStore {
   }
 
   /** Creates that were not stored: their keys may be tried again. */
-  #fail(entries: readonly PendingCreate[], reason: string): void {
+  #fail(entries: readonly PendingCreate[], reason: string, outcomeUnknown: boolean): void {
     for (const entry of entries) {
       if (entry.claim !== undefined) this.#memory.release(entry.claim);
-      entry.resolve({ kind: "unavailable", reason });
+      entry.resolve({ kind: "unavailable", reason, outcomeUnknown });
     }
   }
+}
+
+/**
+ * Whether the file at `path` is still the one the store writes: an operator may remove, rename
+ * or replace it while the service runs, and a pet written to a file that is no longer the data
+ * file would be missing at the next start. One stat a batch. (A file cut short in place keeps its
+ * identity; the next start then refuses the hole it leaves, naming the line.)
+ */
+async function stillTheDataFile(path: string, opened: FileIdentity): Promise<string | undefined> {
+  let current: FileIdentity;
+  try {
+    current = await stat(path);
+  } catch (error) {
+    return `the data file is gone from its path (${errorCodeOf(error)}): removed or renamed`;
+  }
+  if (current.ino !== opened.ino || current.dev !== opened.dev) {
+    return "another file was put at the data file's path";
+  }
+  return undefined;
 }

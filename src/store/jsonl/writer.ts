@@ -19,9 +19,19 @@
  * - every caller of the failed batch, and of the batches in flight behind it, is answered
  *   `unavailable`; no new batch starts until all of them have settled;
  * - the file is then truncated back to the end of the last durable batch, so it again ends on a
- *   complete line; if even that fails, the next batch retries the truncate before writing;
+ *   complete line, and only then are those callers told that nothing was saved;
  * - the ids of failed batches are never handed out again (they may be on disk);
  * - the next batch is tried normally, so the store recovers once space returns.
+ *
+ * Fail-stop rules, for when the writer cannot know what the file holds (as PostgreSQL panics
+ * after a failed fsync rather than retry it):
+ * - the cut-back itself fails (EIO from a dying disk): some of the failed batches' pets may be on
+ *   disk, whole or torn. Their callers are told the outcome is unknown, and the writer halts:
+ *   every later create is refused, writing nothing, until a restart, whose replay keeps each
+ *   whole line (with its idempotency key, so a retry with that key returns the pet once) and cuts
+ *   a torn one;
+ * - `checkFile` reports that the file written is no longer the data file at its path (removed,
+ *   renamed, replaced): a synced batch is not acknowledged, and the writer halts the same way.
  */
 import type { NewPet } from "../../schemas/pet.ts";
 import type { PendingCreate } from "../pending_create.ts";
@@ -68,10 +78,24 @@ export interface WriterState {
   readonly onWarning: (message: string) => void;
   /** Told of each batch's fdatasync, for metrics. */
   readonly onBatchSynced?: (seconds: number, creates: number) => void;
+  /**
+   * Called after each batch's fdatasync, before it is acknowledged: a reason when the file
+   * written is no longer the data file (see the fail-stop rules), else undefined.
+   */
+  readonly checkFile?: () => Promise<string | undefined>;
+  /** The writer halted (fail-stop rules): why, in one line. */
+  readonly onHalted: (reason: string) => void;
   /** A batch is durable; called in file order, once per batch. Publishes and answers it. */
   readonly onDurable: (batch: DurableBatch) => void;
-  /** These creates were not stored (nothing of them is left in the file). Answers them. */
-  readonly onFailed: (entries: readonly PendingCreate[], reason: string) => void;
+  /**
+   * These creates were not acknowledged. Answers them: with `outcomeUnknown` false nothing of
+   * them is left in the file; with it true some may be (the writer halted).
+   */
+  readonly onFailed: (
+    entries: readonly PendingCreate[],
+    reason: string,
+    outcomeUnknown: boolean,
+  ) => void;
 }
 
 /** Queue plus pipelined group commit over one data file. */
@@ -88,10 +112,11 @@ export class GroupWriter {
   #lastBatchSize = 0;
   #last: BatchInFlight | undefined;
   /** Why the pipeline failed; set from a failed batch until the truncate after it. */
-  #failure: string | undefined;
+  #failure: BatchFailure | undefined;
   /** Failed batches, answered once the file is cut back (so a 503'd pet is not in the file). */
   readonly #failed: EncodedBatch[] = [];
-  #mustTruncate = false;
+  /** Why the writer stopped taking creates for good (the fail-stop rules), once it has. */
+  #halted: string | undefined;
   #pumpScheduled = false;
   #idleWaiters: (() => void)[] = [];
 
@@ -117,6 +142,11 @@ export class GroupWriter {
     });
   }
 
+  /** Why the writer takes no more creates until a restart, or undefined while it does. */
+  get halted(): string | undefined {
+    return this.#halted;
+  }
+
   /** Bytes of the durable part of the data file (every batch in it was reported durable). */
   get durableLength(): number {
     return this.#durableLength;
@@ -137,12 +167,9 @@ export class GroupWriter {
   /** Starts batches while there are creates and room in the pipeline. */
   #pump(): void {
     // After a failure nothing new starts until the batches behind it have settled and the file
-    // is cut back; while a truncate is owed, one batch at a time (its write truncates first).
-    const room = this.#failure !== undefined
-      ? 0
-      : this.#mustTruncate
-      ? 1 - this.#inFlight
-      : MAX_BATCHES_IN_FLIGHT - this.#inFlight;
+    // is cut back; once halted, nothing new starts at all (and nothing of these is written).
+    if (this.#halted !== undefined) this.#answerUnavailable(this.#queue.splice(0), this.#halted);
+    const room = this.#failure !== undefined ? 0 : MAX_BATCHES_IN_FLIGHT - this.#inFlight;
     for (let i = 0; i < room && this.#queue.length > 0; i++) {
       // A batch behind one in flight waits until it holds at least half as many creates: a
       // batch of one or two costs a whole fdatasync and its own CPU for almost no creates
@@ -168,7 +195,7 @@ export class GroupWriter {
     }
     this.#inFlight++;
     const previous = this.#last;
-    let failure: string | undefined;
+    let failure: BatchFailure | undefined;
     const written = (async () => {
       if (previous !== undefined && !await previous.written) return false;
       failure = await this.#write(batch);
@@ -179,6 +206,7 @@ export class GroupWriter {
         const syncStarted = performance.now();
         failure = await this.#sync();
         this.#state.onBatchSynced?.((performance.now() - syncStarted) / 1000, batch.entries.length);
+        if (failure === undefined) failure = await this.#checkFile();
       }
       if (previous !== undefined) await previous.settled;
       try {
@@ -240,39 +268,37 @@ export class GroupWriter {
     };
   }
 
-  /** Writes a batch at its place in the file; returns a reason on failure (no file path). */
-  async #write(batch: EncodedBatch): Promise<string | undefined> {
-    const { file } = this.#state;
-    let step = "truncate";
+  /** Writes a batch at its place in the file; returns why on failure (no file path). */
+  async #write(batch: EncodedBatch): Promise<BatchFailure | undefined> {
     try {
-      if (this.#mustTruncate) {
-        await file.truncate(this.#durableLength);
-        this.#mustTruncate = false;
-      }
-      step = "write";
-      await writeFully(file, batch.bytes, batch.position, {
+      await writeFully(this.#state.file, batch.bytes, batch.position, {
         offset: batch.offset,
         length: batch.size,
       });
       return undefined;
     } catch (error) {
-      return `${step} of the data file failed: ${errorCodeOf(error)}`;
+      return { reason: `write of the data file failed: ${errorCodeOf(error)}`, halts: false };
     }
   }
 
-  async #sync(): Promise<string | undefined> {
+  async #sync(): Promise<BatchFailure | undefined> {
     try {
       await this.#state.file.datasync();
       return undefined;
     } catch (error) {
       // A failed fdatasync counts as a failed batch: the kernel may have dropped those pages, so
       // the batch is cut and rewritten from scratch, never synced again in the hope it now works.
-      return `fdatasync of the data file failed: ${errorCodeOf(error)}`;
+      return { reason: `fdatasync of the data file failed: ${errorCodeOf(error)}`, halts: false };
     }
   }
 
+  async #checkFile(): Promise<BatchFailure | undefined> {
+    const reason = await this.#state.checkFile?.();
+    return reason === undefined ? undefined : { reason, halts: true };
+  }
+
   /** Reports a durable batch, or holds a failed one until the file is cut back. */
-  #settle(batch: EncodedBatch, failure: string | undefined): void {
+  #settle(batch: EncodedBatch, failure: BatchFailure | undefined): void {
     // A batch behind a failed one fails too: its bytes follow ones that will be cut away.
     this.#failure ??= failure;
     if (this.#failure !== undefined) {
@@ -284,8 +310,8 @@ export class GroupWriter {
     this.#state.onDurable(batch);
   }
 
-  #answerUnavailable(entries: PendingCreate[], reason: string): void {
-    this.#state.onFailed(entries, reason);
+  #answerUnavailable(entries: PendingCreate[], reason: string, outcomeUnknown = false): void {
+    if (entries.length > 0) this.#state.onFailed(entries, reason, outcomeUnknown);
   }
 
   /**
@@ -294,19 +320,31 @@ export class GroupWriter {
    * failed batches.
    */
   async #cutBack(): Promise<void> {
-    const reason = this.#failure ?? "";
+    let { reason, halts } = this.#failure!;
     this.#writeEnd = this.#durableLength;
-    try {
-      await this.#state.file.truncate(this.#durableLength);
-    } catch (truncateError) {
-      this.#mustTruncate = true;
-      this.#state.onWarning(
-        `Cannot truncate the data file after a failed batch (${reason}): ${
+    if (!halts) {
+      try {
+        await this.#state.file.truncate(this.#durableLength);
+      } catch (truncateError) {
+        reason = `cannot cut the data file back after a failed batch (${reason}): ${
           errorCodeOf(truncateError)
-        }; will retry`,
-      );
+        }`;
+        halts = true;
+      }
+    }
+    if (halts) {
+      this.#halted = reason;
+      this.#state.onHalted(reason);
     }
     this.#failure = undefined;
-    for (const batch of this.#failed.splice(0)) this.#answerUnavailable(batch.entries, reason);
+    for (const batch of this.#failed.splice(0)) {
+      this.#answerUnavailable(batch.entries, reason, halts);
+    }
   }
+}
+
+/** Why a batch was not acknowledged, and whether the writer must halt (the fail-stop rules). */
+interface BatchFailure {
+  readonly reason: string;
+  readonly halts: boolean;
 }
