@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import {
   copyFileSync,
   existsSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -254,6 +255,30 @@ describe("openJsonlStore: directory lock", () => {
     writeLock(dataDir, { pid: process.pid, startTime: "1", hostname: hostname() });
     const store = await openJsonlStore({ dataDir });
     await store.close();
+  });
+
+  for (const [what, content] of [["empty", ""], ["truncated", '{"pid":12'], ["foreign", "x\n"]]) {
+    it(`takes over a ${what} lock file at once (no live owner writes one)`, async () => {
+      const dataDir = join(
+        tempDir({ "data/pets.jsonl": line(1), "data/animal-store.lock": content }),
+        "data",
+      );
+      const started = performance.now();
+      const store = await openJsonlStore({ dataDir });
+      assert.ok(performance.now() - started < 1_000, "no wait for an unreadable lock");
+      assert.equal(store.size, 1);
+      await store.close();
+    });
+  }
+
+  it("writes the lock whole before it appears, and leaves no draft behind", async () => {
+    const dataDir = join(tempDir(), "data");
+    const store = await openJsonlStore({ dataDir });
+    const owner = JSON.parse(readFileSync(join(dataDir, "animal-store.lock"), "utf8"));
+    assert.equal(owner.pid, process.pid);
+    assert.deepEqual(readdirSync(dataDir).sort(), ["animal-store.lock", "pets.jsonl"]);
+    await store.close();
+    assert.deepEqual(readdirSync(dataDir), ["pets.jsonl"]);
   });
 
   it("refuses a lock written on another host", async () => {

@@ -1,7 +1,9 @@
 /**
  * One writer per data directory, across Deno, Bun and Node: the owner holds
- * `DATA_DIR/animal-store.lock`, created exclusively (flag "wx"), holding its pid, the start time
- * of that pid and the host name.
+ * `DATA_DIR/animal-store.lock`, holding its pid, the start time of that pid and the host name.
+ * The content is written and fsync'd in a file of its own first, then linked to the lock's name
+ * (link(2) fails when the name exists, so it is as exclusive as O_EXCL): a lock file is never seen
+ * empty or half written, not even after a power cut, so one that is can have no live owner.
  *
  * Recovery rules for a lock that already exists:
  * - written on another host: its process cannot be checked from here, so the lock is kept and
@@ -9,22 +11,20 @@
  * - its pid is not running: the owner died without cleaning up (kill -9, power cut); take over;
  * - its pid runs but started at another time: the pid was reused (in containers the owner is
  *   often pid 1 again after a restart); take over;
- * - unreadable content: a process died between creating and writing the file, or is writing it
- *   right now; taken over only once the file is older than a few seconds.
+ * - unreadable content (empty, truncated, not ours): no live process of this service wrote it
+ *   (see above); take over at once, so a restart after a crash or a full disk is never held up.
  *
  * A takeover moves the old file aside with an atomic rename and checks it is the file judged
  * stale; if another process replaced it in between, that file is put back and the start refused.
  */
-import { readFile, rename, stat, unlink } from "node:fs/promises";
+import { link, readFile, rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import type { FileLayer } from "./file_layer.ts";
+import { type FileLayer, writeFully } from "./file_layer.ts";
 
 /** File name of the lock in the data directory. */
 export const LOCK_FILE = "animal-store.lock";
-
-const UNREADABLE_GRACE_MS = 5_000;
 
 /** Lock paths this process holds now, to tell its own live locks from a dead namesake's. */
 const heldHere = new Set<string>();
@@ -64,9 +64,7 @@ export async function acquireLock(
     const text = await readFile(path, "utf8").catch(() => undefined);
     if (text === undefined) continue; // removed meanwhile: try again
     const owner = parseOwner(text);
-    const verdict = owner === undefined
-      ? await unreadableVerdict(path)
-      : await ownerVerdict(path, owner, me);
+    const verdict = owner === undefined ? "gone" : await ownerVerdict(path, owner, me);
     if (verdict !== "gone") return { refused: verdict };
     if (!(await moveAside(path, text))) {
       return { refused: "another process took the lock over at the same time" };
@@ -90,21 +88,28 @@ export async function processStartTime(pid: number): Promise<string | null | und
   return fields[22 - 3] ?? null;
 }
 
+/** Creates the lock whole (see the module comment); false when a lock exists already. */
 async function createLockFile(path: string, me: LockOwner, files: FileLayer): Promise<boolean> {
-  let file;
-  try {
-    file = await files.open(path, "wx");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
-  }
+  // Named after this pid: no other live process writes it, and a leftover of a dead process with
+  // the same pid (a container's pid 1) is simply overwritten.
+  const draft = `${path}.${me.pid}.draft`;
+  const file = await files.open(draft, "w");
   try {
     const bytes = new TextEncoder().encode(`${JSON.stringify(me)}\n`);
-    await file.write(bytes, 0, bytes.length, 0);
+    await writeFully(file, bytes, 0);
+    await file.sync();
   } finally {
     await file.close();
   }
-  return true;
+  try {
+    await link(draft, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  } finally {
+    await unlink(draft).catch(() => {});
+  }
 }
 
 /** "gone" when the owner is surely not running, else the reason to refuse. */
@@ -125,12 +130,6 @@ async function ownerVerdict(path: string, owner: LockOwner, me: LockOwner): Prom
     return "gone";
   }
   return `process ${owner.pid}`;
-}
-
-async function unreadableVerdict(path: string): Promise<string> {
-  const info = await stat(path).catch(() => undefined);
-  if (info !== undefined && Date.now() - info.mtimeMs > UNREADABLE_GRACE_MS) return "gone";
-  return "a process that is taking the lock now";
 }
 
 /** Renames a stale lock aside; false (and the file restored) when it was no longer that lock. */
