@@ -324,7 +324,10 @@ export class GroupWriter {
     this.#writeEnd = this.#durableLength;
     if (!halts) {
       try {
+        // Synced too: a cut that is not on disk could let a crash bring back pets answered
+        // "nothing saved".
         await this.#state.file.truncate(this.#durableLength);
+        await this.#state.file.datasync();
       } catch (truncateError) {
         reason = `cannot cut the data file back after a failed batch (${reason}): ${
           errorCodeOf(truncateError)
