@@ -302,7 +302,10 @@ async function stillTheDataFile(path: string, opened: FileIdentity): Promise<str
   try {
     current = await stat(path);
   } catch (error) {
-    return `the data file is gone from its path (${errorCodeOf(error)}): removed or renamed`;
+    const code = errorCodeOf(error);
+    return code === "ENOENT"
+      ? "the data file is gone from its path: removed or renamed"
+      : `cannot check the data file at its path: ${code}`;
   }
   if (current.ino !== opened.ino || current.dev !== opened.dev) {
     return "another file was put at the data file's path";
