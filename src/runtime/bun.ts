@@ -5,6 +5,14 @@
  * pair and silently keeps serving the old one (checked against a live server; oven-sh/bun#43815),
  * and the other way out, a second listener on the same port with `reusePort`, closes the old
  * server's idle keep-alive connections when it stops. So no `replaceTls`: a restart is needed.
+ *
+ * Pipelining: Bun 1.4.5's `Bun.serve` closes a connection, sending nothing, when a request
+ * arrives while the answer before it still waits for a later turn of the event loop (a create's
+ * fsync, a PostgreSQL query); the waiting handler runs on, so the pet is made. Answers completed
+ * within the handler's microtasks are written in time, which is why reads from memory pipeline
+ * fine. No way of reading the body or building the answer avoids it (scripts/repro/
+ * bun_pipelining.ts), and Bun's node:http, which answers in order, serves reads about a quarter
+ * slower: see docs/operations.md, "Pipelining", and test/service/pipelining.test.ts.
  */
 import process from "node:process";
 import { delay, type RuntimeAdapter, type ServeOptions } from "./server.ts";

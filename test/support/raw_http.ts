@@ -15,6 +15,24 @@ export interface RawResponse {
 
 /** One whole response at the start of `data`, framed by its Content-Length; undefined until then. */
 export function parseRawResponse(data: Buffer): RawResponse | undefined {
+  return parseFramedResponse(data)?.response;
+}
+
+/** Every whole response at the start of `data`, one after the other (pipelined answers). */
+export function parseRawResponses(data: Buffer): RawResponse[] {
+  const responses: RawResponse[] = [];
+  for (let rest = data;;) {
+    const framed = parseFramedResponse(rest);
+    if (framed === undefined) return responses;
+    responses.push(framed.response);
+    rest = rest.subarray(framed.length);
+  }
+}
+
+/** The response at the start of `data` and how many bytes it takes; undefined until it is whole. */
+function parseFramedResponse(
+  data: Buffer,
+): { response: RawResponse; length: number } | undefined {
   const end = data.indexOf("\r\n\r\n");
   if (end === -1) return undefined;
   const [statusLine, ...lines] = data.subarray(0, end).toString("latin1").split("\r\n");
@@ -28,7 +46,10 @@ export function parseRawResponse(data: Buffer): RawResponse | undefined {
   // Every JSON answer here has a Content-Length; one without would wait for the close.
   if (Number.isNaN(length) || body.byteLength < length) return undefined;
   const status = Number(statusLine.split(" ")[1]);
-  return { status, headers, body: body.subarray(0, length).toString("utf8") };
+  return {
+    response: { status, headers, body: body.subarray(0, length).toString("utf8") },
+    length: end + 4 + length,
+  };
 }
 
 /**
@@ -168,6 +189,54 @@ export function rawStatusLine(
         if (done || socket.destroyed) return;
         socket.write(chunk);
         if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+      }
+    })();
+  });
+}
+
+/** What came back on one connection for requests sent back to back (see `pipelinedExchange`). */
+export interface PipelinedOutcome {
+  /** The whole responses received, in the order they came. */
+  readonly responses: RawResponse[];
+  /** How it ended: every answer came, the server closed the connection, or neither in time. */
+  readonly end: "answered" | "closed" | "timed out";
+}
+
+/**
+ * Sends `requests` (each a whole request, head and body) on one fresh connection without waiting
+ * for any answer: all in one write, or with `gapMs` one write per request that far apart. Resolves
+ * once there are as many whole responses as requests, when the server closes the connection, or
+ * after `timeoutMs`; never rejects.
+ */
+export function pipelinedExchange(
+  port: number,
+  requests: string[],
+  options: { gapMs?: number; timeoutMs: number },
+): Promise<PipelinedOutcome> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let data = Buffer.alloc(0);
+    let settled = false;
+    const finish = (end: PipelinedOutcome["end"]) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ responses: parseRawResponses(data), end });
+    };
+    const timer = setTimeout(() => finish("timed out"), options.timeoutMs);
+    socket.on("data", (chunk) => {
+      data = Buffer.concat([data, chunk]);
+      if (parseRawResponses(data).length >= requests.length) finish("answered");
+    });
+    socket.on("error", () => finish("closed"));
+    socket.on("close", () => finish("closed"));
+    (async () => {
+      if (options.gapMs === undefined) return void socket.write(requests.join(""));
+      for (const request of requests) {
+        if (settled) return;
+        socket.write(request);
+        await new Promise((wait) => setTimeout(wait, options.gapMs));
       }
     })();
   });
