@@ -7,7 +7,7 @@
  * `setSecureContext` swaps the certificate for new connections while open ones go on.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import process from "node:process";
 import { NodeRequest } from "./node/node_request.ts";
 import { NodeResponse } from "./node/node_response.ts";
@@ -49,6 +49,20 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
     handshakeTimeout: HEADERS_TIMEOUT_MS,
   }, listener);
   const server = secure ?? createServer(httpOptions, listener);
+  // Node counts a connection that has sent nothing yet as busy (it awaits a head), not idle:
+  // clients open such spare connections (Deno's fetch does), and they would hold shutdown.
+  const silent = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    silent.add(socket);
+    socket.once("close", () => silent.delete(socket));
+  });
+  const closeIdle = () => {
+    server.closeIdleConnections();
+    for (const socket of silent) {
+      if (socket.bytesRead === 0) socket.destroy();
+      else silent.delete(socket);
+    }
+  };
   return await new Promise<RunningServer>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
@@ -64,14 +78,14 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
             // close() stops accepting and waits for open connections; idle keep-alive ones
             // would hold it open until their timeout, so close those now and as they turn idle,
             // and at the deadline every connection (a trickled head never reaches the handler).
-            const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+            const sweep = setInterval(closeIdle, IDLE_SWEEP_MS);
             const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
             server.close(() => {
               clearInterval(sweep);
               clearTimeout(deadline);
               done();
             });
-            server.closeIdleConnections();
+            closeIdle();
           }),
       });
     });

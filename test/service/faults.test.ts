@@ -13,6 +13,7 @@ import {
   startService,
   targetRuntime,
   temporaryDirectory,
+  waitFor,
 } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
 import { faultFsSkip, mountExt4, mountTmpfs, shutDownFileSystem } from "../support/fault_fs.ts";
@@ -141,12 +142,12 @@ describe(`disk faults on ${runtime}`, { timeout: 120_000, skip: faultFsSkip }, (
         assert.ok(shutDown, "the file system was shut down during the creates");
         const ready = await api(service, "/readyz");
         assert.equal(ready.status, 503, "a store that cannot know its file is not ready");
-        const errors = service.stdout().split("\n").filter((line) =>
-          line.includes('"level":"error"')
-        );
-        assert.ok(
-          errors.some((line) => line.includes("pets.jsonl")),
-          "an error line names the file",
+        await waitFor(
+          () =>
+            service.stdout().split("\n").some((line) =>
+              line.includes('"level":"error"') && line.includes("pets.jsonl")
+            ),
+          "an error line naming the data file",
         );
 
         const kept = answers.filter((answer) => answer.status === 201);
@@ -205,9 +206,10 @@ describe(`operators' mistakes on ${runtime}`, { timeout: 60_000 }, () => {
         assert.doesNotMatch(after.message ?? "", NOTHING_SAVED);
         assert.equal((await create(service, "Refused")).status, 503);
         assert.equal((await api(service, "/readyz")).status, 503);
-        const errors = service.stdout().split("\n").filter((line) =>
-          line.includes('"level":"error"')
-        );
+        const errorLines = () =>
+          service.stdout().split("\n").filter((line) => line.includes('"level":"error"'));
+        await waitFor(() => errorLines().length > 0, "an error line"); // the log is batched
+        const errors = errorLines();
         assert.equal(errors.length, 1, errors.join("\n"));
         assert.ok(errors[0].includes(file), errors[0]);
       } finally {
