@@ -355,19 +355,72 @@ function routeTable(
   };
 }
 
-/** Path and query of an absolute request URL, by slicing: no `new URL()` per request. */
+/**
+ * Path and query of a request URL, by slicing: no `new URL()` per request. The URL is absolute
+ * (`http://host/path?query`, the authority ending at its first `/`, `?` or `#`) or, as Bun gives
+ * it when the Host header is not a valid host, the origin-form target itself (`/path?query`).
+ * The path's `.` and `..` segments are removed (see `removeDotSegments`), only when it has any.
+ */
 export function splitUrl(url: string): { path: string; query: string } {
-  const schemeEnd = url.indexOf("://");
-  let pathStart = url.indexOf("/", schemeEnd === -1 ? 0 : schemeEnd + 3);
-  if (pathStart === -1) pathStart = url.length;
-  const queryStart = url.indexOf("?", pathStart);
+  let pathStart = 0;
+  if (url.charCodeAt(0) !== SLASH) {
+    const schemeEnd = url.indexOf("://");
+    if (schemeEnd !== -1) pathStart = authorityEnd(url, schemeEnd + 3);
+  }
   const hashStart = url.indexOf("#", pathStart);
+  let queryStart = url.indexOf("?", pathStart);
+  if (hashStart !== -1 && queryStart > hashStart) queryStart = -1; // a `?` in the fragment
   const pathEnd = queryStart !== -1 ? queryStart : hashStart !== -1 ? hashStart : url.length;
-  const path = url.slice(pathStart, pathEnd) || "/";
+  let path = url.slice(pathStart, pathEnd) || "/";
+  if (path.includes("/.") || path.includes("%2") || path.includes("\\")) {
+    path = removeDotSegments(path);
+  }
   const query = queryStart === -1
     ? ""
     : url.slice(queryStart + 1, hashStart === -1 ? undefined : hashStart);
   return { path, query };
+}
+
+const SLASH = 0x2f;
+const QUESTION_MARK = 0x3f;
+const HASH = 0x23;
+
+/** Where the authority that starts at `start` ends: at its first `/`, `?` or `#` (RFC 3986 §3.2). */
+function authorityEnd(url: string, start: number): number {
+  for (let at = start; at < url.length; at++) {
+    const code = url.charCodeAt(at);
+    if (code === SLASH || code === QUESTION_MARK || code === HASH) return at;
+  }
+  return url.length;
+}
+
+const SINGLE_DOT = /^(?:\.|%2e)$/i;
+const DOUBLE_DOT = /^(?:\.|%2e){2}$/i;
+
+/**
+ * A path with its `.` and `..` segments applied and removed (RFC 3986 §5.2.4,
+ * remove_dot_segments), so that every runtime routes `/v1/docs/../pets` as `/v1/pets`. Bun hands
+ * over paths already normalised by the WHATWG URL parser, which also takes `%2e` for a dot and
+ * `\` for a `/` in http(s) URLs; the same is done here so that Deno and Node give the same answer.
+ * `..` never climbs above the root, and a dot segment at the end leaves a trailing `/`.
+ */
+export function removeDotSegments(path: string): string {
+  const segments = path.replaceAll("\\", "/").split("/");
+  const output: string[] = [];
+  // segments[0] is the empty string before the path's leading "/".
+  for (let at = 1; at < segments.length; at++) {
+    const segment = segments[at];
+    const last = at === segments.length - 1;
+    if (SINGLE_DOT.test(segment)) {
+      if (last) output.push("");
+    } else if (DOUBLE_DOT.test(segment)) {
+      output.pop();
+      if (last) output.push("");
+    } else {
+      output.push(segment);
+    }
+  }
+  return "/" + output.join("/");
 }
 
 function toHttpError(error: unknown, requestId: string, log: Logger): HttpError {
