@@ -15,7 +15,7 @@ import { authenticate, type KeyRing } from "./http/auth.ts";
 import type { Readiness, RequestContext } from "./http/context.ts";
 import { corsPolicyFor } from "./http/cors.ts";
 import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
-import { errorReply, HttpError } from "./http/errors.ts";
+import { CLIENT_CLOSED_REQUEST, ClientGoneError, errorReply, HttpError } from "./http/errors.ts";
 import { enforceRateLimit, RateLimiter, refundRateLimit } from "./http/rate_limit.ts";
 import { buildResponse, type HeaderSet, headerSet } from "./http/header_sets.ts";
 import { requestIdFor } from "./http/request_id.ts";
@@ -255,7 +255,9 @@ export function createApp(options: AppOptions): App {
           refundRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(context.headers));
         }
       } catch (error) {
-        reply = errorReply(toHttpError(error, requestId, log), requestId);
+        reply = error instanceof ClientGoneError
+          ? CLIENT_GONE
+          : errorReply(toHttpError(error, requestId, log), requestId);
       }
       // Step 11: the one Response. The reply's own headers win over the ones the steps earned.
       const headers = context.headers;
@@ -321,6 +323,16 @@ const utf8 = new TextEncoder();
 function byteLength(body: string | Uint8Array): number {
   return typeof body === "string" ? utf8.encode(body).byteLength : body.byteLength;
 }
+
+/**
+ * The reply to a request whose client went away mid-body: it reaches nobody, but its status is
+ * what the log line and the metrics show (499, at level info: the client's doing, not a 5xx).
+ */
+const CLIENT_GONE: Reply = Object.freeze({
+  status: CLIENT_CLOSED_REQUEST,
+  body: null,
+  headers: Object.freeze({}),
+});
 
 /** Params of a path with none: one frozen object rather than one per request. */
 const NO_PARAMS: Record<string, string> = Object.freeze({});

@@ -949,3 +949,32 @@ describe("removeDotSegments()", () => {
     assert.equal(removeDotSegments("/v1/%2f/pets"), "/v1/%2f/pets");
   });
 });
+
+describe("a client that goes away mid-body", () => {
+  it("POST /v1/pets whose body read fails is logged as 499 at level info, and stores nothing", async () => {
+    const { app, store, log } = testApp();
+    let sent = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) return controller.error(new Error("connection closed"));
+        sent = true;
+        controller.enqueue(new TextEncoder().encode('{"name":"Re'));
+      },
+    });
+    const response = await app.fetch(
+      new Request("http://localhost/v1/pets", {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+        body,
+        // @ts-ignore: `duplex` is needed for a streamed body (Node, Deno) but missing from lib.dom.
+        duplex: "half",
+      }),
+    );
+    assert.equal(response.status, 499);
+    assert.equal(store.list({ status: undefined, afterId: 0, limit: 100 }).pets.length, 0);
+    assert.deepEqual(log.lines.filter((line) => line.level !== "info"), []);
+    const line = log.lines.find((line) => line.msg === "request");
+    assert.equal(line?.status, 499);
+    assert.equal(line?.level, "info");
+  });
+});
