@@ -91,8 +91,8 @@ if (only.length === 0 || only.includes("node")) {
   }
 }
 if (only.length === 0 || only.includes("executable")) {
-  // The single executable (scripts/compile_bun.sh): its smoke test, the operator's commands and
-  // a real /metrics scrape.
+  // The single executable (scripts/compile_bun.sh): its smoke test, the operator's commands,
+  // a real /metrics scrape, HTTPS, and the request edges (Host, targets, clients that go away).
   const [buildCode] = run("executable build", "bash", ["scripts/compile_bun.sh"]);
   if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
     record("executable", 1, { passed: 0, failed: 1 });
@@ -104,6 +104,7 @@ if (only.length === 0 || only.includes("executable")) {
       "test/service/commands.test.ts",
       "test/service/metrics.test.ts",
       "test/service/https.test.ts",
+      "test/service/request_edges.test.ts",
     ], { TARGET_RUNTIME: "executable" });
     record("executable", code, denoCounts(output));
   }
