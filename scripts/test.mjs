@@ -92,7 +92,8 @@ if (only.length === 0 || only.includes("node")) {
 }
 if (only.length === 0 || only.includes("executable")) {
   // The single executable (scripts/compile_bun.sh): its smoke test, the operator's commands, a
-  // real /metrics scrape, HTTPS and pipelining (Bun's, whose known bug the suite pins).
+  // real /metrics scrape, HTTPS, pipelining (Bun's, whose known bug the suite pins), the request
+  // edges (Host, targets, clients that go away), shutdown and the fault suite.
   const [buildCode] = run("executable build", "bash", ["scripts/compile_bun.sh"]);
   if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
     record("executable", 1, { passed: 0, failed: 1 });
@@ -105,6 +106,9 @@ if (only.length === 0 || only.includes("executable")) {
       "test/service/metrics.test.ts",
       "test/service/https.test.ts",
       "test/service/pipelining.test.ts",
+      "test/service/request_edges.test.ts",
+      "test/service/shutdown.test.ts",
+      "test/service/faults.test.ts",
     ], { TARGET_RUNTIME: "executable" });
     record("executable", code, denoCounts(output));
   }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { removeDotSegments, splitUrl } from "../src/app.ts";
 import { KEY, OTHER_KEY, testApp } from "./support/app.ts";
 import { nextLink } from "./support/link_header.ts";
 
@@ -898,5 +899,82 @@ describe("operations", () => {
     for (const path of ["/healthz", "/v1/pets", "/nowhere"]) {
       assert.equal((await request(path)).headers.get("x-content-type-options"), "nosniff");
     }
+  });
+});
+
+describe("splitUrl()", () => {
+  it("splitUrl() takes the path from after the authority, which ends at its first /, ? or #", () => {
+    assert.deepEqual(splitUrl("http://x/v1/pets?limit=1"), { path: "/v1/pets", query: "limit=1" });
+    assert.deepEqual(splitUrl("https://[::1]:8080/healthz"), { path: "/healthz", query: "" });
+    assert.deepEqual(splitUrl("http://other?limit=1"), { path: "/", query: "limit=1" });
+    assert.deepEqual(splitUrl("http://a#b/v1/pets"), { path: "/", query: "" });
+    assert.deepEqual(splitUrl("HTTP://u@other:1/v1/pets"), { path: "/v1/pets", query: "" });
+    assert.deepEqual(splitUrl("http://x/a#f?g"), { path: "/a", query: "" });
+  });
+
+  it("splitUrl() reads an origin-form target (Bun, with a Host that is no host) from its start", () => {
+    assert.deepEqual(splitUrl("/healthz"), { path: "/healthz", query: "" });
+    assert.deepEqual(splitUrl("/x://y/v1/pets?a=1"), { path: "/x://y/v1/pets", query: "a=1" });
+  });
+
+  it("splitUrl() removes dot segments from the path, never from the query", () => {
+    assert.deepEqual(splitUrl("http://x/v1/docs/../pets"), { path: "/v1/pets", query: "" });
+    assert.deepEqual(splitUrl("/v1/../v1/pets?a=/../b"), { path: "/v1/pets", query: "a=/../b" });
+  });
+});
+
+describe("removeDotSegments()", () => {
+  it("removeDotSegments() applies . and .. as RFC 3986 §5.2.4 does", () => {
+    const cases: [string, string][] = [
+      ["/v1/docs/../pets", "/v1/pets"],
+      ["/v1/../v1/pets", "/v1/pets"],
+      ["/v1/./pets", "/v1/pets"],
+      ["/a/b/c/./../../g", "/a/g"],
+      ["/../../v1/pets", "/v1/pets"],
+      ["/a/..", "/"],
+      ["/a/.", "/a/"],
+      ["/..", "/"],
+      ["/.", "/"],
+      ["//x/../y", "//y"],
+      ["/v1/pets/...", "/v1/pets/..."],
+      ["/v1/.hidden/..x", "/v1/.hidden/..x"],
+    ];
+    for (const [path, expected] of cases) assert.equal(removeDotSegments(path), expected, path);
+  });
+
+  it("removeDotSegments() takes %2e for a dot and \\ for a slash, as Bun's URL parser does", () => {
+    assert.equal(removeDotSegments("/v1/%2e%2e/v1/pets"), "/v1/pets");
+    assert.equal(removeDotSegments("/v1/.%2E/v1/%2e/pets"), "/v1/pets");
+    assert.equal(removeDotSegments("/v1\\pets"), "/v1/pets");
+    assert.equal(removeDotSegments("/v1/%2f/pets"), "/v1/%2f/pets");
+  });
+});
+
+describe("a client that goes away mid-body", () => {
+  it("POST /v1/pets whose body read fails is logged as 499 at level info, and stores nothing", async () => {
+    const { app, store, log } = testApp();
+    let sent = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) return controller.error(new Error("connection closed"));
+        sent = true;
+        controller.enqueue(new TextEncoder().encode('{"name":"Re'));
+      },
+    });
+    const response = await app.fetch(
+      new Request("http://localhost/v1/pets", {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+        body,
+        // @ts-ignore: `duplex` is needed for a streamed body (Node, Deno) but missing from lib.dom.
+        duplex: "half",
+      }),
+    );
+    assert.equal(response.status, 499);
+    assert.equal(store.list({ status: undefined, afterId: 0, limit: 100 }).pets.length, 0);
+    assert.deepEqual(log.lines.filter((line) => line.level !== "info"), []);
+    const line = log.lines.find((line) => line.msg === "request");
+    assert.equal(line?.status, 499);
+    assert.equal(line?.level, "info");
   });
 });

@@ -1,9 +1,10 @@
 /**
  * Reading a JSON request body within `MAX_BODY_BYTES`, without ever holding more than the limit:
  * a declared `Content-Length` over the limit is refused before reading, and a streamed body is
- * cancelled as soon as it crosses the limit.
+ * cancelled as soon as it crosses the limit. A read that fails is the client's doing (it went
+ * away or was timed out mid-body): `ClientGoneError`, a 499 in the log, never a 500.
  */
-import { HttpError } from "./errors.ts";
+import { ClientGoneError, HttpError } from "./errors.ts";
 import type { JsonValue } from "../schemas/json_value.ts";
 import { parseJsonExact } from "./json.ts";
 
@@ -23,6 +24,28 @@ const DECIMAL = /^[0-9]+$/;
 
 /** Reads the body as bytes, refusing more than `limit` of them with 413. */
 export async function readBodyBounded(request: Request, limit: number): Promise<Uint8Array> {
+  try {
+    return await readBytes(request, limit);
+  } catch (error) {
+    throw clientGoneOr(error);
+  }
+}
+
+/**
+ * What a failed body read means. The runtimes fail the read when the connection closes or
+ * times out before the body's end, each in its own words: Deno with `BadResource` ("Cannot read
+ * body as underlying resource unavailable"), Bun with `AbortError` ("The connection was closed",
+ * also when its idle timeout cuts a slow client), Node with `Error: aborted` (`ECONNRESET`, also
+ * after its own 408 to a slow client); Bun and Node the same way on a malformed chunked body
+ * (Deno drops that connection without calling the handler). So every failure is the client's,
+ * except a `TypeError` (a body read twice: our bug, which must stay a 500) and the 413 below.
+ */
+function clientGoneOr(error: unknown): unknown {
+  if (error instanceof HttpError || error instanceof TypeError) return error;
+  return new ClientGoneError(error);
+}
+
+async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   // Only without Transfer-Encoding: with both headers the runtime may frame by chunks, and then

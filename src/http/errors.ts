@@ -39,3 +39,21 @@ export function errorReply(error: HttpError, requestId: string): Reply {
   body.requestId = requestId;
   return jsonReply(JSON.stringify(body), error.status, { ...error.headers });
 }
+
+/** nginx's status for a request whose client went away before it was answered. */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * The client went away before its request was read in full: its connection closed, or the
+ * runtime timed it out, in the middle of the body. No answer can reach it; the request is logged
+ * and counted with nginx's status 499 ("client closed request"), never as a server error.
+ */
+export class ClientGoneError extends Error {
+  /** The status the request is logged and counted with. */
+  readonly status = CLIENT_CLOSED_REQUEST;
+
+  constructor(cause: unknown) {
+    super("The client went away before its request was read in full", { cause });
+    this.name = "ClientGoneError";
+  }
+}

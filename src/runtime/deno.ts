@@ -14,6 +14,10 @@
  *
  * With TLS, `Deno.serve` takes the PEM pair once: it has no way to swap it while serving, so a
  * renewed certificate needs a restart (no `replaceTls`).
+ *
+ * Deno builds `request.url` of an origin-form target from the Host header: scheme + Host +
+ * target, the Host as sent. A Host holding `/`, `?` or `#` would then move the path; see
+ * `withTargetUrl`.
  */
 import { delay, type RuntimeAdapter, type ServeOptions } from "./server.ts";
 
@@ -33,10 +37,55 @@ export const denoRuntime: RuntimeAdapter = {
             shutdown: (graceMs) => Promise.race([server.shutdown(), delay(graceMs)]),
           }),
         onError: () => new Response(null, { status: 500 }),
-      }, options.fetch);
+      }, (request) => options.fetch(withTargetUrl(request)));
     });
   },
   onSignal(signal, handler) {
     Deno.addSignalListener(signal, handler);
   },
 };
+
+/** A character that ends a URL's authority (RFC 3986 §3.2), and so has no place in a Host. */
+const AUTHORITY_END = /[/?#]/;
+
+/**
+ * `request`, or when its Host header would make Deno's `request.url` name another path, a copy
+ * whose URL holds the request target's path and query under `localhost`.
+ *
+ * For an origin-form target Deno makes the URL scheme + `://` + Host + target (a missing or
+ * empty Host becomes `localhost:PORT`), the Host as sent, so `Host: x/v1/pets?` on `GET /healthz`
+ * reads as `http://x/v1/pets?/healthz`. An absolute-form target (RFC 9112 §3.2.2) is the URL
+ * itself, whatever the Host. So when the Host holds a character that ends an authority and the
+ * URL starts with scheme + Host + `/`, the target is what follows the Host. Deno's URL reads the
+ * Host's bytes as UTF-8, `headers.get` as Latin-1; bytes that are not UTF-8 make Deno use
+ * `localhost:PORT` instead (probed on Deno 2.9.5).
+ *
+ * One case cannot be told apart: an absolute-form target that starts with scheme + the Host
+ * itself (`GET http://x/v1/pets` with `Host: x/v1` gives the same URL as `GET /pets` with that
+ * Host). It is read as the origin-form request, a legitimate client sends neither such a Host
+ * nor such a pair, and the path read is then a tail of the target's path.
+ */
+function withTargetUrl(request: Request): Request {
+  const host = request.headers.get("host");
+  if (host === null || !AUTHORITY_END.test(host)) return request;
+  const url = request.url;
+  const authorityStart = url.indexOf("://") + 3;
+  const hostInUrl = asUtf8(host);
+  if (hostInUrl === undefined || !url.startsWith(hostInUrl, authorityStart)) return request;
+  const targetStart = authorityStart + hostInUrl.length;
+  if (url.charCodeAt(targetStart) !== 0x2f /* "/" */) return request;
+  return new Request(`${url.slice(0, authorityStart)}localhost${url.slice(targetStart)}`, request);
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A header value as Deno reads it (one char per byte) decoded as UTF-8; undefined if not UTF-8. */
+function asUtf8(value: string): string | undefined {
+  // deno-lint-ignore no-control-regex
+  if (/^[\x00-\x7f]*$/.test(value)) return value;
+  try {
+    return utf8.decode(Uint8Array.from(value, (char) => char.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}

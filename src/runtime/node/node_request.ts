@@ -34,6 +34,23 @@ class NodeHeaders {
   }
 }
 
+/**
+ * The request's URL, from its target alone (RFC 9112 §3.2): an origin-form target (`/path?q`)
+ * under `localhost`, an absolute-form one (`http://host/path`, §3.2.2) as it came, and `*` as
+ * the path `/*` (as Deno gives it). The Host header takes no part: it may hold anything, `/` and
+ * `?` included, and must never change the path (the app reads only path and query). Plain
+ * concatenation: the app splits this string itself, so no URL object is built.
+ */
+function urlOfTarget(incoming: IncomingMessage): string {
+  const target = incoming.url ?? "/";
+  // A TLS socket has `encrypted` set (node:tls), a plain one has not.
+  const origin = (incoming.socket as { encrypted?: boolean }).encrypted
+    ? "https://localhost"
+    : "http://localhost";
+  if (target.charCodeAt(0) === 0x2f /* "/" */) return origin + target;
+  return target.includes("://") ? target : `${origin}/${target}`;
+}
+
 /** The parts of `Request` the app reads, each computed on first use. */
 export class NodeRequest {
   readonly method: string;
@@ -49,10 +66,7 @@ export class NodeRequest {
     this.#incoming = incoming;
     this.#outgoing = outgoing;
     this.method = incoming.method ?? "GET";
-    // Plain concatenation: the app splits this string itself, so no URL object is built.
-    // A TLS socket has `encrypted` set (node:tls), a plain one has not.
-    const scheme = (incoming.socket as { encrypted?: boolean }).encrypted ? "https" : "http";
-    this.url = `${scheme}://${incoming.headers.host ?? "localhost"}${incoming.url ?? "/"}`;
+    this.url = urlOfTarget(incoming);
     this.headers = new NodeHeaders(incoming.headers);
   }
 

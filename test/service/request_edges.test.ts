@@ -1,0 +1,263 @@
+/**
+ * Two edges of "Faults and edges" over raw sockets, on the runtime under test: the path served,
+ * logged and counted is the request target's (a hostile Host never moves it, an absolute-form
+ * target is served like its origin-form, `.` and `..` segments are removed before routing), and a
+ * client that goes away mid-body is a 499 at level info, never a 500 or an error line.
+ */
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { connect } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { rawExchange, type RawResponse } from "../support/raw_http.ts";
+import {
+  type ServiceProcess,
+  startService,
+  targetRuntime,
+  temporaryDirectory,
+  waitFor,
+} from "../support/server_process.ts";
+import { serviceApi } from "../support/service_api.ts";
+
+const KEY = "edges-suite-key";
+const api = serviceApi(KEY);
+const runtime = targetRuntime();
+const SUITE = { timeout: 120_000 };
+
+/** Every JSON line the service logged so far. */
+function logLines(service: ServiceProcess): Record<string, unknown>[] {
+  return service.stdout().split("\n").filter((line) => line.startsWith("{")).map((line) =>
+    JSON.parse(line)
+  );
+}
+
+/** The request log line with this request id, once it is written (lines go out once per tick). */
+async function requestLine(
+  service: ServiceProcess,
+  requestId: string,
+): Promise<Record<string, unknown>> {
+  let found: Record<string, unknown> | undefined;
+  await waitFor(() => {
+    found = logLines(service).find((line) => line.requestId === requestId);
+    return found !== undefined;
+  }, `the log line of ${requestId}`);
+  return found!;
+}
+
+let requestCount = 0;
+
+/** One raw GET with this target and Host (and the key unless `key` is false). */
+async function get(
+  service: ServiceProcess,
+  target: string,
+  host: string,
+  options: { key?: boolean } = {},
+): Promise<{ response: RawResponse; path: unknown }> {
+  const requestId = `edges-${++requestCount}`;
+  const response = await rawExchange(
+    service.port,
+    `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nX-Request-Id: ${requestId}\r\n` +
+      (options.key === false ? "" : `Authorization: Bearer ${KEY}\r\n`) + "\r\n",
+  );
+  return { response, path: (await requestLine(service, requestId)).path };
+}
+
+/** The value of the sample line that starts with `series` (name plus labels). */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe(`the path is the request target's on ${runtime}`, SUITE, () => {
+  const dir = temporaryDirectory();
+  let service: ServiceProcess;
+
+  before(async () => {
+    service = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
+    const created = await api(service, "/v1/pets", {
+      method: "POST",
+      body: JSON.stringify({ name: "Rex", categoryId: 1 }),
+    });
+    assert.equal(created.status, 201);
+  });
+  after(async () => {
+    await service?.stop();
+    dir.remove();
+  });
+
+  it("a Host that holds a path, a query or a fragment never changes the path served", async () => {
+    const hosts = [
+      "x/v1/pets?limit=1&",
+      "x/v1/pets?",
+      "x/v1/pets#",
+      "x?/v1/pets",
+      "[::1]/v1/pets",
+      "[::1]:8080/v1/pets",
+      "u@x/v1/pets",
+      "x%2F/v1/pets",
+      "a b/v1/pets",
+      "x\\v1\\pets",
+      "b/v1/p\u00e9ts", // sent as UTF-8
+      "/",
+    ];
+    for (const host of hosts) {
+      const { response, path } = await get(service, "/healthz", host);
+      assert.equal(response.status, 200, `Host: ${host}`);
+      assert.deepEqual(JSON.parse(response.body), { status: "ok" }, `Host: ${host}`);
+      assert.equal(path, "/healthz", `the log line of Host: ${host}`);
+    }
+  });
+
+  it("a Host that holds a public path does not make a keyed path public", async () => {
+    const { response, path } = await get(service, "/v1/pets", "x/healthz?", { key: false });
+    assert.equal(response.status, 401);
+    assert.equal(path, "/v1/pets");
+  });
+
+  it("an absolute-form target is served exactly like its origin-form", async () => {
+    const origin = await get(service, "/v1/pets?limit=1", "127.0.0.1");
+    assert.equal(origin.response.status, 200);
+    for (
+      const [target, host] of [
+        [`http://127.0.0.1:${service.port}/v1/pets?limit=1`, `127.0.0.1:${service.port}`],
+        [`http://elsewhere.example/v1/pets?limit=1`, "127.0.0.1"],
+        [`http://127.0.0.1:${service.port}/v1/pets?limit=1`, "x/healthz?"],
+      ]
+    ) {
+      const { response, path } = await get(service, target, host);
+      assert.equal(response.status, 200, target);
+      assert.equal(response.body, origin.response.body, target);
+      assert.equal(path, "/v1/pets", target);
+    }
+  });
+
+  it("dot segments are removed before routing: /v1/docs/../pets is /v1/pets, key needed", async () => {
+    const pets = (await get(service, "/v1/pets", "x")).response.body;
+    const unkeyed = await get(service, "/v1/docs/../pets", "x", { key: false });
+    assert.equal(unkeyed.response.status, 401, "no key: the docs page's freedom does not carry");
+    assert.equal(unkeyed.path, "/v1/pets");
+    for (const target of ["/v1/docs/../pets", "/v1/../v1/pets", "/v1/./pets", "/../v1/pets"]) {
+      const { response, path } = await get(service, target, "x");
+      assert.equal(response.status, 200, target);
+      assert.equal(response.body, pets, target);
+      assert.equal(path, "/v1/pets", target);
+    }
+    // A Host that is no host leaves Bun's URL un-normalised: the same answer all the same.
+    const badHost = await get(service, "/v1/docs/../pets", "a/b");
+    assert.equal(badHost.response.status, 200);
+    assert.equal(badHost.path, "/v1/pets");
+  });
+});
+
+/**
+ * Sends `head` and `body` (a part of the body the head announces), then closes the connection
+ * after `closeAfterMs`, or leaves it open until the server closes it when `closeAfterMs` is
+ * undefined. Resolves with what the server sent once the connection is closed; rejects after
+ * `timeoutMs`.
+ */
+function sendPartThenClose(
+  port: number,
+  head: string,
+  body: string,
+  options: { closeAfterMs?: number; timeoutMs: number },
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = Buffer.alloc(0);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the connection was still open after ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+    socket.on("data", (chunk) => (received = Buffer.concat([received, chunk])));
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(received.toString("latin1"));
+    });
+    socket.write(head + body);
+    if (options.closeAfterMs !== undefined) {
+      setTimeout(() => socket.destroy(), options.closeAfterMs);
+    }
+  });
+}
+
+const NAME = "Gone";
+const PART = `{"name":"${NAME}","categoryId":`;
+
+function postHead(requestId: string, framing: string): string {
+  return `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
+    `Content-Type: application/json\r\nX-Request-Id: ${requestId}\r\n${framing}\r\n`;
+}
+
+describe(`a client that goes away is not a server error on ${runtime}`, SUITE, () => {
+  const dir = temporaryDirectory();
+  let service: ServiceProcess;
+
+  before(async () => {
+    service = await startService({
+      dataDir: dir.path,
+      env: { API_KEYS: KEY, METRICS: "on" },
+    });
+  });
+  after(async () => {
+    await service?.stop();
+    dir.remove();
+  });
+
+  /** The request's line is 499 at level info, no line is at level error, nothing was stored. */
+  async function assertClientGone(requestId: string, statuses = [499]): Promise<void> {
+    const line = await requestLine(service, requestId);
+    assert.ok(statuses.includes(line.status as number), `status ${line.status}`);
+    assert.equal(line.level, "info");
+    assert.equal(line.path, "/v1/pets");
+    const errors = logLines(service).filter((entry) => entry.level === "error");
+    assert.deepEqual(errors, [], "no line at level error");
+    const list = await api(service, "/v1/pets");
+    assert.equal(list.status, 200);
+    assert.ok(!(await list.text()).includes(NAME), "nothing was stored");
+  }
+
+  it("a body cut off before its Content-Length is logged 499 at level info", async () => {
+    await sendPartThenClose(
+      service.port,
+      postHead("gone-length", "Content-Length: 200\r\n"),
+      PART,
+      {
+        closeAfterMs: 300,
+        timeoutMs: 10_000,
+      },
+    );
+    await assertClientGone("gone-length");
+  });
+
+  it("a chunked body cut off before its last chunk is logged 499 at level info", async () => {
+    const chunk = `${PART.length.toString(16)}\r\n${PART}\r\n`;
+    await sendPartThenClose(
+      service.port,
+      postHead("gone-chunked", "Transfer-Encoding: chunked\r\n"),
+      chunk,
+      { closeAfterMs: 300, timeoutMs: 10_000 },
+    );
+    await assertClientGone("gone-chunked");
+  });
+
+  it("metrics count the client that went away with status 499, and no 5xx", async () => {
+    const response = await api(service, "/metrics");
+    assert.equal(response.status, 200);
+    const text = await response.text();
+    const series = (status: string) =>
+      `animal_store_http_requests_total{method="POST",route="/v1/pets",status="${status}"}`;
+    assert.ok((sample(text, series("499")) ?? 0) >= 2, text);
+    assert.ok(!/animal_store_http_requests_total\{[^}]*status="5\d\d"\}/.test(text), text);
+  });
+
+  it("a body that stalls until the runtime's own timeout is logged 499 or 408, never 500", {
+    // Deno.serve has no timeout of its own: such a client waits for SIGTERM's deadline.
+    skip: runtime === "deno" ? "Deno.serve has no slow-client timeout" : false,
+  }, async () => {
+    // Bun's idle timeout is about 10 s; Node's requestTimeout (the adapter's) is 30 s.
+    await sendPartThenClose(service.port, postHead("stalled", "Content-Length: 200\r\n"), PART, {
+      timeoutMs: 45_000,
+    });
+    await assertClientGone("stalled", [499, 408]);
+  });
+});
