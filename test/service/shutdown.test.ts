@@ -76,11 +76,13 @@ describe(`shutdown on ${runtime}`, { timeout: 60_000 }, () => {
         socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
         await new Promise((resolve) => socket.once("data", resolve));
         const started = performance.now();
-        const closed = [closedAfter(socket, started), closedAfter(spare, started)];
+        // Only the keep-alive one is watched for its close: Bun defers accepting a connection
+        // until it sends data, so the spare's server end vanishes with the process unannounced.
+        const closed = closedAfter(socket, started);
         const { code, ms } = await stopTimed(service);
         assert.equal(code, 0, service.stderr());
         assert.ok(ms < 5_000, `exited ${Math.round(ms)} ms after SIGTERM, SHUTDOWN_TIMEOUT=20`);
-        for (const ms of await Promise.all(closed)) assert.ok(ms < 5_000);
+        assert.ok(await closed < 5_000);
       } finally {
         socket.destroy();
         spare.destroy();
