@@ -74,6 +74,11 @@ suite("single executable dist/animal-store", { timeout: 60_000 }, () => {
       assert.equal(response.status, 200, `${path}: ${body}`);
       assert.ok(response.headers.get("content-type")?.startsWith(type), path);
       assert.ok(body.length > 10, path);
+      if (path.endsWith(".js")) {
+        // The docs page's script, as bun build compiled it into the executable: a function run once.
+        assert.match(body, /^\(function \w*\(\) ?\{[^]*\}\)\(\);\n$/);
+        assert.doesNotThrow(() => new Function(body));
+      }
     }
   });
 
