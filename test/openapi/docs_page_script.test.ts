@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DOCS_SCRIPT } from "../../src/docs/page_script.ts";
+import { assertDocsScriptLoads } from "../support/docs_script.ts";
 
 describe("DOCS_SCRIPT", () => {
   it("is plain JavaScript: no TypeScript left, one function run at load", () => {
@@ -10,13 +11,6 @@ describe("DOCS_SCRIPT", () => {
   });
 
   it("runs on its own, with only the browser's globals, and asks for openapi.json", () => {
-    const requested: string[] = [];
-    const fetch = (url: string) => {
-      requested.push(url);
-      return new Promise(() => {});
-    };
-    const location = { pathname: "/v1/docs", href: "http://localhost/v1/docs" };
-    new Function("fetch", "location", "document", DOCS_SCRIPT)(fetch, location, {});
-    assert.deepEqual(requested, ["openapi.json"]);
+    assertDocsScriptLoads(DOCS_SCRIPT);
   });
 });
