@@ -15,40 +15,28 @@ const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-sr
   "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
   "frame-ancestors 'none'";
 
-function asset(text: string, contentType: string): () => Reply {
-  return () => ({
-    status: 200,
-    body: text,
-    headers: {
-      "content-type": contentType,
-      "cache-control": "no-cache",
-      "content-security-policy": CONTENT_SECURITY_POLICY,
-      "referrer-policy": "no-referrer",
-    },
-  });
-}
+/** Each asset's path relative to BASE_PATH, text and content type. */
+const ASSETS: [string, string, string][] = [
+  ["/docs", DOCS_HTML, "text/html; charset=utf-8"],
+  ["/docs/app.js", DOCS_SCRIPT, "text/javascript; charset=utf-8"],
+  ["/docs/style.css", DOCS_CSS, "text/css; charset=utf-8"],
+];
 
 /** `GET /docs`, `/docs/app.js` and `/docs/style.css`, relative to BASE_PATH. */
 export function docsRoutes(): Route<RequestContext, Reply>[] {
-  const options = { public: true };
-  return [
-    {
-      method: "GET",
-      pattern: "/docs",
-      handler: asset(DOCS_HTML, "text/html; charset=utf-8"),
-      options,
-    },
-    {
-      method: "GET",
-      pattern: "/docs/app.js",
-      handler: asset(DOCS_SCRIPT, "text/javascript; charset=utf-8"),
-      options,
-    },
-    {
-      method: "GET",
-      pattern: "/docs/style.css",
-      handler: asset(DOCS_CSS, "text/css; charset=utf-8"),
-      options,
-    },
-  ];
+  return ASSETS.map(([pattern, text, contentType]) => ({
+    method: "GET",
+    pattern,
+    handler: (): Reply => ({
+      status: 200,
+      body: text,
+      headers: {
+        "content-type": contentType,
+        "cache-control": "no-cache",
+        "content-security-policy": CONTENT_SECURITY_POLICY,
+        "referrer-policy": "no-referrer",
+      },
+    }),
+    options: { public: true },
+  }));
 }

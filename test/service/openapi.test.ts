@@ -1,6 +1,7 @@
 /**
  * On the runtime under test (deno, bun, or the node build): the `openapi` sub-command prints,
- * byte for byte, the document the running service serves, with the same settings.
+ * byte for byte, the document the running service serves, with the same settings; the docs page
+ * that renders it is served with its script, which that runtime compiled from its TypeScript.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -10,10 +11,11 @@ import {
   startService,
   temporaryDirectory,
 } from "../support/server_process.ts";
+import { assertDocsScriptLoads } from "../support/docs_script.ts";
 
 const env = { API_KEYS: "openapi-test-key", BASE_PATH: "/api/v1", PUBLIC_URL: "https://pets.test" };
 
-describe("openapi sub-command and GET {BASE_PATH}/openapi.json", () => {
+describe("openapi sub-command, GET {BASE_PATH}/openapi.json and the docs page", () => {
   let service: ServiceProcess;
   let dataDir: { path: string; remove: () => void };
 
@@ -36,5 +38,15 @@ describe("openapi sub-command and GET {BASE_PATH}/openapi.json", () => {
     assert.equal(printed.stdout, text);
     assert.match(text, /"minimum": -9223372036854775808,\s*"maximum": 9223372036854775807/);
     assert.match(text, /"url": "https:\/\/pets\.test\/api\/v1"/);
+  });
+
+  it("GET {BASE_PATH}/docs serves the page and a script that loads on its own", async () => {
+    const page = await fetch(`${service.url}/api/v1/docs`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<script src="docs\/app\.js" defer>/);
+    const script = await fetch(`${service.url}/api/v1/docs/app.js`);
+    assert.equal(script.status, 200);
+    assert.match(script.headers.get("content-type") ?? "", /^text\/javascript/);
+    assertDocsScriptLoads(await script.text());
   });
 });

@@ -15,6 +15,7 @@ import {
   startService,
   temporaryDirectory,
 } from "../support/server_process.ts";
+import { assertDocsScriptLoads } from "../support/docs_script.ts";
 
 const KEY = "executable-suite-key";
 const requested = process.env.TARGET_RUNTIME ?? "executable";
@@ -74,6 +75,9 @@ suite("single executable dist/animal-store", { timeout: 60_000 }, () => {
       assert.equal(response.status, 200, `${path}: ${body}`);
       assert.ok(response.headers.get("content-type")?.startsWith(type), path);
       assert.ok(body.length > 10, path);
+      if (path.endsWith(".js")) {
+        assertDocsScriptLoads(body); // as bun build --minify compiled it into the executable
+      }
     }
   });
 
