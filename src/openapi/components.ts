@@ -29,7 +29,7 @@ export const SECURITY_SCHEMES: Json = {
 };
 
 /** `components.parameters`, by name. */
-export const PARAMETERS: Json = {
+export const PARAMETERS = {
   limit: {
     name: "limit",
     in: "query",
@@ -88,7 +88,10 @@ export const PARAMETERS: Json = {
     description: "Echoed back when it is 1 to 200 characters of `[A-Za-z0-9._:=-]`",
     schema: { type: "string", pattern: REQUEST_ID.source },
   },
-};
+} satisfies Json;
+
+/** The name of a parameter under `components.parameters`. */
+export type ParameterName = keyof typeof PARAMETERS;
 
 function header(
   description: string,
@@ -108,7 +111,7 @@ function header(
  * marked `required` is on every response that lists it, whatever the settings; the values come
  * from the code that sends them.
  */
-export const HEADERS: Json = {
+export const HEADERS = {
   XRequestId: header("The request id, as sent or generated; also in the log line", {
     type: "string",
   }, { example: "req-4f9c1b", required: true }),
@@ -185,14 +188,18 @@ export const HEADERS: Json = {
     { type: "string", enum: [CHALLENGE_NO_KEY, CHALLENGE_INVALID_KEY] },
     { example: CHALLENGE_NO_KEY, required: true },
   ),
-};
+} satisfies Json;
+
+/** The name of a header under `components.headers`. */
+export type HeaderName = keyof typeof HEADERS;
 
 /** A `headers` map entry that refers to `components.headers[name]`. */
-export function headerRef(name: string): Json {
+export function headerRef(name: HeaderName): Json {
   return { $ref: `#/components/headers/${name}` };
 }
 
 /** A `parameters` entry that refers to `components.parameters[name]`. */
 export function parameterRef(name: string): Json {
+  if (!(name in PARAMETERS)) throw new Error(`No parameter ${name} in components.parameters`);
   return { $ref: `#/components/parameters/${name}` };
 }

@@ -7,16 +7,16 @@ import type { ErrorCode } from "../schemas/error.ts";
 import type { ExactJsonValue } from "./exact_json.ts";
 import { headerRef } from "./components.ts";
 
-type Json = { [key: string]: ExactJsonValue };
+type Json = { [key: string]: ExactJsonValue | undefined };
 
 interface ErrorRow {
   readonly description: string;
   /** Example message per code that this status carries. */
   readonly codes: Partial<Record<ErrorCode, string>>;
-  readonly headers?: readonly [name: string, component: string][];
+  readonly headers?: Json;
 }
 
-const RETRY_AFTER: [string, string] = ["Retry-After", "RetryAfter"];
+const RETRY_AFTER = { "Retry-After": headerRef("RetryAfter") };
 
 /** docs/api.md's error table, by status. */
 const ERROR_ROWS: Record<number, ErrorRow> = {
@@ -32,7 +32,7 @@ const ERROR_ROWS: Record<number, ErrorRow> = {
   401: {
     description: "The API key is missing, malformed or not accepted",
     codes: { unauthorized: "Missing API key: send Authorization: Bearer <key>" },
-    headers: [["WWW-Authenticate", "WwwAuthenticate"]],
+    headers: { "WWW-Authenticate": headerRef("WwwAuthenticate") },
   },
   404: {
     description: "No pet with this id",
@@ -44,7 +44,7 @@ const ERROR_ROWS: Record<number, ErrorRow> = {
       idempotency_key_in_flight:
         "A request with this Idempotency-Key is still being processed; retry later",
     },
-    headers: [RETRY_AFTER],
+    headers: RETRY_AFTER,
   },
   410: {
     description: "The endpoint is past its sunset date and was removed",
@@ -65,7 +65,7 @@ const ERROR_ROWS: Record<number, ErrorRow> = {
   429: {
     description: "Over the rate limit of this API key (RATE_LIMIT)",
     codes: { rate_limited: "Rate limit exceeded; retry after 1 s" },
-    headers: [RETRY_AFTER],
+    headers: RETRY_AFTER,
   },
   500: {
     description: "An unexpected error; the request id finds it in the log",
@@ -75,39 +75,34 @@ const ERROR_ROWS: Record<number, ErrorRow> = {
     description:
       "The store is loading, the service is shutting down, or the disk refused the write (nothing was saved)",
     codes: { unavailable: "The store is still loading" },
-    headers: [RETRY_AFTER],
+    headers: RETRY_AFTER,
   },
 };
 
 /**
- * The error responses for `statuses`; `only400` narrows the 400 examples to the codes this
- * operation can produce. `extraHeaders` (X-Request-Id among them) are on every response of the operation.
+ * The Error responses of an operation that answers these `codes`: one per status, with an
+ * example of each code; `headers` are those every response of the operation carries.
  */
-export function errorResponses(
-  statuses: readonly number[],
-  options: { only400: readonly ErrorCode[]; extraHeaders: Json },
-): Record<string, Json> {
+export function errorResponses(codes: readonly ErrorCode[], headers: Json): Record<string, Json> {
   const responses: Record<string, Json> = {};
-  for (const status of statuses) {
-    const row = ERROR_ROWS[status];
-    if (row === undefined) throw new Error(`No error row for status ${status}`);
+  let described = 0;
+  for (const [status, row] of Object.entries(ERROR_ROWS)) {
     const examples: Json = {};
     for (const [code, message] of Object.entries(row.codes)) {
-      if (status === 400 && !options.only400.includes(code as ErrorCode)) continue;
-      examples[code] = {
-        summary: code,
-        value: { code, message, status, requestId: "req-4f9c1b" },
-      };
+      if (!codes.includes(code as ErrorCode)) continue;
+      const value = { code, message, status: Number(status), requestId: "req-4f9c1b" };
+      examples[code] = { summary: code, value };
+      described++;
     }
-    const headers: Json = { ...options.extraHeaders };
-    for (const [name, component] of row.headers ?? []) headers[name] = headerRef(component);
-    responses[String(status)] = {
+    if (Object.keys(examples).length === 0) continue;
+    responses[status] = {
       description: row.description,
-      headers,
+      headers: { ...headers, ...row.headers },
       content: {
         "application/json": { schema: { $ref: "#/components/schemas/Error" }, examples },
       },
     };
   }
+  if (described !== new Set(codes).size) throw new Error(`No error row for one of ${codes}`);
   return responses;
 }

@@ -13,7 +13,7 @@ import { describe, it } from "node:test";
 import { parseJsonExact } from "../../src/http/json.ts";
 import type { JsonValue } from "../../src/schemas/json_value.ts";
 import { SUNSET_AT } from "../../src/http/deprecation.ts";
-import { openApiJson } from "../../src/openapi/document.ts";
+import { openApiJson } from "../../src/routes/openapi.ts";
 import { stringifyExact } from "../../src/openapi/exact_json.ts";
 import { testApp } from "../support/app.ts";
 import { resolveRef, schemaErrors } from "../support/json_schema.ts";
