@@ -28,42 +28,32 @@ export const SECURITY_SCHEMES: Json = {
   },
 };
 
+/** A parameter; only a path parameter is required. */
+function parameter(name: string, where: "query" | "path" | "header", rest: Json): Json {
+  return { name, in: where, required: where === "path", ...rest };
+}
+
 /** `components.parameters`, by name. */
 export const PARAMETERS = {
-  limit: {
-    name: "limit",
-    in: "query",
-    required: false,
+  limit: parameter("limit", "query", {
     description:
       `Page size: at most this many pets. Given twice, or not an integer from 1 to ${MAX_LIMIT}, is 400`,
     schema: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
-  },
-  status: {
-    name: "status",
-    in: "query",
-    required: false,
+  }),
+  status: parameter("status", "query", {
     description: "Only pets with this status (pets created without a status never match)",
     schema: { $ref: "#/components/schemas/PetStatus" },
-  },
-  cursor: {
-    name: "cursor",
-    in: "query",
-    required: false,
+  }),
+  cursor: parameter("cursor", "query", {
     description:
       'Opaque position from the `Link: <…>; rel="next"` header of the previous page; keep `limit` and `status` as they were. An altered cursor is 400',
     schema: { type: "string", minLength: 1 },
-  },
-  petId: {
-    name: "petId",
-    in: "path",
-    required: true,
+  }),
+  petId: parameter("petId", "path", {
     description: "Identifier of the pet",
     schema: { type: "integer", format: "int64", minimum: 1, maximum: PET_ID_MAX },
-  },
-  idempotencyKey: {
-    name: "Idempotency-Key",
-    in: "header",
-    required: false,
+  }),
+  idempotencyKey: parameter("Idempotency-Key", "header", {
     description:
       "Makes the create safe to retry (IETF draft, as Stripe does it): the same key with the same body returns the original 201 with `Idempotent-Replayed: true`; with a different body, 422. Scoped per API key, kept across restarts",
     schema: {
@@ -72,22 +62,16 @@ export const PARAMETERS = {
       maxLength: IDEMPOTENCY_KEY_LENGTH.max,
       pattern: IDEMPOTENCY_KEY.source,
     },
-  },
-  ifNoneMatch: {
-    name: "If-None-Match",
-    in: "header",
-    required: false,
+  }),
+  ifNoneMatch: parameter("If-None-Match", "header", {
     description:
       "RFC 9110: the `ETag`s of copies the client holds (a comma-separated list, or `*`; `W/` tags match too). When one matches, the answer is 304 with no body. A 304 does not count against the rate limit",
     schema: { type: "string" },
-  },
-  requestId: {
-    name: "X-Request-Id",
-    in: "header",
-    required: false,
+  }),
+  requestId: parameter("X-Request-Id", "header", {
     description: "Echoed back when it is 1 to 200 characters of `[A-Za-z0-9._:=-]`",
     schema: { type: "string", pattern: REQUEST_ID.source },
-  },
+  }),
 } satisfies Json;
 
 /** The name of a parameter under `components.parameters`. */

@@ -69,8 +69,14 @@ export interface DocumentOptions {
 }
 
 const SECURITY = [{ bearerAuth: [] }];
+const DEPRECATED_SINCE = `Deprecated since ${
+  new Date(DEPRECATED_AT).toISOString().slice(0, 10)
+}; sunset ${SUNSET_VALUE}: from then on it answers 410 \`gone\`.`;
+const DEPRECATED_HEADERS =
+  "Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.";
 /** A key missing or refused, a quota spent, a fault, a store not ready: any operation with a key. */
 const KEYED_ERRORS: ErrorCode[] = ["unauthorized", "rate_limited", "internal_error", "unavailable"];
+const SITE = "https://pets.example.com";
 const TAG = { name: "pets", description: "The animals of the store" };
 /** On every response of every operation: all of them need a key. */
 const COMMON_HEADERS = headerRefs({
@@ -90,13 +96,6 @@ const CACHING_HEADERS = headerRefs({
   "Cache-Control": "CacheControlRevalidate",
   Vary: "VaryAcceptEncoding",
 });
-// Placeholders on the example domain the servers use: a deployment states its own.
-const CONTACT = {
-  name: "Animal Store API team",
-  url: "https://pets.example.com/support",
-  email: "api@pets.example.com",
-};
-const LICENSE = { name: "Proprietary", url: "https://pets.example.com/terms" };
 
 /** The document of these operations, as a value (int64 bounds as bigints). */
 export function openApiDocument(options: DocumentOptions, operations: readonly Operation[]): Json {
@@ -110,8 +109,13 @@ export function openApiDocument(options: DocumentOptions, operations: readonly O
     info: {
       title: "Animal Store API",
       version: "1.0.0",
-      contact: CONTACT,
-      license: LICENSE,
+      // Placeholders on the example domain the servers use: a deployment states its own.
+      contact: {
+        name: "Animal Store API team",
+        url: `${SITE}/support`,
+        email: "api@pets.example.com",
+      },
+      license: { name: "Proprietary", url: `${SITE}/terms` },
       summary: "List, add and get the animals a store offers",
       description:
         `A JSON HTTP service for a store's catalogue of animals. Every operation needs an API key as a bearer token. \`categoryId\` is any int64, kept digit for digit (parse responses with a big-integer-aware JSON parser to keep values beyond 2^53). Served by animal-store ${VERSION}.`,
@@ -141,7 +145,7 @@ function servers(options: DocumentOptions): Json[] {
     },
   });
   return [
-    server("production", "https://pets.example.com"),
+    server("production", SITE),
     server("staging", "https://staging.pets.example.com"),
   ];
 }
@@ -162,9 +166,7 @@ function describe(operation: Operation): Json {
     operationId: operation.operationId,
     summary: operation.summary,
     description: deprecated
-      ? `Deprecated since ${
-        new Date(DEPRECATED_AT).toISOString().slice(0, 10)
-      }; sunset ${SUNSET_VALUE}: from then on it answers 410 \`gone\`. ${operation.description} Every response carries \`Deprecation\`, \`Sunset\` and a \`Link\` to the successor.`
+      ? `${DEPRECATED_SINCE} ${operation.description} ${DEPRECATED_HEADERS}`
       : operation.description,
     tags: [TAG.name],
     deprecated: deprecated || undefined,
