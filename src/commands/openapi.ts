@@ -1,7 +1,7 @@
 /** `openapi`: print the OpenAPI document and exit, without listening or touching data. */
 import process from "node:process";
 import { commandConfig } from "./command_config.ts";
-import { openApiJson } from "../openapi/document.ts";
+import { openApiJson } from "../routes/openapi.ts";
 
 /** Prints the same document `GET {BASE_PATH}/openapi.json` serves with these settings. */
 export async function runOpenapi(): Promise<number> {

@@ -12,27 +12,22 @@
 /** The content type of the text format. */
 export const EXPOSITION_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-/** One metric family: renders its lines into `out`. */
-interface Family {
-  render(out: string[]): void;
-}
-
 /** Metric and label names the format allows (colons are for recording rules, so none here). */
 const NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 /** Holds the families of one process and renders them. */
 export class Registry {
-  readonly #families: Family[] = [];
+  readonly #families: LabelledFamily<Series>[] = [];
   readonly #names = new Set<string>();
 
   /** A counter; `labelNames` fixes which labels each of its series carries. */
   counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
-    return this.#add(new Counter(name, help, labelNames), name, labelNames);
+    return this.#add(new ValueFamily(name, help, labelNames, "counter", CounterSeries));
   }
 
   /** A gauge. */
   gauge(name: string, help: string, labelNames: readonly string[] = []): Gauge {
-    return this.#add(new Gauge(name, help, labelNames), name, labelNames);
+    return this.#add(new ValueFamily(name, help, labelNames, "gauge", GaugeSeries));
   }
 
   /** A histogram with fixed upper bounds (`+Inf` is added). */
@@ -41,8 +36,7 @@ export class Registry {
     help: string,
     options: { buckets: readonly number[]; labelNames?: readonly string[] },
   ): Histogram {
-    const labelNames = options.labelNames ?? [];
-    return this.#add(new Histogram(name, help, labelNames, options.buckets), name, labelNames);
+    return this.#add(new Histogram(name, help, options.labelNames ?? [], options.buckets));
   }
 
   /** The text exposition of every family, in registration order. */
@@ -52,7 +46,8 @@ export class Registry {
     return out.join("\n") + "\n";
   }
 
-  #add<T extends Family>(family: T, name: string, labelNames: readonly string[]): T {
+  #add<T extends LabelledFamily<Series>>(family: T): T {
+    const { name, labelNames } = family;
     if (!NAME.test(name)) throw new Error(`Invalid metric name: ${name}`);
     if (this.#names.has(name)) throw new Error(`Duplicate metric: ${name}`);
     for (const label of labelNames) {
@@ -75,7 +70,7 @@ abstract class Series {
 }
 
 /** Families whose series are bound by label values. */
-abstract class LabelledFamily<S extends Series> implements Family {
+abstract class LabelledFamily<S extends Series> {
   protected readonly series = new Map<string, S>();
   constructor(
     readonly name: string,
@@ -122,21 +117,6 @@ export class CounterSeries extends Series {
   }
 }
 
-/** A monotonically increasing count. */
-export class Counter extends LabelledFamily<CounterSeries> {
-  constructor(name: string, help: string, labelNames: readonly string[]) {
-    super(name, help, labelNames, "counter");
-  }
-  protected make(values: readonly string[]) {
-    return new CounterSeries(this.labelNames, values);
-  }
-  protected samples(out: string[]): void {
-    for (const series of this.series.values()) {
-      out.push(`${this.name}${series.text} ${formatNumber(series.value)}`);
-    }
-  }
-}
-
 /** One gauge series. */
 export class GaugeSeries extends Series {
   value = 0;
@@ -146,13 +126,21 @@ export class GaugeSeries extends Series {
   }
 }
 
-/** A value that goes up and down. */
-export class Gauge extends LabelledFamily<GaugeSeries> {
-  constructor(name: string, help: string, labelNames: readonly string[]) {
-    super(name, help, labelNames, "gauge");
+type ValueSeries = Series & { value: number };
+
+/** Counters and gauges: one number per series; its class says how the number may change. */
+class ValueFamily<S extends ValueSeries> extends LabelledFamily<S> {
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    type: "counter" | "gauge",
+    private readonly Kind: new (labelNames: readonly string[], values: readonly string[]) => S,
+  ) {
+    super(name, help, labelNames, type);
   }
-  protected make(values: readonly string[]) {
-    return new GaugeSeries(this.labelNames, values);
+  protected make(values: readonly string[]): S {
+    return new this.Kind(this.labelNames, values);
   }
   protected samples(out: string[]): void {
     for (const series of this.series.values()) {
@@ -160,6 +148,11 @@ export class Gauge extends LabelledFamily<GaugeSeries> {
     }
   }
 }
+
+/** A monotonically increasing count. */
+export type Counter = ValueFamily<CounterSeries>;
+/** A value that goes up and down. */
+export type Gauge = ValueFamily<GaugeSeries>;
 
 /** One histogram series: a count per bucket (not cumulative until rendered), sum and count. */
 export class HistogramSeries extends Series {

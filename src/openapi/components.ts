@@ -28,42 +28,32 @@ export const SECURITY_SCHEMES: Json = {
   },
 };
 
+/** A parameter; only a path parameter is required. */
+function parameter(name: string, where: "query" | "path" | "header", rest: Json): Json {
+  return { name, in: where, required: where === "path", ...rest };
+}
+
 /** `components.parameters`, by name. */
-export const PARAMETERS: Json = {
-  limit: {
-    name: "limit",
-    in: "query",
-    required: false,
+export const PARAMETERS = {
+  limit: parameter("limit", "query", {
     description:
       `Page size: at most this many pets. Given twice, or not an integer from 1 to ${MAX_LIMIT}, is 400`,
     schema: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
-  },
-  status: {
-    name: "status",
-    in: "query",
-    required: false,
+  }),
+  status: parameter("status", "query", {
     description: "Only pets with this status (pets created without a status never match)",
     schema: { $ref: "#/components/schemas/PetStatus" },
-  },
-  cursor: {
-    name: "cursor",
-    in: "query",
-    required: false,
+  }),
+  cursor: parameter("cursor", "query", {
     description:
       'Opaque position from the `Link: <…>; rel="next"` header of the previous page; keep `limit` and `status` as they were. An altered cursor is 400',
     schema: { type: "string", minLength: 1 },
-  },
-  petId: {
-    name: "petId",
-    in: "path",
-    required: true,
+  }),
+  petId: parameter("petId", "path", {
     description: "Identifier of the pet",
     schema: { type: "integer", format: "int64", minimum: 1, maximum: PET_ID_MAX },
-  },
-  idempotencyKey: {
-    name: "Idempotency-Key",
-    in: "header",
-    required: false,
+  }),
+  idempotencyKey: parameter("Idempotency-Key", "header", {
     description:
       "Makes the create safe to retry (IETF draft, as Stripe does it): the same key with the same body returns the original 201 with `Idempotent-Replayed: true`; with a different body, 422. Scoped per API key, kept across restarts",
     schema: {
@@ -72,23 +62,20 @@ export const PARAMETERS: Json = {
       maxLength: IDEMPOTENCY_KEY_LENGTH.max,
       pattern: IDEMPOTENCY_KEY.source,
     },
-  },
-  ifNoneMatch: {
-    name: "If-None-Match",
-    in: "header",
-    required: false,
+  }),
+  ifNoneMatch: parameter("If-None-Match", "header", {
     description:
       "RFC 9110: the `ETag`s of copies the client holds (a comma-separated list, or `*`; `W/` tags match too). When one matches, the answer is 304 with no body. A 304 does not count against the rate limit",
     schema: { type: "string" },
-  },
-  requestId: {
-    name: "X-Request-Id",
-    in: "header",
-    required: false,
+  }),
+  requestId: parameter("X-Request-Id", "header", {
     description: "Echoed back when it is 1 to 200 characters of `[A-Za-z0-9._:=-]`",
     schema: { type: "string", pattern: REQUEST_ID.source },
-  },
-};
+  }),
+} satisfies Json;
+
+/** The name of a parameter under `components.parameters`. */
+export type ParameterName = keyof typeof PARAMETERS;
 
 function header(
   description: string,
@@ -108,7 +95,7 @@ function header(
  * marked `required` is on every response that lists it, whatever the settings; the values come
  * from the code that sends them.
  */
-export const HEADERS: Json = {
+export const HEADERS = {
   XRequestId: header("The request id, as sent or generated; also in the log line", {
     type: "string",
   }, { example: "req-4f9c1b", required: true }),
@@ -185,14 +172,18 @@ export const HEADERS: Json = {
     { type: "string", enum: [CHALLENGE_NO_KEY, CHALLENGE_INVALID_KEY] },
     { example: CHALLENGE_NO_KEY, required: true },
   ),
-};
+} satisfies Json;
+
+/** The name of a header under `components.headers`. */
+export type HeaderName = keyof typeof HEADERS;
 
 /** A `headers` map entry that refers to `components.headers[name]`. */
-export function headerRef(name: string): Json {
+export function headerRef(name: HeaderName): Json {
   return { $ref: `#/components/headers/${name}` };
 }
 
 /** A `parameters` entry that refers to `components.parameters[name]`. */
 export function parameterRef(name: string): Json {
+  if (!(name in PARAMETERS)) throw new Error(`No parameter ${name} in components.parameters`);
   return { $ref: `#/components/parameters/${name}` };
 }

@@ -1,19 +1,64 @@
 /**
- * The OpenAPI 3.1 document of the service, built from the TypeBox schemas that validate
- * requests (`schemas/pet.ts`): one source of truth, served at `{BASE_PATH}/openapi.json` and
- * printed by the `openapi` sub-command. Its text comes from `stringifyExact`, so the int64
- * bounds are written digit for digit.
+ * The OpenAPI 3.1 document of the service, built from the operations its routes declare
+ * (`routes/pets.ts`) and the TypeBox schemas that validate requests (`schemas/pet.ts`). What
+ * follows from a route is derived here rather than declared again: the path and its parameters
+ * from the pattern, the deprecation headers and sunset from `deprecated`, the 304 and caching
+ * headers from `cacheable`, and the errors every authenticated operation can answer.
  */
 import { DEPRECATED_AT, SUNSET_AT, SUNSET_VALUE } from "../http/deprecation.ts";
-import { ErrorBody } from "../schemas/error.ts";
-import { INT64_MAX, NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
+import { ErrorBody, type ErrorCode } from "../schemas/error.ts";
+import { NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
 import { VERSION } from "../version.ts";
-import { headerRef, HEADERS, parameterRef, PARAMETERS, SECURITY_SCHEMES } from "./components.ts";
+import {
+  type HeaderName,
+  headerRef,
+  HEADERS,
+  type ParameterName,
+  parameterRef,
+  PARAMETERS,
+  SECURITY_SCHEMES,
+} from "./components.ts";
 import { errorResponses } from "./error_responses.ts";
-import { type ExactJsonValue, stringifyExact } from "./exact_json.ts";
+import type { ExactJsonValue } from "./exact_json.ts";
 import { componentSchemas } from "./schema_to_json.ts";
 
-type Json = { [key: string]: ExactJsonValue };
+type Json = { [key: string]: ExactJsonValue | undefined };
+
+const SCHEMAS = { PetStatus, NewPet, Pet, Pets, Error: ErrorBody };
+
+/** Named examples of a body, as OpenAPI writes them. */
+export type Examples = Record<string, { summary: string; value: ExactJsonValue }>;
+
+/** A body: the name of its schema under `components.schemas`, and examples. */
+export interface Body {
+  readonly description: string;
+  readonly schema: keyof typeof SCHEMAS;
+  readonly examples: Examples;
+}
+
+/** One operation, declared next to its route; the document derives the rest from it. */
+export interface Operation<Id extends string = string> {
+  readonly method: "GET" | "POST";
+  /** The router's pattern: each `:name` segment is the path parameter `name`. */
+  readonly pattern: string;
+  readonly operationId: Id;
+  readonly summary: string;
+  readonly description: string;
+  /** Also what makes the app send the deprecation headers, and 410 from the sunset on. */
+  readonly deprecated?: boolean;
+  /** A GET answered with an `ETag`, revalidated to 304, compressed when allowed. */
+  readonly cacheable?: boolean;
+  /** Query and header parameters (path parameters come from the pattern). */
+  readonly parameters?: readonly ParameterName[];
+  readonly requestBody?: Body;
+  /** The success response and the headers it adds to those every response has. */
+  readonly response: Body & {
+    readonly status: 200 | 201;
+    readonly headers?: Readonly<Record<string, HeaderName>>;
+  };
+  /** The error codes it can answer beyond those of every authenticated operation. */
+  readonly errors: readonly ErrorCode[];
+}
 
 /** What the document depends on: where the API lives. */
 export interface DocumentOptions {
@@ -24,82 +69,68 @@ export interface DocumentOptions {
 }
 
 const SECURITY = [{ bearerAuth: [] }];
-const DEPRECATED_ON = new Date(DEPRECATED_AT).toISOString().slice(0, 10);
+const DEPRECATED_SINCE = `Deprecated since ${
+  new Date(DEPRECATED_AT).toISOString().slice(0, 10)
+}; sunset ${SUNSET_VALUE}: from then on it answers 410 \`gone\`.`;
+const DEPRECATED_HEADERS =
+  "Every response carries `Deprecation`, `Sunset` and a `Link` to the successor.";
+/** A key missing or refused, a quota spent, a fault, a store not ready: any operation with a key. */
+const KEYED_ERRORS: ErrorCode[] = ["unauthorized", "rate_limited", "internal_error", "unavailable"];
+const SITE = "https://pets.example.com";
+const TAG = { name: "pets", description: "The animals of the store" };
 /** On every response of every operation: all of them need a key. */
-const COMMON_HEADERS: Json = {
-  "X-Request-Id": headerRef("XRequestId"),
-  "Cache-Control": headerRef("CacheControl"),
-  RateLimit: headerRef("RateLimit"),
-  "RateLimit-Policy": headerRef("RateLimitPolicy"),
-};
-const DEPRECATION_HEADERS: Json = {
-  Deprecation: headerRef("Deprecation"),
-  Sunset: headerRef("Sunset"),
-  Link: headerRef("SuccessorLink"),
-};
+const COMMON_HEADERS = headerRefs({
+  "X-Request-Id": "XRequestId",
+  "Cache-Control": "CacheControl",
+  RateLimit: "RateLimit",
+  "RateLimit-Policy": "RateLimitPolicy",
+});
+const DEPRECATION_HEADERS = headerRefs({
+  Deprecation: "Deprecation",
+  Sunset: "Sunset",
+  Link: "SuccessorLink",
+});
 /** The validator and caching headers of a cacheable GET's 200 and 304. */
-const CACHING_HEADERS: Json = {
-  ETag: headerRef("ETag"),
-  "Cache-Control": headerRef("CacheControlRevalidate"),
-  Vary: headerRef("VaryAcceptEncoding"),
-};
-// Placeholders on the example domain the servers use: a deployment states its own.
-const CONTACT: Json = {
-  name: "Animal Store API team",
-  url: "https://pets.example.com/support",
-  email: "api@pets.example.com",
-};
-const LICENSE: Json = { name: "Proprietary", url: "https://pets.example.com/terms" };
+const CACHING_HEADERS = headerRefs({
+  ETag: "ETag",
+  "Cache-Control": "CacheControlRevalidate",
+  Vary: "VaryAcceptEncoding",
+});
 
-/** The 304 of a cacheable GET; `extra` are the headers every response of the path has. */
-function notModified(extra: Json = {}): Json {
-  return {
-    description: "Not Modified: `If-None-Match` matched the current `ETag`; no body",
-    headers: {
-      ...COMMON_HEADERS,
-      ...extra,
-      // After the common ones: these GETs may be kept by the client, so their Cache-Control wins.
-      ...CACHING_HEADERS,
-    },
-  };
-}
-
-const rex = { id: 1, name: "Rex", categoryId: 7, status: "available" };
-const tom = { id: 2, name: "Tom", categoryId: INT64_MAX };
-
-/** The document as a value (int64 bounds as bigints). */
-export function openApiDocument(options: DocumentOptions): Json {
-  const schemas = componentSchemas({ PetStatus, NewPet, Pet, Pets, Error: ErrorBody });
+/** The document of these operations, as a value (int64 bounds as bigints). */
+export function openApiDocument(options: DocumentOptions, operations: readonly Operation[]): Json {
+  const paths: Record<string, Json> = {};
+  for (const operation of operations) {
+    const path = operation.pattern.replace(/:([A-Za-z0-9]+)/g, "{$1}");
+    paths[path] = { ...paths[path], [operation.method.toLowerCase()]: describe(operation) };
+  }
   return {
     openapi: "3.1.0",
     info: {
       title: "Animal Store API",
       version: "1.0.0",
-      contact: CONTACT,
-      license: LICENSE,
+      // Placeholders on the example domain the servers use: a deployment states its own.
+      contact: {
+        name: "Animal Store API team",
+        url: `${SITE}/support`,
+        email: "api@pets.example.com",
+      },
+      license: { name: "Proprietary", url: `${SITE}/terms` },
       summary: "List, add and get the animals a store offers",
       description:
         `A JSON HTTP service for a store's catalogue of animals. Every operation needs an API key as a bearer token. \`categoryId\` is any int64, kept digit for digit (parse responses with a big-integer-aware JSON parser to keep values beyond 2^53). Served by animal-store ${VERSION}.`,
     },
     servers: servers(options),
     security: SECURITY,
-    tags: [{ name: "pets", description: "The animals of the store" }],
-    paths: {
-      "/pets": { get: listPets(), post: createPet() },
-      "/pets/{petId}": { get: getPet() },
-    },
+    tags: [TAG],
+    paths,
     components: {
-      schemas,
+      schemas: componentSchemas(SCHEMAS),
       parameters: PARAMETERS,
       headers: HEADERS,
       securitySchemes: SECURITY_SCHEMES,
     },
   };
-}
-
-/** The document as served: exact JSON text, pretty-printed. */
-export function openApiJson(options: DocumentOptions): string {
-  return stringifyExact(openApiDocument(options)) + "\n";
 }
 
 function servers(options: DocumentOptions): Json[] {
@@ -114,117 +145,76 @@ function servers(options: DocumentOptions): Json[] {
     },
   });
   return [
-    server("production", "https://pets.example.com"),
+    server("production", SITE),
     server("staging", "https://staging.pets.example.com"),
   ];
 }
 
-function json(schemaName: string, examples: Json): Json {
+function describe(operation: Operation): Json {
+  const { deprecated = false, cacheable = false, response } = operation;
+  const pathParameters = [...operation.pattern.matchAll(/:([A-Za-z0-9]+)/g)].map((m) => m[1]);
+  const parameters = [
+    ...pathParameters,
+    ...operation.parameters ?? [],
+    ...cacheable ? ["ifNoneMatch"] : [],
+    "requestId",
+  ];
+  // Headers the app sends on every response of the path, whatever its status.
+  const always = { ...deprecated ? DEPRECATION_HEADERS : {}, ...COMMON_HEADERS };
+  const errors = [...operation.errors, ...KEYED_ERRORS, ...deprecated ? ["gone" as const] : []];
   return {
-    "application/json": { schema: { $ref: `#/components/schemas/${schemaName}` }, examples },
-  };
-}
-
-function listPets(): Json {
-  return {
-    operationId: "listPets",
-    summary: "List pets",
-    description:
-      'Pets in ascending id order, as a plain JSON array. When more follow, the `Link` header has the next page\'s URL (`rel="next"`); walking the links returns every matching pet exactly once, even while pets are created. A full page never changes (only a full last page gains its `next` link): revalidate with `If-None-Match` and the `ETag` to get a 304. Bodies over 1 KiB come as br or gzip when `Accept-Encoding` allows.',
-    tags: ["pets"],
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: deprecated
+      ? `${DEPRECATED_SINCE} ${operation.description} ${DEPRECATED_HEADERS}`
+      : operation.description,
+    tags: [TAG.name],
+    deprecated: deprecated || undefined,
+    "x-sunset": deprecated ? new Date(SUNSET_AT).toISOString() : undefined,
     security: SECURITY,
-    parameters: ["limit", "status", "cursor", "ifNoneMatch", "requestId"].map(parameterRef),
-    responses: {
-      "200": {
-        description: "A page of pets",
-        headers: {
-          "Content-Encoding": headerRef("ContentEncoding"),
-          Link: headerRef("NextLink"),
-          ...COMMON_HEADERS,
-          ...CACHING_HEADERS,
-        },
-        content: json("Pets", {
-          page: { summary: "A page of two pets", value: [rex, tom] },
-          empty: { summary: "No pet matches", value: [] },
-        }),
-      },
-      "304": notModified(),
-      ...errorResponses([400, 401, 429, 500, 503], {
-        only400: ["invalid_query"],
-        extraHeaders: COMMON_HEADERS,
-      }),
-    },
-  };
-}
-
-function createPet(): Json {
-  return {
-    operationId: "createPet",
-    summary: "Add a pet",
-    description:
-      "Stores the pet durably (fsync) before answering 201. Send `Idempotency-Key` to make a retry safe.",
-    tags: ["pets"],
-    security: SECURITY,
-    parameters: ["idempotencyKey", "requestId"].map(parameterRef),
-    requestBody: {
+    parameters: parameters.map(parameterRef),
+    requestBody: operation.requestBody === undefined ? undefined : {
       required: true,
-      description: "The pet to add; any other field is refused",
-      content: json("NewPet", {
-        available: {
-          summary: "With a status",
-          value: { name: "Rex", categoryId: 7, status: "available" },
-        },
-        int64: {
-          summary: "Without a status, largest categoryId",
-          value: { name: "Tom", categoryId: INT64_MAX },
-        },
-      }),
+      description: operation.requestBody.description,
+      content: content(operation.requestBody),
     },
     responses: {
-      "201": {
-        description: "Added (or replayed for a repeated Idempotency-Key)",
+      [response.status]: {
+        description: response.description,
         headers: {
-          Location: headerRef("Location"),
-          "Idempotent-Replayed": headerRef("IdempotentReplayed"),
-          ...COMMON_HEADERS,
+          ...cacheable ? headerRefs({ "Content-Encoding": "ContentEncoding" }) : {},
+          ...headerRefs(response.headers ?? {}),
+          ...always,
+          // After the common ones: these GETs may be kept by the client, so their Cache-Control wins.
+          ...cacheable ? CACHING_HEADERS : {},
         },
-        content: json("Pet", { created: { summary: "The new pet", value: rex } }),
+        content: content(response),
       },
-      ...errorResponses([400, 401, 409, 413, 415, 422, 429, 500, 503], {
-        only400: ["invalid_body", "validation_failed"],
-        extraHeaders: COMMON_HEADERS,
-      }),
+      "304": cacheable
+        ? {
+          description: "Not Modified: `If-None-Match` matched the current `ETag`; no body",
+          headers: {
+            ...COMMON_HEADERS,
+            ...deprecated ? DEPRECATION_HEADERS : {},
+            ...CACHING_HEADERS,
+          },
+        }
+        : undefined,
+      ...errorResponses(errors, always),
     },
   };
 }
 
-function getPet(): Json {
+function content(body: Body): Json {
   return {
-    operationId: "getPet",
-    summary: "Get a pet (deprecated)",
-    description:
-      `Deprecated since ${DEPRECATED_ON}; sunset ${SUNSET_VALUE}: from then on it answers 410 \`gone\`. Use \`GET /pets\` with the \`status\` filter instead. Every response carries \`Deprecation\`, \`Sunset\` and a \`Link\` to the successor.`,
-    tags: ["pets"],
-    deprecated: true,
-    "x-sunset": new Date(SUNSET_AT).toISOString(),
-    security: SECURITY,
-    parameters: ["petId", "ifNoneMatch", "requestId"].map(parameterRef),
-    responses: {
-      "200": {
-        description: "The pet",
-        headers: {
-          "Content-Encoding": headerRef("ContentEncoding"),
-          ...DEPRECATION_HEADERS,
-          ...COMMON_HEADERS,
-          ...CACHING_HEADERS,
-        },
-        content: json("Pet", { pet: { summary: "A pet", value: rex } }),
-      },
-      "304": notModified(DEPRECATION_HEADERS),
-      ...errorResponses([400, 401, 404, 410, 429, 500, 503], {
-        only400: ["invalid_path"],
-        extraHeaders: { ...DEPRECATION_HEADERS, ...COMMON_HEADERS },
-      }),
+    "application/json": {
+      schema: { $ref: `#/components/schemas/${body.schema}` },
+      examples: body.examples,
     },
   };
+}
+
+/** A response's `headers` map: each header name refers to its `components.headers` entry. */
+function headerRefs(names: Readonly<Record<string, HeaderName>>): Json {
+  return Object.fromEntries(Object.entries(names).map(([name, ref]) => [name, headerRef(ref)]));
 }

@@ -25,7 +25,9 @@ export function componentSchemas(named: NamedSchemas): Record<string, JsonSchema
   const plain = Object.entries(named).map(([name, schema]) => [name, plainSchema(schema)] as const);
   const refByShape = new Map(plain.map(([name, schema]) => [shapeOf(schema), name]));
   const result: Record<string, JsonSchema> = {};
-  for (const [name, schema] of plain) result[name] = withRefs(schema, refByShape, true);
+  for (const [name, schema] of plain) {
+    result[name] = withRefs(schema, refByShape, true) as JsonSchema;
+  }
   return result;
 }
 
@@ -59,20 +61,15 @@ function plain(value: unknown): ExactJsonValue {
   return result;
 }
 
-function withRefs(schema: JsonSchema, refByShape: Map<string, string>, isRoot: boolean) {
-  const ref = isRoot ? undefined : refByShape.get(shapeOf(schema));
+/** `value` with each subschema that equals a named one (other than itself) as a `$ref`. */
+function withRefs(value: ExactJsonValue, refByShape: Map<string, string>, isRoot = false) {
+  if (Array.isArray(value)) return value.map((item): ExactJsonValue => withRefs(item, refByShape));
+  if (value === null || typeof value !== "object") return value;
+  const ref = isRoot ? undefined : refByShape.get(shapeOf(value));
   if (ref !== undefined) return { $ref: `#/components/schemas/${ref}` };
   const result: JsonSchema = {};
-  for (const [key, value] of Object.entries(schema)) {
-    result[key] = refsIn(value, refByShape);
-  }
+  for (const [key, item] of Object.entries(value)) result[key] = withRefs(item!, refByShape);
   return result;
-}
-
-function refsIn(value: ExactJsonValue, refByShape: Map<string, string>): ExactJsonValue {
-  if (Array.isArray(value)) return value.map((item) => refsIn(item, refByShape));
-  if (value === null || typeof value !== "object") return value;
-  return withRefs(value as JsonSchema, refByShape, false);
 }
 
 function shapeOf(schema: ExactJsonValue): string {

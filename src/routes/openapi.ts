@@ -3,7 +3,14 @@ import type { RequestContext } from "../http/context.ts";
 import type { Config } from "../config/config.ts";
 import type { Reply } from "../http/responses.ts";
 import type { Route } from "../http/router.ts";
-import { openApiJson } from "../openapi/document.ts";
+import { type DocumentOptions, openApiDocument } from "../openapi/document.ts";
+import { stringifyExact } from "../openapi/exact_json.ts";
+import { PET_OPERATIONS } from "./pets.ts";
+
+/** The document of the API's operations as served, and as the `openapi` sub-command prints it. */
+export function openApiJson(options: DocumentOptions): string {
+  return stringifyExact(openApiDocument(options, PET_OPERATIONS)) + "\n";
+}
 
 /** The document route; the text is built once, since it only depends on the settings. */
 export function openapiRoutes(deps: { config: Config }): Route<RequestContext, Reply>[] {

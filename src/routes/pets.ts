@@ -10,6 +10,90 @@ import { validateNewPet } from "../schemas/validate.ts";
 import { listQueryString, parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { idempotencyClaim } from "../store/idempotency.ts";
 import { createCacheableReads } from "../cache/cacheable_reads.ts";
+import type { Operation } from "../openapi/document.ts";
+import { INT64_MAX } from "../schemas/pet.ts";
+
+const rex = { id: 1, name: "Rex", categoryId: 7, status: "available" };
+const tom = { id: 2, name: "Tom", categoryId: INT64_MAX };
+
+/** The pet routes as data: each one's method and pattern, and what the OpenAPI document says. */
+export const PET_OPERATIONS: readonly Operation<"listPets" | "createPet" | "getPet">[] = [
+  {
+    method: "GET",
+    pattern: "/pets",
+    operationId: "listPets",
+    summary: "List pets",
+    description:
+      'Pets in ascending id order, as a plain JSON array. When more follow, the `Link` header has the next page\'s URL (`rel="next"`); walking the links returns every matching pet exactly once, even while pets are created. A full page never changes (only a full last page gains its `next` link): revalidate with `If-None-Match` and the `ETag` to get a 304. Bodies over 1 KiB come as br or gzip when `Accept-Encoding` allows.',
+    cacheable: true,
+    parameters: ["limit", "status", "cursor"],
+    response: {
+      status: 200,
+      description: "A page of pets",
+      headers: { Link: "NextLink" },
+      schema: "Pets",
+      examples: {
+        page: { summary: "A page of two pets", value: [rex, tom] },
+        empty: { summary: "No pet matches", value: [] },
+      },
+    },
+    errors: ["invalid_query"],
+  },
+  {
+    method: "POST",
+    pattern: "/pets",
+    operationId: "createPet",
+    summary: "Add a pet",
+    description:
+      "Stores the pet durably (fsync) before answering 201. Send `Idempotency-Key` to make a retry safe.",
+    parameters: ["idempotencyKey"],
+    requestBody: {
+      description: "The pet to add; any other field is refused",
+      schema: "NewPet",
+      examples: {
+        available: {
+          summary: "With a status",
+          value: { name: "Rex", categoryId: 7, status: "available" },
+        },
+        int64: {
+          summary: "Without a status, largest categoryId",
+          value: { name: "Tom", categoryId: INT64_MAX },
+        },
+      },
+    },
+    response: {
+      status: 201,
+      description: "Added (or replayed for a repeated Idempotency-Key)",
+      headers: { Location: "Location", "Idempotent-Replayed": "IdempotentReplayed" },
+      schema: "Pet",
+      examples: { created: { summary: "The new pet", value: rex } },
+    },
+    errors: [
+      "invalid_body",
+      "validation_failed",
+      "idempotency_key_in_flight",
+      "payload_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+    ],
+  },
+  {
+    method: "GET",
+    pattern: "/pets/:petId",
+    operationId: "getPet",
+    summary: "Get a pet (deprecated)",
+    description: "Use `GET /pets` with the `status` filter instead.",
+    deprecated: true,
+    cacheable: true,
+    response: {
+      status: 200,
+      description: "The pet",
+      schema: "Pet",
+      examples: { pet: { summary: "A pet", value: rex } },
+    },
+    errors: ["invalid_path", "not_found"],
+  },
+];
 
 /** Routes under BASE_PATH for pets. */
 export function petRoutes(deps: { config: Config }): Route<RequestContext, Reply>[] {
@@ -101,9 +185,11 @@ export function petRoutes(deps: { config: Config }): Route<RequestContext, Reply
     return reply;
   }
 
-  return [
-    { method: "GET", pattern: "/pets", handler: listPets },
-    { method: "POST", pattern: "/pets", handler: createPet },
-    { method: "GET", pattern: "/pets/:petId", handler: getPet, options: { deprecated: true } },
-  ];
+  const handlers = { listPets, createPet, getPet };
+  return PET_OPERATIONS.map(({ method, pattern, operationId, deprecated }) => ({
+    method,
+    pattern,
+    handler: handlers[operationId],
+    options: { deprecated },
+  }));
 }

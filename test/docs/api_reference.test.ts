@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../src/config/config.ts";
 import { DEPRECATED_AT, SUNSET_AT } from "../../src/http/deprecation.ts";
-import { openApiJson } from "../../src/openapi/document.ts";
+import { openApiJson } from "../../src/routes/openapi.ts";
 import { readPage, section } from "./markdown.ts";
 
 // deno-lint-ignore no-explicit-any

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseJsonExact } from "../../src/http/json.ts";
 import type { JsonValue } from "../../src/schemas/json_value.ts";
-import { openApiJson } from "../../src/openapi/document.ts";
+import { openApiJson } from "../../src/routes/openapi.ts";
 import { testApp } from "../support/app.ts";
 import { schemaErrors } from "../support/json_schema.ts";
 

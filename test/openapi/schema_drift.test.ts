@@ -13,7 +13,8 @@ import { describe, it } from "node:test";
 import { parseJsonExact } from "../../src/http/json.ts";
 import type { JsonValue } from "../../src/schemas/json_value.ts";
 import { SUNSET_AT } from "../../src/http/deprecation.ts";
-import { openApiJson } from "../../src/openapi/document.ts";
+import { openApiJson } from "../../src/routes/openapi.ts";
+import { PET_OPERATIONS } from "../../src/routes/pets.ts";
 import { stringifyExact } from "../../src/openapi/exact_json.ts";
 import { testApp } from "../support/app.ts";
 import { resolveRef, schemaErrors } from "../support/json_schema.ts";
@@ -31,8 +32,18 @@ const document = parseExact(openApiJson({ basePath: "/v1" })) as Json;
 const schemas = (document.components as Json).schemas as Json;
 const paths = document.paths as Record<string, Record<string, Json>>;
 
-function operation(path: string, method: string): Json {
-  return paths[path][method];
+/**
+ * The document's operation for a request, found as the router finds it: the declared route whose
+ * method (HEAD as GET) and pattern match. So a case names only the request, never its operation.
+ */
+function operationFor(method: string, url: string): Json {
+  const path = url.replace(/^\/v1|\?.*$/g, "");
+  const route = PET_OPERATIONS.find((candidate) =>
+    candidate.method === (method === "HEAD" ? "GET" : method) &&
+    new RegExp(`^${candidate.pattern.replace(/:\w+/g, "[^/]+")}$`).test(path)
+  );
+  assert.ok(route, `${method} ${url} reaches no declared operation`);
+  return paths[route.pattern.replace(/:(\w+)/g, "{$1}")][route.method.toLowerCase()];
 }
 
 function parameterSchema(op: Json, name: string): Json {
@@ -77,12 +88,6 @@ function declaredHeaders(response: Json): Map<string, DeclaredHeader> {
   return declared;
 }
 
-/** A header value typed as the document's schema reads it: digits become a bigint for integers. */
-function headerValue(schema: Json, text: string): JsonValue {
-  const resolved = typeof schema.$ref === "string" ? resolveRef(document, schema.$ref) : schema;
-  return resolved.type === "integer" && /^[0-9]+$/.test(text) ? BigInt(text) : text;
-}
-
 /**
  * The response carries every header the document marks required (with a value its schema
  * allows), and no header beyond those the document lists and `COMMON_HEADERS`.
@@ -98,7 +103,7 @@ function assertHeadersDocumented(
       assert.ok(!header.required, `${label}: lacks ${name}, which the document marks required`);
       continue;
     }
-    const errors = schemaErrors(header.schema, headerValue(header.schema, value), document);
+    const errors = schemaErrors(header.schema, typedLike(header.schema, value), document);
     assert.deepEqual(errors, [], `${label}: ${name}: ${value} is off the document`);
   }
   for (const [name] of response.headers) {
@@ -144,7 +149,7 @@ async function assertDocumented405(path: string, response: Response, label: stri
 
 describe("NewPet in the document and the handler agree", () => {
   const newPet = schemas.NewPet as Json;
-  const createPet = operation("/pets", "post");
+  const createPet = operationFor("POST", "/v1/pets");
   const samples = objectCandidates(newPet, document);
 
   it("the document's NewPet schema says what docs/api.md says at the boundaries", () => {
@@ -183,114 +188,87 @@ describe("NewPet in the document and the handler agree", () => {
 });
 
 describe("parameters in the document and the handler agree", () => {
-  const listPets = operation("/pets", "get");
-  const getPet = operation("/pets/{petId}", "get");
-
-  /** A value as it appears in a URL; the document types it, so parse it back as it would. */
-  function validParameter(schema: Json, value: JsonValue): boolean {
-    return schemaErrors(schema, value, document).length === 0;
-  }
-
-  for (const name of ["limit", "status"]) {
-    it(`listPets ${name}: 200 exactly for the values the document allows`, async () => {
+  const cases: [name: string, url: (text: string) => string, valid: number[]][] = [
+    ["limit", (text) => `/v1/pets?limit=${text}`, [200]],
+    ["status", (text) => `/v1/pets?status=${text}`, [200]],
+    ["petId", (text) => `/v1/pets/${text}`, [200, 404]],
+  ];
+  for (const [name, url, validStatuses] of cases) {
+    it(`${name}: ${validStatuses.join(" or ")} exactly for the values the document allows`, async () => {
       const { request } = testApp();
       await request("/v1/pets", { method: "POST", body: '{"name":"Rex","categoryId":1}' });
-      const schema = parameterSchema(listPets, name);
+      const op = operationFor("GET", url("1"));
+      const schema = parameterSchema(op, name);
       for (const value of candidatesFor(schema, document)) {
-        if (value === null || value === true) continue; // not expressible in a query string
+        if (value === null || value === true) continue; // not expressible in a URL
         const text = String(value);
-        const valid = validParameter(schema, typedLike(schema, text));
-        const response = await request(`/v1/pets?${name}=${encodeURIComponent(text)}`);
-        assert.equal(response.status, valid ? 200 : 400, `${name}=${text.slice(0, 40)}`);
-        await assertDocumented(listPets, response, `${name}=${text}`);
+        const valid = schemaErrors(schema, typedLike(schema, text), document).length === 0;
+        const response = await request(url(encodeURIComponent(text)));
+        const label = `${name}=${text.slice(0, 40)}`;
+        if (valid) assert.ok(validStatuses.includes(response.status), label);
+        else assert.equal(response.status, 400, label);
+        await assertDocumented(op, response, label);
       }
     });
   }
-
-  it("getPet petId: 400 exactly for the values the document refuses", async () => {
-    const { request } = testApp();
-    await request("/v1/pets", { method: "POST", body: '{"name":"Rex","categoryId":1}' });
-    const schema = parameterSchema(getPet, "petId");
-    for (const value of candidatesFor(schema, document)) {
-      if (value === null || value === true) continue;
-      const text = String(value);
-      const valid = validParameter(schema, typedLike(schema, text));
-      const response = await request(`/v1/pets/${encodeURIComponent(text)}`);
-      if (valid) assert.ok([200, 404].includes(response.status), `petId=${text}`);
-      else assert.equal(response.status, 400, `petId=${text}`);
-      await assertDocumented(getPet, response, `petId=${text}`);
-    }
-  });
 });
 
 describe("responses match the document", () => {
-  const listPets = operation("/pets", "get");
-  const createPet = operation("/pets", "post");
-  const getPet = operation("/pets/{petId}", "get");
   const rex = '{"name":"Rex","categoryId":1}';
-  type Case = [Json, string, RequestInit & { key?: string | null }];
+  type Case = [string, RequestInit & { key?: string | null }];
 
   async function check(app: ReturnType<typeof testApp>, cases: Case[]) {
-    for (const [op, path, init] of cases) {
+    for (const [path, init] of cases) {
+      const method = init.method ?? "GET";
       const response = await app.request(path, init);
-      await assertDocumented(op, response, `${init.method ?? "GET"} ${path}`);
+      await assertDocumented(operationFor(method, path), response, `${method} ${path}`);
     }
   }
 
   it("error statuses and headers of each operation are documented", async () => {
     const app = testApp({ env: { RATE_LIMIT: "1000" } });
+    const post = (body: string, init: RequestInit & { key?: string | null } = {}): Case => [
+      "/v1/pets",
+      { method: "POST", body, ...init },
+    ];
     await check(app, [
-      [createPet, "/v1/pets", { method: "POST", body: rex }],
-      [createPet, "/v1/pets", { method: "POST", body: rex, headers: { "idempotency-key": "k1" } }],
-      [createPet, "/v1/pets", { method: "POST", body: rex, headers: { "idempotency-key": "k1" } }],
-      [createPet, "/v1/pets", {
-        method: "POST",
-        body: '{"name":"Rey","categoryId":1}',
-        headers: { "idempotency-key": "k1" },
-      }],
-      [createPet, "/v1/pets", { method: "POST", body: rex, headers: { "idempotency-key": "" } }],
-      [createPet, "/v1/pets", { method: "POST", body: "{", key: null }],
-      [createPet, "/v1/pets", { method: "POST", body: "{", key: "wrong" }],
-      [createPet, "/v1/pets", { method: "POST", body: "{" }],
-      [createPet, "/v1/pets", { method: "POST", body: '{"name":""}' }],
-      [createPet, "/v1/pets", {
-        method: "POST",
-        body: "{}",
-        headers: { "content-type": "text/plain" },
-      }],
-      [createPet, "/v1/pets", { method: "POST", body: "x".repeat(70_000) }],
-      [listPets, "/v1/pets?limit=1", {}],
-      [listPets, "/v1/pets?limit=1", { method: "HEAD" }],
-      [listPets, "/v1/pets?cursor=abc", {}],
-      [listPets, "/v1/pets", { key: null }],
-      [listPets, "/v1/pets", { key: "wrong" }],
-      [getPet, "/v1/pets/1", {}],
-      [getPet, "/v1/pets/1", { method: "HEAD" }],
-      [getPet, "/v1/pets/99", {}],
-      [getPet, "/v1/pets/abc", {}],
-      [getPet, "/v1/pets/1", { key: "wrong" }],
-      [getPet, "/v1/pets/1", { key: null }],
+      post(rex),
+      post(rex, { headers: { "idempotency-key": "k1" } }),
+      post(rex, { headers: { "idempotency-key": "k1" } }),
+      post('{"name":"Rey","categoryId":1}', { headers: { "idempotency-key": "k1" } }),
+      post(rex, { headers: { "idempotency-key": "" } }),
+      post("{", { key: null }),
+      post("{", { key: "wrong" }),
+      post("{"),
+      post('{"name":""}'),
+      post("{}", { headers: { "content-type": "text/plain" } }),
+      post("x".repeat(70_000)),
+      ["/v1/pets?limit=1", {}],
+      ["/v1/pets?limit=1", { method: "HEAD" }],
+      ["/v1/pets?cursor=abc", {}],
+      ["/v1/pets", { key: null }],
+      ["/v1/pets", { key: "wrong" }],
+      ["/v1/pets/1", {}],
+      ["/v1/pets/1", { method: "HEAD" }],
+      ["/v1/pets/99", {}],
+      ["/v1/pets/abc", {}],
+      ["/v1/pets/1", { key: "wrong" }],
+      ["/v1/pets/1", { key: null }],
     ]);
   });
 
-  it("405 answers carry Allow and the headers their path always has", async () => {
+  it("405 answers carry Allow and the headers their path always has, on every declared path", async () => {
     const app = testApp();
-    for (
-      const [path, url, method] of [["/pets", "/v1/pets", "DELETE"], [
-        "/pets/{petId}",
-        "/v1/pets/1",
-        "PUT",
-      ]]
-    ) {
-      await assertDocumented405(path, await app.request(url, { method }), `${method} ${url}`);
+    for (const pattern of new Set(PET_OPERATIONS.map((route) => route.pattern))) {
+      const url = `/v1${pattern.replace(/:\w+/g, "1")}`;
+      const response = await app.request(url, { method: "DELETE" });
+      await assertDocumented405(pattern.replace(/:(\w+)/g, "{$1}"), response, `DELETE ${url}`);
     }
   });
 
   it("410 after the sunset carries the documented headers", async () => {
-    await check(testApp({ clock: () => SUNSET_AT }), [
-      [getPet, "/v1/pets/1", {}],
-      [getPet, "/v1/pets/1", { key: null }],
-    ]);
+    const app = testApp({ clock: () => SUNSET_AT });
+    await check(app, [["/v1/pets/1", {}], ["/v1/pets/1", { key: null }]]);
   });
 
   it("409 while the same Idempotency-Key is being written carries the documented headers", async () => {
@@ -299,32 +277,32 @@ describe("responses match the document", () => {
     app.store.writeGate = new Promise<void>((resolve) => release = resolve);
     const init = { method: "POST", body: rex, headers: { "idempotency-key": "slow" } };
     const first = app.request("/v1/pets", init);
-    await check(app, [[createPet, "/v1/pets", init]]);
+    await check(app, [["/v1/pets", init]]);
     release();
-    await assertDocumented(createPet, await first, "the first POST");
+    await assertDocumented(operationFor("POST", "/v1/pets"), await first, "the first POST");
   });
 
   it("429 over the rate limit carries the documented headers on every operation", async () => {
     const app = testApp({ env: { RATE_LIMIT: "1" } });
     await check(app, [
-      [createPet, "/v1/pets", { method: "POST", body: rex }],
-      [createPet, "/v1/pets", { method: "POST", body: rex }],
-      [listPets, "/v1/pets", {}],
-      [getPet, "/v1/pets/1", {}],
+      ["/v1/pets", { method: "POST", body: rex }],
+      ["/v1/pets", { method: "POST", body: rex }],
+      ["/v1/pets", {}],
+      ["/v1/pets/1", {}],
     ]);
   });
 
   it("503 while loading, on a refused write and on a lost store carries the documented headers", async () => {
     await check(testApp({ storeLoaded: false }), [
-      [createPet, "/v1/pets", { method: "POST", body: rex }],
-      [listPets, "/v1/pets", {}],
-      [getPet, "/v1/pets/1", {}],
+      ["/v1/pets", { method: "POST", body: rex }],
+      ["/v1/pets", {}],
+      ["/v1/pets/1", {}],
     ]);
     const app = testApp();
     app.store.failWrites = true;
-    await check(app, [[createPet, "/v1/pets", { method: "POST", body: rex }]]);
+    await check(app, [["/v1/pets", { method: "POST", body: rex }]]);
     app.store.available = false;
-    await check(app, [[listPets, "/v1/pets", {}], [getPet, "/v1/pets/1", {}]]);
+    await check(app, [["/v1/pets", {}], ["/v1/pets/1", {}]]);
   });
 
   it("500 from a store that throws carries the documented headers", async () => {
@@ -334,9 +312,9 @@ describe("responses match the document", () => {
     };
     Object.assign(app.store, { get: broken, list: broken, create: broken });
     await check(app, [
-      [createPet, "/v1/pets", { method: "POST", body: rex }],
-      [listPets, "/v1/pets", {}],
-      [getPet, "/v1/pets/1", {}],
+      ["/v1/pets", { method: "POST", body: rex }],
+      ["/v1/pets", {}],
+      ["/v1/pets/1", {}],
     ]);
   });
 
@@ -346,17 +324,16 @@ describe("responses match the document", () => {
     });
     const headers = { origin: "https://app.example.com", "x-request-id": "abc-1" };
     await check(app, [
-      [createPet, "/v1/pets", { method: "POST", body: rex, headers }],
-      [listPets, "/v1/pets?limit=1", { headers }],
-      [listPets, "/v1/pets?limit=1", { headers, key: null }],
-      [getPet, "/v1/pets/1", { headers }],
+      ["/v1/pets", { method: "POST", body: rex, headers }],
+      ["/v1/pets?limit=1", { headers }],
+      ["/v1/pets?limit=1", { headers, key: null }],
+      ["/v1/pets/1", { headers }],
     ]);
   });
 });
 
-/** A URL text typed as the document's schema would read it: integers become bigints. */
+/** A header or URL text typed as the document's schema reads it: integers become bigints. */
 function typedLike(schema: Json, text: string): JsonValue {
   const resolved = typeof schema.$ref === "string" ? resolveRef(document, schema.$ref) : schema;
-  if (resolved.type !== "integer") return text;
-  return /^-?(0|[1-9][0-9]*)$/.test(text) ? BigInt(text) : text;
+  return resolved.type === "integer" && /^-?(0|[1-9][0-9]*)$/.test(text) ? BigInt(text) : text;
 }
