@@ -104,6 +104,7 @@ if (only.length === 0 || only.includes("executable")) {
       "test/service/commands.test.ts",
       "test/service/metrics.test.ts",
       "test/service/https.test.ts",
+      "test/service/memory.test.ts",
     ], { TARGET_RUNTIME: "executable" });
     record("executable", code, denoCounts(output));
   }
