@@ -109,6 +109,7 @@ if (only.length === 0 || only.includes("executable")) {
       "test/service/request_edges.test.ts",
       "test/service/shutdown.test.ts",
       "test/service/faults.test.ts",
+      "test/service/memory.test.ts",
     ], { TARGET_RUNTIME: "executable" });
     record("executable", code, denoCounts(output));
   }

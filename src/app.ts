@@ -12,6 +12,7 @@
  */
 import type { Config } from "./config/config.ts";
 import { authenticate, type KeyRing } from "./http/auth.ts";
+import type { BrotliEncoder } from "./http/compression.ts";
 import type { Readiness, RequestContext } from "./http/context.ts";
 import { corsPolicyFor } from "./http/cors.ts";
 import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
@@ -65,6 +66,8 @@ export interface AppOptions {
    * lighter Response-compatible class (`RuntimeAdapter.Response`, see runtime/node).
    */
   readonly Response?: ResponseConstructor;
+  /** Compresses br bodies; node:zlib's brotli unless the runtime adapter offers another. */
+  readonly brotli?: BrotliEncoder;
 }
 
 /** Creates the service's fetch handler. */
@@ -93,7 +96,7 @@ export function createApp(options: AppOptions): App {
 
   /** The store can answer at all (a lost database connection says no): `/readyz` and metrics. */
   const storeAvailable = () => store?.isAvailable?.() !== false;
-  const apiRoutes = [...petRoutes({ config }), ...openapiRoutes({ config }), ...docsRoutes()];
+  const apiRoutes = [...petRoutes(options), ...openapiRoutes({ config }), ...docsRoutes()];
   const rootRoutes = healthRoutes({ readiness: () => readiness, storeAvailable });
   const metrics = config.metrics
     ? new ServiceMetrics(routeTable(config, rootRoutes, apiRoutes))

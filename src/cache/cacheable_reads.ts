@@ -10,7 +10,7 @@
  * filter, whether `limit` was given (it shows in the `next` link) and the negotiated coding.
  */
 import { cacheableReply, notModified, okReply } from "../http/cacheable_reply.ts";
-import { compressBody, COMPRESSION_THRESHOLD } from "../http/compression.ts";
+import { type BrotliEncoder, compressBody, COMPRESSION_THRESHOLD } from "../http/compression.ts";
 import { type ContentCoding, negotiateCoding } from "../http/content_coding.ts";
 import { ifNoneMatchMatches } from "../http/conditional.ts";
 import { pageTag, petTag } from "../http/etag.ts";
@@ -46,8 +46,11 @@ export interface CacheableReads {
 
 const encoder = new TextEncoder();
 
-/** The reads with a cache of `cacheBytes` bytes (0: no cache, same responses). */
-export function createCacheableReads(cacheBytes: number): CacheableReads {
+/**
+ * The reads with a cache of `cacheBytes` bytes (0: no cache, same responses), br bodies made
+ * with `brotli` (node:zlib's when absent).
+ */
+export function createCacheableReads(cacheBytes: number, brotli?: BrotliEncoder): CacheableReads {
   const cache = new ResponseCache(cacheBytes);
   const admission = new Admission(ADMISSION_WINDOW);
 
@@ -78,7 +81,7 @@ export function createCacheableReads(cacheBytes: number): CacheableReads {
     // A page with pets after it is full and never changes again; any other page can still grow.
     const immutable = built.hasMore;
     const response: CachedResponse = {
-      body: compressBody(built.body, coding, immutable ? "once" : "per_request"),
+      body: compressBody(built.body, coding, immutable ? "once" : "per_request", brotli),
       etag,
       coding,
       link: built.hasMore ? nextLink(built.lastId) : undefined,
@@ -101,7 +104,7 @@ export function createCacheableReads(cacheBytes: number): CacheableReads {
       ? negotiateCoding(request.headers.get("accept-encoding"))
       : "identity";
     return cacheableReply(request, {
-      body: compressBody(identity, coding, "once"),
+      body: compressBody(identity, coding, "once", brotli),
       etag: petTag(id, coding),
       coding,
       link: undefined,

@@ -54,7 +54,13 @@ export async function runServe(): Promise<number> {
   }
 
   const runtime = await detectRuntime();
-  const app = createApp({ config, keys, log, Response: runtime.Response });
+  const app = createApp({
+    config,
+    keys,
+    log,
+    Response: runtime.Response,
+    brotli: runtime.brotliEncoder?.(),
+  });
   let server: RunningServer | undefined;
   // Assigned once, below, but read by stop() which may run before that (a signal during listen).
   // deno-lint-ignore prefer-const

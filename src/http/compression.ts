@@ -9,7 +9,12 @@
  * and then served from the response cache. Brotli is quality 5 for both (see below). Which set applies depends only on whether the
  * response is immutable, never on whether the cache holds it, so a client receives the same
  * bytes with the cache on, off or too small.
+ *
+ * The brotli encoder is the runtime adapter's choice (`RuntimeAdapter.brotliEncoder`): node:zlib's
+ * by default, the WebAssembly build of `brotli-wasm` on Deno, whose own brotli keeps a few KB of
+ * resident memory per call for good (docs/caching.md, "Memory"). Both give the same bytes.
  */
+import { createRequire } from "node:module";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { ContentCoding } from "./content_coding.ts";
 
@@ -36,23 +41,48 @@ export const COMPRESSION_THRESHOLD = 1024;
 /** When the bytes are compressed: for one request, or once for every later one. */
 export type CompressionUse = "per_request" | "once";
 
-/** `body` in the coding (identity returns it unchanged). */
+/** A brotli encoder: `body` as one brotli stream at `quality` (the window is the default, 22). */
+export type BrotliEncoder = (body: Uint8Array, quality: number) => Uint8Array;
+
+/** node:zlib's brotli: the C library on Node and Bun. */
+export function zlibBrotli(body: Uint8Array, quality: number): Uint8Array {
+  return brotliCompressSync(body, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: quality,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+    },
+  });
+}
+
+/**
+ * The brotli of `brotli-wasm` (the Rust port of brotli built to WebAssembly), loaded now. Its
+ * memory is one WebAssembly memory that grows to the largest compression's need and is reused
+ * after that, so it stays bounded on any runtime. It takes no mode or size hint; at quality 5 to
+ * 9 its bytes are those of node:zlib all the same (test/http/compression.test.ts compares them).
+ * Loaded with `require`, whose entry reads the .wasm file beside it: the package's `import`
+ * entry fetches it by URL, which Node cannot do for a file.
+ */
+export function loadWasmBrotli(): BrotliEncoder {
+  const require = createRequire(import.meta.url);
+  const wasm = require("brotli-wasm") as {
+    compress(body: Uint8Array, options: { quality: number }): Uint8Array;
+  };
+  return (body, quality) => wasm.compress(body, { quality });
+}
+
+/** `body` in the coding (identity returns it unchanged); br with `brotli`. */
 export function compressBody(
   body: Uint8Array<ArrayBuffer>,
   coding: ContentCoding,
   use: CompressionUse,
+  brotli: BrotliEncoder = zlibBrotli,
 ): Uint8Array<ArrayBuffer> {
   if (coding === "identity") return body;
   if (coding === "gzip") {
     return toBytes(gzipSync(body, { level: use === "once" ? GZIP_ONCE : GZIP_PER_REQUEST }));
   }
-  return toBytes(brotliCompressSync(body, {
-    params: {
-      [constants.BROTLI_PARAM_QUALITY]: use === "once" ? BROTLI_ONCE : BROTLI_PER_REQUEST,
-      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-      [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
-    },
-  }));
+  return toBytes(brotli(body, use === "once" ? BROTLI_ONCE : BROTLI_PER_REQUEST));
 }
 
 /**

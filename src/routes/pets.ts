@@ -10,6 +10,7 @@ import { validateNewPet } from "../schemas/validate.ts";
 import { listQueryString, parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { idempotencyClaim } from "../store/idempotency.ts";
 import { createCacheableReads } from "../cache/cacheable_reads.ts";
+import type { BrotliEncoder } from "../http/compression.ts";
 import type { Operation } from "../openapi/document.ts";
 import { INT64_MAX } from "../schemas/pet.ts";
 
@@ -95,12 +96,14 @@ export const PET_OPERATIONS: readonly Operation<"listPets" | "createPet" | "getP
   },
 ];
 
-/** Routes under BASE_PATH for pets. */
-export function petRoutes(deps: { config: Config }): Route<RequestContext, Reply>[] {
+/** Routes under BASE_PATH for pets; `brotli` compresses their br bodies (node:zlib's if absent). */
+export function petRoutes(
+  deps: { config: Config; brotli?: BrotliEncoder },
+): Route<RequestContext, Reply>[] {
   const { config } = deps;
   const publicBase = `${config.publicUrl ?? ""}${config.basePath}`;
 
-  const reads = createCacheableReads(config.cacheBytes);
+  const reads = createCacheableReads(config.cacheBytes, deps.brotli);
 
   function listPets(context: RequestContext): Promise<Reply> {
     const query = parseListQuery(context.query);

@@ -18,12 +18,19 @@
  * Deno builds `request.url` of an origin-form target from the Host header: scheme + Host +
  * target, the Host as sent. A Host holding `/`, `?` or `#` would then move the path; see
  * `withTargetUrl`.
+ *
+ * br bodies are compressed with brotli-wasm, not Deno's own brotli: every brotli Deno 2.9 offers
+ * (node:zlib, sync or not, and `CompressionStream("brotli")`) keeps about 4–8 KB of resident
+ * memory per call that no GC gives back, hundreds of MiB over a day's requests (docs/caching.md,
+ * "Memory"). The WebAssembly one gives the same bytes, within a bounded memory.
  */
+import { loadWasmBrotli } from "../http/compression.ts";
 import { delay, type RuntimeAdapter, type ServeOptions } from "./server.ts";
 
 export const denoRuntime: RuntimeAdapter = {
   name: "deno",
   version: Deno.version.deno,
+  brotliEncoder: loadWasmBrotli,
   serve(options: ServeOptions) {
     return new Promise((resolve) => {
       const server = Deno.serve({

@@ -2,6 +2,7 @@
  * The contract every runtime adapter fulfils. Adapters are the only modules that know which
  * runtime runs; each owns listening, signals and graceful shutdown for its runtime.
  */
+import type { BrotliEncoder } from "../http/compression.ts";
 import type { ResponseConstructor } from "../http/responses.ts";
 
 /** What an adapter needs to serve the app. */
@@ -49,6 +50,11 @@ export interface RuntimeAdapter {
    * can write it more cheaply than a global `Response` (Node); absent, the app uses `Response`.
    */
   readonly Response?: ResponseConstructor;
+  /**
+   * The brotli encoder for br bodies, when this runtime's node:zlib one must not be used (Deno:
+   * its memory grows with every call); absent, node:zlib's. Called once, at start.
+   */
+  readonly brotliEncoder?: () => BrotliEncoder;
   /** Calls `handler` once per SIGTERM / SIGINT / SIGHUP the process receives. */
   onSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void): void;
 }
