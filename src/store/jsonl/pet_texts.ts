@@ -67,8 +67,8 @@ export class PetTexts {
     const source = this.#segments[this.#segmentOf[position]];
     const start = this.#startOf[position];
     const end = start + this.#lengthOf[position];
-    // A byte loop, not `target.set(source.subarray(...))`: a pet is ~100 bytes, and making a
-    // typed-array view per pet cost more than the copy itself (profiled on Bun and Deno).
+    // A byte loop, not `target.set(source.subarray(...))`: a pet is ~100 bytes, and a typed-array
+    // view per pet costs more than the copy itself (docs/performance.md, "Store").
     for (let i = start; i < end; i++) target[offset++] = source[i];
     return offset;
   }
