@@ -40,7 +40,12 @@ export async function runBackup(args: readonly string[] = []): Promise<number> {
     return 1;
   }
   const { pets, byStatus } = outcome;
-  const report = formatReport({ file: toStdout ? "stdout" : path, pets, byStatus, damagedLines: 0 });
+  const report = formatReport({
+    file: toStdout ? "stdout" : path,
+    pets,
+    byStatus,
+    damagedLines: 0,
+  });
   // With `-` stdout carries the backup itself.
   (toStdout ? process.stderr : process.stdout).write(report.join("\n") + "\n");
   return 0;

@@ -6,12 +6,7 @@ import type { DataFile, FileLayer } from "../../src/store/jsonl/file_layer.ts";
 import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
 import { petRecordBytes } from "../../src/store/jsonl/format.ts";
 import type { NewPet } from "../../src/schemas/pet.ts";
-import type {
-  IdempotencyClaim,
-  PageQuery,
-  PetStore,
-  StoredPet,
-} from "../../src/store/store.ts";
+import type { IdempotencyClaim, PageQuery, PetStore, StoredPet } from "../../src/store/store.ts";
 
 const made: string[] = [];
 

@@ -363,5 +363,4 @@ describe("GroupWriter", () => {
     assert.equal(reopened.size, 2);
     await reopened.close();
   });
-
 });

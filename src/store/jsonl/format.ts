@@ -160,7 +160,9 @@ export class PetLine {
   pet(bytes: Uint8Array): NewPet {
     const name = JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd)));
     const categoryId = BigInt(decoder.decode(bytes.subarray(this.categoryStart, this.categoryEnd)));
-    return this.status === undefined ? { name, categoryId } : { name, categoryId, status: this.status };
+    return this.status === undefined
+      ? { name, categoryId }
+      : { name, categoryId, status: this.status };
   }
 
   /** True when the bytes are in the exact written form; fills the fields. */

@@ -40,7 +40,13 @@ import {
   nodeFileLayer,
   syncDirectory,
 } from "./file_layer.ts";
-import { encodePetRecord, fitsOneLine, maxRecordBytes, type PetRecord, petRecord } from "./format.ts";
+import {
+  encodePetRecord,
+  fitsOneLine,
+  maxRecordBytes,
+  type PetRecord,
+  petRecord,
+} from "./format.ts";
 import { acquireLock, type DirectoryLock } from "./lock.ts";
 import { PetTexts } from "./pet_texts.ts";
 import { fileSource, readRecords } from "./records.ts";
@@ -224,10 +230,8 @@ export class JsonlStore implements PetStore {
 
   /** Creates a pet; resolves once it is durable, or with why not. */
   create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
-    const refused = this.#closing !== undefined
-      ? "the store is closing"
-      : this.#writer.halted ??
-        (fitsOneLine(pet, claim) ? undefined : "the record is too large to store");
+    const refused = this.#closing !== undefined ? "the store is closing" : this.#writer.halted ??
+      (fitsOneLine(pet, claim) ? undefined : "the record is too large to store");
     if (refused !== undefined) return Promise.resolve({ kind: "unavailable", reason: refused });
     if (claim !== undefined) {
       const id = keyId(claim);

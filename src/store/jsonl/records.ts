@@ -126,7 +126,9 @@ export async function readRecords(
         : checkEachLine && !isUtf8(bytes.subarray(start, newline))
         ? "is not valid UTF-8"
         : record.parse(bytes, start, newline, strict) ??
-          (record.id > lastId ? undefined : `has id ${record.id}, not above the id ${lastId} before it`);
+          (record.id > lastId
+            ? undefined
+            : `has id ${record.id}, not above the id ${lastId} before it`);
       start = newline + 1;
       if (reason !== undefined) {
         fail(reason);
