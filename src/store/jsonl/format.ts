@@ -213,10 +213,11 @@ export class PetLine {
     let status: PetStatus | undefined;
     if (matches(bytes, p, end, STATUS_KEY)) {
       p += STATUS_KEY.length;
-      const index = STATUS_TAILS.findIndex((tail) => matches(bytes, p, end, tail));
-      if (index < 0) return false;
-      status = PET_STATUSES[index];
-      p += STATUS_TAILS[index].length;
+      for (let i = 0; i < STATUS_TAILS.length && status === undefined; i++) {
+        if (matches(bytes, p, end, STATUS_TAILS[i])) status = PET_STATUSES[i];
+      }
+      if (status === undefined) return false;
+      p += status.length + 2;
     } else {
       if (bytes[p] !== CLOSE_BRACE) return false;
       p++;

@@ -386,10 +386,10 @@ export class JsonlStore implements PetStore {
   ): void {
     this.#texts.add(segment, start, end);
     const position = this.#index.add(id, status);
+    if (claim === undefined) return;
+    const key = keyId(claim);
     // The first pet made with a key keeps it.
-    if (claim !== undefined && !this.#keys.has(keyId(claim))) {
-      this.#keys.set(keyId(claim), { digest: claim.digest, position });
-    }
+    if (!this.#keys.has(key)) this.#keys.set(key, { digest: claim.digest, position });
   }
 
   #petAt(position: number): StoredPet {
