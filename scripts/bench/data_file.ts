@@ -4,7 +4,7 @@
  */
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { petRecordBytes } from "../../src/store/jsonl/record.ts";
+import { petRecordBytes } from "../../src/store/jsonl/format.ts";
 import { benchPet } from "./peers/pet_fixture.ts";
 
 const decoder = new TextDecoder();

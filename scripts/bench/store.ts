@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { NewPet, PetStatus } from "../../src/schemas/pet.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
-import { petRecordBytes } from "../../src/store/jsonl/record.ts";
+import { petRecordBytes } from "../../src/store/jsonl/format.ts";
 import { noSyncFileLayer } from "./no_sync_file_layer.ts";
 import { petJson } from "../../src/store/pet_json.ts";
 
@@ -226,7 +226,7 @@ async function childOpen(dir: string): Promise<void> {
   const rounds = 2000;
   const listStarted = performance.now();
   for (let i = 0; i < rounds; i++) {
-    store.list({ status: "sold", afterId: afterId + (i % 100), limit: 100 });
+    store.listJson({ status: "sold", afterId: afterId + (i % 100), limit: 100 });
   }
   const listMicros = ((performance.now() - listStarted) * 1000) / rounds;
   await store.close();

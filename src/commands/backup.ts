@@ -1,23 +1,19 @@
 /**
  * `backup PATH`: writes a consistent copy of the catalogue to PATH (`-` for stdout) while the
  * service keeps running: the data file's records (store/jsonl/backup.ts), or with DATABASE_URL
- * the database's pets in the same format (store/postgres/export_jsonl.ts).
+ * the database's pets in the same format (store/postgres/export_jsonl.ts). A file is installed
+ * atomically and durably (`installFile`): a crash never leaves half a backup under its name.
  */
 import process from "node:process";
 import type { Config } from "../config/config.ts";
 import { backupDataFile } from "../store/jsonl/backup.ts";
-import type { ByteSink } from "../store/jsonl/record_copy.ts";
-import type { StatusCounts } from "../store/store.ts";
-import { formatVerifyReport } from "../store/jsonl/verify.ts";
+import { installFile } from "../store/jsonl/file_layer.ts";
+import type { ByteSink } from "../store/jsonl/records.ts";
+import { formatReport, type ToolResult } from "../store/jsonl/verify.ts";
 import { commandConfig } from "./command_config.ts";
-import { stdoutSink, writeFileAtomically } from "./output_file.ts";
 
 /** Copies taken before giving up when the service keeps cutting the file back. */
 const ATTEMPTS = 3;
-
-type Outcome =
-  | { ok: true; pets: number; byStatus: StatusCounts }
-  | { ok: false; changed: boolean; reason: string };
 
 /** 0 when the copy is complete and durable; 1 when it failed; 2 for usage. */
 export async function runBackup(args: readonly string[] = []): Promise<number> {
@@ -29,13 +25,13 @@ export async function runBackup(args: readonly string[] = []): Promise<number> {
   const config = commandConfig("backup");
   if (config === undefined) return 2;
   const toStdout = path === "-";
-  let outcome: Outcome;
+  let outcome: ToolResult;
   if (toStdout) {
-    outcome = await copyCatalogue(config, stdoutSink());
+    outcome = await copyCatalogue(config, stdoutSink);
   } else {
     let attempt = 0;
     do {
-      outcome = await writeFileAtomically(path, (sink) => copyCatalogue(config, sink));
+      outcome = await installFile(path, (sink) => copyCatalogue(config, sink));
     } while (!outcome.ok && outcome.changed && ++attempt < ATTEMPTS);
   }
   if (!outcome.ok) {
@@ -43,10 +39,11 @@ export async function runBackup(args: readonly string[] = []): Promise<number> {
     process.stderr.write(`Cannot backup: ${outcome.reason}${again}\n`);
     return 1;
   }
-  const report = formatVerifyReport({
+  const { pets, byStatus } = outcome;
+  const report = formatReport({
     file: toStdout ? "stdout" : path,
-    pets: outcome.pets,
-    byStatus: outcome.byStatus,
+    pets,
+    byStatus,
     damagedLines: 0,
   });
   // With `-` stdout carries the backup itself.
@@ -54,11 +51,18 @@ export async function runBackup(args: readonly string[] = []): Promise<number> {
   return 0;
 }
 
-async function copyCatalogue(config: Config, sink: ByteSink): Promise<Outcome> {
+async function copyCatalogue(config: Config, sink: ByteSink): Promise<ToolResult> {
   if (config.database !== undefined) {
     const { exportDatabase } = await import("../store/postgres/export_jsonl.ts");
-    const result = await exportDatabase({ database: config.database, sink });
-    return result.ok ? result : { ...result, changed: false };
+    return await exportDatabase({ database: config.database, sink });
   }
   return await backupDataFile({ dataDir: config.dataDir, sink });
+}
+
+/** A sink into stdout that waits until each chunk is handed over (backpressure for a pipe). */
+function stdoutSink(bytes: Uint8Array): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // A copy: the caller reuses its buffer once this settles, and a runtime may still hold it.
+    process.stdout.write(bytes.slice(), (error) => (error ? reject(error) : resolve()));
+  });
 }

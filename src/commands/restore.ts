@@ -4,9 +4,11 @@
  */
 import { type FileHandle, open } from "node:fs/promises";
 import process from "node:process";
-import type { ByteSource } from "../store/jsonl/record_copy.ts";
+import { join } from "node:path";
+import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
+import type { ByteSource } from "../store/jsonl/records.ts";
 import { restoreDataFile } from "../store/jsonl/restore.ts";
-import { formatVerifyReport } from "../store/jsonl/verify.ts";
+import { formatReport } from "../store/jsonl/verify.ts";
 import { commandConfig } from "./command_config.ts";
 
 /** 0 when the backup is installed; 1 when it is damaged or the directory is not empty; 2 usage. */
@@ -39,13 +41,13 @@ export async function runRestore(args: readonly string[] = []): Promise<number> 
       process.stderr.write(`Cannot restore: ${result.reason}\n`);
       return 1;
     }
-    if (result.tornTail > 0) {
+    if (result.tornTail !== undefined) {
       process.stderr.write(
-        `warning: left out the torn last line of ${name} (${result.tornTail} bytes without a newline)\n`,
+        `warning: left out the torn last line of ${name} (${result.tornTail.length} bytes without a newline)\n`,
       );
     }
-    const report = formatVerifyReport({
-      file: result.file,
+    const report = formatReport({
+      file: join(config.dataDir, DATA_FILE),
       pets: result.pets,
       byStatus: result.byStatus,
       damagedLines: 0,

@@ -3,8 +3,8 @@
  * ascending order. A page is found by binary search for the cursor plus a slice of at most
  * `limit` ids, so listing costs O(log n + limit) however many pets the store holds.
  *
- * Ids live in growable Float64Arrays (8 bytes per id, no per-pet object), which keeps a
- * million-pet index near 16 MB.
+ * Ids live in growable Float64Arrays (8 bytes per id, no per-pet object), so the index of a large
+ * store stays small and out of the garbage collector's way.
  */
 import type { PetStatus } from "../schemas/pet.ts";
 

@@ -2,17 +2,15 @@
  * The store interface: everything the HTTP core knows about persistence. A backend keeps pets
  * and answers reads; the handler never learns which backend it talks to.
  *
- * Pets travel as `StoredPet`: the id and status (for indexing and headers) plus the pet's exact
- * JSON text, so an int64 `categoryId` never passes through a JavaScript number and list pages
- * are built by joining strings (`joinPageJson`) — or, from a store that keeps pets as UTF-8
- * bytes, by copying those bytes.
+ * Pets travel as `StoredPet`: the id plus the pet's exact JSON text, so an int64 `categoryId`
+ * never passes through a JavaScript number and list pages are built by joining strings
+ * (`joinPageJson`) — or, from a store that keeps pets as UTF-8 bytes, by copying those bytes.
  */
 import type { NewPet, PetStatus } from "../schemas/pet.ts";
 
 /** A pet as the store holds it. `json` is the Pet body exactly as clients receive it. */
 export interface StoredPet {
   readonly id: number;
-  readonly status: PetStatus | undefined;
   readonly json: string;
 }
 
@@ -39,13 +37,6 @@ export type CreateOutcome =
     readonly outcomeUnknown?: boolean;
   };
 
-/** One page of a list, in ascending id order. */
-export interface PetPage {
-  readonly pets: readonly StoredPet[];
-  /** True when at least one more matching pet exists after the last one of this page. */
-  readonly hasMore: boolean;
-}
-
 /** Which pets a page holds: ids strictly greater than `afterId`, at most `limit` of them. */
 export interface PageQuery {
   readonly status: PetStatus | undefined;
@@ -53,9 +44,9 @@ export interface PageQuery {
   readonly limit: number;
 }
 
-/** One page already serialised: the JSON array of Pet that clients receive, in UTF-8. */
+/** One page, in ascending id order, already serialised: the JSON array of Pet, in UTF-8. */
 export interface PetPageJson {
-  /** `[pet,pet,…]`, byte for byte what joining the `json` texts of `list()` would give. */
+  /** `[pet,pet,…]`: the pets' `json` texts joined. */
   readonly body: Uint8Array<ArrayBuffer>;
   /** The id of the page's first pet (0 for an empty page). */
   readonly firstId: number;
@@ -63,6 +54,7 @@ export interface PetPageJson {
   readonly lastId: number;
   /** The number of pets on the page. */
   readonly count: number;
+  /** True when at least one more matching pet exists after the last one of this page. */
   readonly hasMore: boolean;
 }
 
@@ -72,10 +64,9 @@ type MaybePromise<T> = T | Promise<T>;
 export interface PetStore {
   create(pet: NewPet, idempotency?: IdempotencyClaim): Promise<CreateOutcome>;
   get(id: number): MaybePromise<StoredPet | undefined>;
-  list(query: PageQuery): MaybePromise<PetPage>;
   /**
-   * The page of `list` as the bytes clients receive, with the facts of its ETag. Each store
-   * builds its own: the JSON-lines store copies the UTF-8 it holds (no string per pet).
+   * A page as the bytes clients receive, with the facts of its ETag. Each store builds its own:
+   * the JSON-lines store copies the UTF-8 it holds (no string per pet).
    */
   listJson(query: PageQuery): MaybePromise<PetPageJson>;
   /**

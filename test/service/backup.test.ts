@@ -10,7 +10,7 @@ import process from "node:process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { PET_RECORD_PREFIX } from "../../src/store/jsonl/record.ts";
+import { PET_RECORD_PREFIX } from "../../src/store/jsonl/format.ts";
 import { nextLink } from "../support/link_header.ts";
 import {
   runService,

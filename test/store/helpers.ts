@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { DataFile, FileLayer } from "../../src/store/jsonl/file_layer.ts";
 import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
-import { petRecordBytes } from "../../src/store/jsonl/record.ts";
+import { petRecordBytes } from "../../src/store/jsonl/format.ts";
 import type { NewPet } from "../../src/schemas/pet.ts";
-import type { IdempotencyClaim } from "../../src/store/store.ts";
+import type { IdempotencyClaim, PageQuery, PetStore, StoredPet } from "../../src/store/store.ts";
 
 const made: string[] = [];
 
@@ -96,4 +96,41 @@ export function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+/**
+ * A page of `listJson` as its pets: the body split at the commas between the pets' texts (each
+ * text exactly as stored, so int64 categoryIds keep their digits), and the page's `hasMore`.
+ */
+export async function listPets(
+  store: Pick<PetStore, "listJson">,
+  query: PageQuery,
+): Promise<{ pets: StoredPet[]; hasMore: boolean }> {
+  const page = await store.listJson(query);
+  const text = new TextDecoder().decode(page.body);
+  const pets: StoredPet[] = [];
+  let depth = 0;
+  let inString = false;
+  let start = 1;
+  for (let i = 1; i < text.length - 1; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === "\\") i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') {
+      inString = true;
+    } else if (char === "{") {
+      depth++;
+    } else if (char === "}" && --depth === 0) {
+      const json = text.slice(start, i + 1);
+      pets.push({ id: JSON.parse(json).id, json });
+      start = i + 2;
+    }
+  }
+  return { pets, hasMore: page.hasMore };
+}
+
+/** The status in a pet's JSON text (undefined when it has none). */
+export function statusOf(pet: StoredPet | undefined): string | undefined {
+  return pet === undefined ? undefined : JSON.parse(pet.json).status;
 }

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { processStartTime } from "../../src/store/jsonl/lock.ts";
 import { StoreOpenError } from "../../src/store/open_error.ts";
-import { bytesOf, line, removeTempDirs, tempDir } from "./helpers.ts";
+import { bytesOf, line, listPets, removeTempDirs, statusOf, tempDir } from "./helpers.ts";
 
 after(removeTempDirs);
 
@@ -187,7 +187,7 @@ describe("openJsonlStore: crash matrix", () => {
     await store.close();
     store = await openJsonlStore({ dataDir });
     const pet = store.get(1);
-    assert.equal(pet?.status, "pending");
+    assert.equal(statusOf(pet), "pending");
     assert.deepEqual(JSON.parse(pet!.json), { id: 1, name, categoryId: -5, status: "pending" });
     await store.close();
   });
@@ -289,7 +289,7 @@ describe("openJsonlStore: directory lock", () => {
 });
 
 describe("JsonlStore", () => {
-  it("list() pages by status with afterId, and hasMore is exact at the boundaries", async () => {
+  it("listJson() pages by status with afterId, and hasMore is exact at the boundaries", async () => {
     const dataDir = join(tempDir(), "data");
     const store = await openJsonlStore({ dataDir });
     const statuses = ["sold", "available", "sold", undefined, "sold", "pending", "sold"] as const;
@@ -301,27 +301,27 @@ describe("JsonlStore", () => {
       );
     }
     const ids = (page: { pets: readonly { id: number }[] }) => page.pets.map((pet) => pet.id);
-    let page = store.list({ status: "sold", afterId: 0, limit: 2 });
+    let page = await listPets(store, { status: "sold", afterId: 0, limit: 2 });
     assert.deepEqual([ids(page), page.hasMore], [[1, 3], true]);
-    page = store.list({ status: "sold", afterId: 3, limit: 2 });
+    page = await listPets(store, { status: "sold", afterId: 3, limit: 2 });
     assert.deepEqual([ids(page), page.hasMore], [[5, 7], false], "a full last page says no more");
-    page = store.list({ status: "sold", afterId: 7, limit: 2 });
+    page = await listPets(store, { status: "sold", afterId: 7, limit: 2 });
     assert.deepEqual([ids(page), page.hasMore], [[], false]);
-    page = store.list({ status: undefined, afterId: 2, limit: 5 });
+    page = await listPets(store, { status: undefined, afterId: 2, limit: 5 });
     assert.deepEqual([ids(page), page.hasMore], [[3, 4, 5, 6, 7], false]);
-    page = store.list({ status: undefined, afterId: 2, limit: 4 });
+    page = await listPets(store, { status: undefined, afterId: 2, limit: 4 });
     assert.deepEqual([ids(page), page.hasMore], [[3, 4, 5, 6], true]);
     assert.equal(
-      store.list({ status: "pending", afterId: 0, limit: 20 }).pets[0].status,
+      statusOf((await listPets(store, { status: "pending", afterId: 0, limit: 20 })).pets[0]),
       "pending",
     );
-    assert.equal(store.get(4)?.status, undefined);
+    assert.equal(statusOf(store.get(4)), undefined);
     assert.equal(store.get(8), undefined);
     assert.equal(store.get(0), undefined);
     await store.close();
   });
 
-  it("listJson() gives the bytes of list()'s texts joined as a JSON array, replayed or new", async () => {
+  it("listJson() gives the matching pets' texts joined as a JSON array, replayed or new", async () => {
     const dataDir = join(tempDir(), "data");
     const names = ["Rex", "Ünïcødé 😀", 'q"uote\\', "Tom"];
     let store = await openJsonlStore({ dataDir });
@@ -343,7 +343,7 @@ describe("JsonlStore", () => {
       { status: "pending", afterId: 0, limit: 20 },
     ] as const;
     for (const query of queries) {
-      const page = store.list(query);
+      const page = await listPets(store, query);
       const json = store.listJson(query);
       const joined = `[${page.pets.map((pet) => pet.json).join(",")}]`;
       assert.equal(new TextDecoder().decode(json.body), joined, JSON.stringify(query));

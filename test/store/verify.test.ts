@@ -1,7 +1,7 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { formatVerifyReport, verifyDataFile } from "../../src/store/jsonl/verify.ts";
+import { formatReport, verifyDataFile } from "../../src/store/jsonl/verify.ts";
 import { bytesOf, line, removeTempDirs, tempDir } from "./helpers.ts";
 
 after(removeTempDirs);
@@ -17,7 +17,7 @@ describe("verifyDataFile", () => {
     assert.equal(report.damage, undefined);
     assert.equal(report.tornTail, undefined);
     assert.match(
-      formatVerifyReport(report).join("\n"),
+      formatReport(report).join("\n"),
       /4 pets \(available 1, pending 0, sold 2, no status 1\)\nok: the file is sound/,
     );
   });
@@ -29,7 +29,7 @@ describe("verifyDataFile", () => {
     assert.deepEqual(report.tornTail, { offset: line(1).length, length: 10 });
     assert.equal(report.damage, undefined);
     assert.deepEqual(bytesOf(join(dataDir, "pets.jsonl")), new TextEncoder().encode(content));
-    assert.match(formatVerifyReport(report)[1], /^warning: torn last line at byte offset \d+/);
+    assert.match(formatReport(report)[1], /^warning: torn last line at byte offset \d+/);
   });
 
   it("reports the first damaged line and the number of damaged lines, changing nothing", async () => {
@@ -42,7 +42,7 @@ describe("verifyDataFile", () => {
     assert.equal(report.pets, 3);
     assert.deepEqual(bytesOf(join(dataDir, "pets.jsonl")), before);
     assert.match(
-      formatVerifyReport(report).at(-1)!,
+      formatReport(report).at(-1)!,
       /^error: line 2 is not valid JSON \(2 damaged lines in all\)/,
     );
   });

@@ -10,7 +10,6 @@ import {
   type CreateOutcome,
   type IdempotencyClaim,
   type PageQuery,
-  type PetPage,
   type PetPageJson,
   type PetStore,
   type StoredPet,
@@ -18,8 +17,11 @@ import {
   StoreUnavailableError,
 } from "../../src/store/store.ts";
 
+/** A pet with its status, to filter pages by. */
+type MemoryPet = StoredPet & { readonly status: NewPet["status"] };
+
 export class MemoryStore implements PetStore {
-  readonly pets: StoredPet[];
+  readonly pets: MemoryPet[];
   private readonly keys: Map<string, { digest: string; pet?: StoredPet }>;
   private readonly writing = new Set<Promise<CreateOutcome>>();
   private closed = false;
@@ -77,7 +79,7 @@ export class MemoryStore implements PetStore {
       return { kind: "unavailable", reason: "ENOSPC" };
     }
     const id = (this.pets.at(-1)?.id ?? 0) + 1;
-    const stored: StoredPet = { id, status: pet.status, json: petJson(id, pet) };
+    const stored: MemoryPet = { id, status: pet.status, json: petJson(id, pet) };
     this.pets.push(stored);
     if (slot !== undefined) this.keys.set(slot, { digest: claim!.digest, pet: stored });
     return { kind: "created", pet: stored };
@@ -88,17 +90,12 @@ export class MemoryStore implements PetStore {
     return this.pets.find((pet) => pet.id === id);
   }
 
-  list(query: PageQuery): PetPage {
+  listJson(query: PageQuery): PetPageJson {
     this.checkAvailable();
     const matching = this.pets.filter((pet) =>
       pet.id > query.afterId && (query.status === undefined || pet.status === query.status)
     );
-    return { pets: matching.slice(0, query.limit), hasMore: matching.length > query.limit };
-  }
-
-  listJson(query: PageQuery): PetPageJson {
-    const page = this.list(query);
-    return joinPageJson(page.pets, page.hasMore);
+    return joinPageJson(matching.slice(0, query.limit), matching.length > query.limit);
   }
 
   /** Pets per status, as a store reports them to the metrics. */

@@ -5,7 +5,7 @@
  * Why the copy is consistent, step by step:
  *   1. The file's size S is taken first. Every pet answered 201 before that moment was written
  *      and fdatasync'd before it, so it lies within [0, S).
- *   2. The complete lines of [0, S) are copied (record_copy.ts): a line the writer is in the
+ *   2. The complete lines of [0, S) are copied (records.ts): a line the writer is in the
  *      middle of writing has no newline yet within S and is left out, as a torn line is.
  *   3. Lines in [0, S) that no caller was answered for yet belong to batches still in flight.
  *      Most become durable and are answered 201 moments later: keeping them is harmless (it is
@@ -27,10 +27,10 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { type DataFile, type FileLayer, nodeFileLayer } from "./file_layer.ts";
+import { MAX_LINE_BYTES } from "./format.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
-import { type ByteSink, copyRecordLines } from "./record_copy.ts";
-import type { StatusCounts } from "../store.ts";
-import { MAX_LINE_BYTES } from "./record.ts";
+import { type ByteSink, fileSource, readRecords } from "./records.ts";
+import type { ToolResult } from "./verify.ts";
 import { MAX_BATCH, MAX_BATCHES_IN_FLIGHT } from "./writer.ts";
 
 /** Most bytes the writer can have written past its durable end: the part a cut-back may remove. */
@@ -38,20 +38,6 @@ const IN_FLIGHT_WINDOW = MAX_BATCHES_IN_FLIGHT * MAX_BATCH * MAX_LINE_BYTES;
 
 /** Time for the writer to answer a batch whose sync returned, or to cut a failed one back. */
 const SETTLE_MS = 250;
-
-/** What a backup copied, or why it did not. */
-export type BackupResult =
-  | {
-    readonly ok: true;
-    /** The data file that was read. */
-    readonly file: string;
-    readonly pets: number;
-    readonly byStatus: StatusCounts;
-    readonly lastId: number;
-    readonly bytes: number;
-  }
-  /** `changed`: the writer cut back lines that were copied; take the backup again. */
-  | { readonly ok: false; readonly changed: boolean; readonly reason: string };
 
 /** Options of a backup; the hooks are for tests. */
 export interface BackupOptions {
@@ -64,7 +50,7 @@ export interface BackupOptions {
 }
 
 /** Copies the data file's acknowledged records to `sink`; see the module comment. */
-export async function backupDataFile(options: BackupOptions): Promise<BackupResult> {
+export async function backupDataFile(options: BackupOptions): Promise<ToolResult> {
   const { dataDir, sink, files = nodeFileLayer, settleMs = SETTLE_MS } = options;
   const path = join(dataDir, DATA_FILE);
   let file: DataFile;
@@ -81,20 +67,24 @@ export async function backupDataFile(options: BackupOptions): Promise<BackupResu
     };
   }
   try {
+    // 1. and 2.
     const size = (await file.stat()).size;
     const windowStart = Math.max(0, size - IN_FLIGHT_WINDOW);
     const copied = createHash("sha256");
-    const result = await copyRecordLines(boundedSource(file, 0, size), sink, {
-      check: "replay",
+    const read = await readRecords(fileSource(file, 0, size), {
+      strict: false,
       onChunk: (bytes, offset) => {
         if (offset + bytes.length > windowStart) {
           copied.update(bytes.subarray(Math.max(0, windowStart - offset)));
         }
+        return sink(bytes);
       },
     });
-    if (!result.ok) {
-      return { ok: false, changed: false, reason: `${path} line ${result.line} ${result.reason}` };
+    if (read.damage !== undefined) {
+      const { line, reason } = read.damage;
+      return { ok: false, changed: false, reason: `${path} line ${line} ${reason}` };
     }
+    // 4.
     await file.datasync().catch((error) => {
       // Best effort: only EIO (bytes lost) fails the backup; another error (EBADF on a
       // read-only descriptor on some systems) is ignored, and SETTLE_MS still applies.
@@ -102,40 +92,25 @@ export async function backupDataFile(options: BackupOptions): Promise<BackupResu
     });
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     await options.beforeRecheck?.();
-    const end = result.bytes;
-    const now = createHash("sha256");
+    const end = read.length;
     if ((await file.stat()).size < end) return changedResult(path);
-    const source = boundedSource(file, Math.min(windowStart, end), end);
+    const now = createHash("sha256");
+    const source = fileSource(file, Math.min(windowStart, end), end);
     const buffer = new Uint8Array(1024 * 1024);
-    for (let read; (read = await source.read(buffer, 0, buffer.length)) > 0;) {
-      now.update(buffer.subarray(0, read));
+    for (let count; (count = await source.read(buffer, 0, buffer.length)) > 0;) {
+      now.update(buffer.subarray(0, count));
     }
     if (now.digest("hex") !== copied.digest("hex")) return changedResult(path);
-    const { pets, byStatus, lastId } = result;
-    return { ok: true, file: path, pets, byStatus, lastId, bytes: end };
+    return { ok: true, pets: read.pets, byStatus: read.byStatus };
   } finally {
     await file.close();
   }
 }
 
-function changedResult(path: string): BackupResult {
+function changedResult(path: string): ToolResult {
   return {
     ok: false,
     changed: true,
     reason: `${path} was cut back during the backup (a write failed in the service)`,
-  };
-}
-
-/** Reads [start, end) of a file in order. */
-function boundedSource(file: DataFile, start: number, end: number) {
-  let position = start;
-  return {
-    async read(into: Uint8Array, offset: number, length: number): Promise<number> {
-      const wanted = Math.min(length, end - position);
-      if (wanted <= 0) return 0;
-      const { bytesRead } = await file.read(into, offset, wanted, position);
-      position += bytesRead;
-      return bytesRead;
-    },
   };
 }

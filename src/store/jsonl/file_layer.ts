@@ -3,7 +3,9 @@
  * (ENOSPC, EIO) and count fdatasync calls. The default is node:fs/promises, which Deno, Bun and
  * Node all provide.
  */
-import { open } from "node:fs/promises";
+import { open, rename, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import process from "node:process";
 
 /** An open file, as the store uses it (a subset of node's FileHandle). */
 export interface DataFile {
@@ -61,6 +63,51 @@ export async function writeFully(
       position + written,
     );
     written += bytesWritten;
+  }
+}
+
+/**
+ * Makes `path` hold what `produce` writes to its sink, atomically and durably: the bytes go to a
+ * temporary name beside it, are fdatasync'd, renamed into place, and the directory is fsync'd so
+ * the name itself is durable. A crash at any step leaves no file or the whole new one, never half
+ * of it. When `produce` returns `ok: false` the temporary file is removed and `path` left alone.
+ */
+export async function installFile<R extends { readonly ok: boolean }>(
+  path: string,
+  produce: (sink: (bytes: Uint8Array) => Promise<void>) => Promise<R>,
+  files: FileLayer = nodeFileLayer,
+): Promise<R> {
+  const temporary = join(dirname(path), `.${basename(path)}.partial-${process.pid}`);
+  const file = await files.open(temporary, "w");
+  let installed = false;
+  try {
+    let position = 0;
+    const result = await produce(async (bytes) => {
+      await writeFully(file, bytes, position);
+      position += bytes.length;
+    });
+    if (!result.ok) return result;
+    await file.datasync();
+    await file.close();
+    await rename(temporary, path);
+    installed = true;
+    await syncDirectory(dirname(path), files);
+    return result;
+  } finally {
+    if (!installed) {
+      await file.close().catch(() => {});
+      await unlink(temporary).catch(() => {});
+    }
+  }
+}
+
+/** fsyncs a directory: a name created or renamed in it is durable only then. */
+export async function syncDirectory(path: string, files: FileLayer = nodeFileLayer): Promise<void> {
+  const directory = await files.open(path, "r");
+  try {
+    await directory.sync();
+  } finally {
+    await directory.close();
   }
 }
 

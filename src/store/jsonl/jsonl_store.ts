@@ -1,16 +1,31 @@
 /**
  * The durable JSON-lines store: `DATA_DIR/pets.jsonl` replayed into memory at open, appended to
  * by one group-commit writer, guarded by `DATA_DIR/animal-store.lock`. Reads never touch the disk.
+ *
+ * `JsonlStore` is the one owner of the store's state: the next id, the pets' texts, the status
+ * index and the idempotency keys. A create walks it top to bottom, durable before visible:
+ *   1. `create` refuses what cannot be stored (closing, halted, too large for a line) and decides
+ *      its idempotency key: a durable key replays or conflicts, a key in flight conflicts, a new
+ *      key goes in flight; then the create is queued for the writer;
+ *   2. the writer starts a batch and `#encode` gives it ids and bytes: the id counter moves past
+ *      the batch for good (a failed batch's ids may be on disk), and its lines are encoded into
+ *      arena space of the texts, which will hold them;
+ *   3. the writer writes and fdatasyncs the bytes (writer.ts);
+ *   4. `#publish`: only now do the pets enter the texts, the status index and the durable keys,
+ *      and only then are their callers answered; or `#fail`: their keys leave flight, their
+ *      callers get 503.
  */
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { NewPet } from "../../schemas/pet.ts";
+import type { NewPet, PetStatus } from "../../schemas/pet.ts";
+import { keyId } from "../idempotency.ts";
+import { StoreOpenError } from "../open_error.ts";
 import type { PendingCreate } from "../pending_create.ts";
+import { StatusIndex } from "../status_index.ts";
 import type {
   CreateOutcome,
   IdempotencyClaim,
   PageQuery,
-  PetPage,
   PetPageJson,
   PetStore,
   StoredPet,
@@ -23,13 +38,19 @@ import {
   type FileIdentity,
   type FileLayer,
   nodeFileLayer,
+  syncDirectory,
 } from "./file_layer.ts";
+import {
+  encodePetRecord,
+  fitsOneLine,
+  maxRecordBytes,
+  type PetRecord,
+  petRecord,
+} from "./format.ts";
 import { acquireLock, type DirectoryLock } from "./lock.ts";
-import { StoreOpenError } from "../open_error.ts";
-import { fitsOneLine } from "./record.ts";
-import { replayFile } from "./replay.ts";
-import type { DurableBatch, StoreMemory } from "./store_memory.ts";
-import { GroupWriter } from "./writer.ts";
+import { PetTexts } from "./pet_texts.ts";
+import { fileSource, readRecords } from "./records.ts";
+import { GroupWriter, type WriterBatch } from "./writer.ts";
 
 /** File name of the data file in the data directory. */
 export const DATA_FILE = "pets.jsonl";
@@ -86,7 +107,7 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
   let file: DataFile | undefined;
   try {
     file = await openDataFile(dataDir, files);
-    return await loadStore(file, lock, { dataDir, onWarning, onError, observer });
+    return await JsonlStore.load(file, lock, { dataDir, onWarning, onError, observer });
   } catch (error) {
     await file?.close().catch(() => {});
     await lock.release();
@@ -118,136 +139,149 @@ async function openDataFile(dataDir: string, files: FileLayer): Promise<DataFile
   // "r+", not "a": on Linux, O_APPEND ignores the position of pwrite, and the writer needs it to
   // rewrite from the last good offset after a failed batch.
   const file = await files.open(path, "wx+");
-  // The new directory entry is durable only once the directory itself is synced.
-  const directory = await files.open(dataDir, "r");
-  try {
-    await directory.sync();
-  } finally {
-    await directory.close();
-  }
+  await syncDirectory(dataDir, files);
   return file;
 }
 
-async function loadStore(
-  file: DataFile,
-  lock: DirectoryLock,
-  options: {
-    dataDir: string;
-    onWarning: (message: string) => void;
-    onError: (message: string) => void;
-    observer: StoreObserver | undefined;
-  },
-): Promise<JsonlStore> {
-  const path = join(options.dataDir, DATA_FILE);
-  const replayed = await replayFile(file);
-  if (!replayed.ok) {
-    throw new StoreOpenError(`Cannot open store: ${path} line ${replayed.line} ${replayed.reason}`);
-  }
-  if (replayed.tornTail !== undefined) {
-    // A torn tail was never acknowledged (its fdatasync never returned): cutting it loses no
-    // answered pet, and the next write must start on a line boundary.
-    const { offset, length } = replayed.tornTail;
-    await file.truncate(offset);
-    await file.datasync();
-    options.onWarning(
-      `Cut a torn last line from ${path} at byte offset ${offset} (${length} bytes without a newline)`,
-    );
-  }
-  return new JsonlStore({
-    file,
-    path,
-    identity: await file.stat(),
-    lock,
-    memory: replayed.memory,
-    fileLength: replayed.length,
-    nextId: replayed.nextId,
-    onWarning: options.onWarning,
-    onError: options.onError,
-    onBatchSynced: options.observer?.batchSynced.bind(options.observer),
-  });
+/** A batch of creates, encoded: the writer appends `bytes`; the rest is for `#publish`. */
+interface EncodedBatch extends WriterBatch<PendingCreate> {
+  readonly entries: readonly PendingCreate[];
+  readonly firstId: number;
+  readonly records: readonly PetRecord[];
+  /** The arena segment the batch was encoded into, and each pet's [start, end) in it. */
+  readonly segment: number;
+  readonly spans: readonly number[];
 }
+
+const OPEN_BRACKET = 0x5b;
+const COMMA = 0x2c;
+const CLOSE_BRACKET = 0x5d;
 
 /** A PetStore kept in a JSON-lines file; see openJsonlStore. */
 export class JsonlStore implements PetStore {
   readonly #file: DataFile;
   readonly #lock: DirectoryLock;
-  readonly #memory: StoreMemory;
-  readonly #writer: GroupWriter;
+  #nextId = 1;
+  readonly #texts = new PetTexts();
+  readonly #index = new StatusIndex();
+  /** Durable keys: the digest of their body and the position of the pet they made. */
+  readonly #keys = new Map<string, { readonly digest: string; readonly position: number }>();
+  /** Keys of creates queued or being written. */
+  readonly #keysInFlight = new Set<string>();
+  #writer!: GroupWriter<PendingCreate, EncodedBatch>;
   #closing: Promise<void> | undefined;
 
-  /** Use openJsonlStore. */
-  constructor(parts: {
-    file: DataFile;
-    /** The data file's path, and what it was when opened: it must stay the file at that path. */
-    path: string;
-    identity: FileIdentity;
-    lock: DirectoryLock;
-    memory: StoreMemory;
-    fileLength: number;
-    nextId: number;
-    onWarning: (message: string) => void;
-    onError: (message: string) => void;
-    onBatchSynced: ((seconds: number, creates: number) => void) | undefined;
-  }) {
-    this.#file = parts.file;
-    this.#lock = parts.lock;
-    this.#memory = parts.memory;
-    this.#writer = new GroupWriter({
-      file: parts.file,
-      space: parts.memory,
-      fileLength: parts.fileLength,
-      nextId: parts.nextId,
-      onWarning: parts.onWarning,
-      onBatchSynced: parts.onBatchSynced,
-      checkFile: () => stillTheDataFile(parts.path, parts.identity),
+  private constructor(file: DataFile, lock: DirectoryLock) {
+    this.#file = file;
+    this.#lock = lock;
+  }
+
+  /** Replays the file into a new store, cutting a torn last line, and starts its writer. */
+  static async load(
+    file: DataFile,
+    lock: DirectoryLock,
+    options: {
+      dataDir: string;
+      onWarning: (message: string) => void;
+      onError: (message: string) => void;
+      observer: StoreObserver | undefined;
+    },
+  ): Promise<JsonlStore> {
+    const path = join(options.dataDir, DATA_FILE);
+    const store = new JsonlStore(file, lock);
+    const read = await store.#replay();
+    if (read.damage !== undefined) {
+      const { line, reason } = read.damage;
+      throw new StoreOpenError(`Cannot open store: ${path} line ${line} ${reason}`);
+    }
+    if (read.tornTail !== undefined) {
+      // A torn tail was never acknowledged (its fdatasync never returned): cutting it loses no
+      // answered pet, and the next write must start on a line boundary.
+      const { offset, length } = read.tornTail;
+      await file.truncate(offset);
+      await file.datasync();
+      options.onWarning(
+        `Cut a torn last line from ${path} at byte offset ${offset} (${length} bytes without a newline)`,
+      );
+    }
+    store.#nextId = read.lastId + 1;
+    const identity = await file.stat();
+    store.#writer = new GroupWriter({
+      file,
+      fileLength: read.length,
+      encode: (entries) => store.#encode(entries),
+      onWarning: options.onWarning,
+      onBatchSynced: options.observer?.batchSynced.bind(options.observer),
+      checkFile: () => stillTheDataFile(path, identity),
       onHalted: (reason) =>
-        parts.onError(
-          `The store takes no creates until the service is restarted: ${reason} (${parts.path})`,
+        options.onError(
+          `The store takes no creates until the service is restarted: ${reason} (${path})`,
         ),
-      onDurable: (batch) => this.#publish(batch),
-      onFailed: (entries, reason, outcomeUnknown) => this.#fail(entries, reason, outcomeUnknown),
+      onDurable: (batch) => store.#publish(batch),
+      onFailed: (entries, reason, outcomeUnknown) => store.#fail(entries, reason, outcomeUnknown),
     });
+    return store;
   }
 
   /** Number of durable pets. */
   get size(): number {
-    return this.#memory.size;
+    return this.#index.size;
   }
 
   /** Creates a pet; resolves once it is durable, or with why not. */
-  create(pet: NewPet, idempotency?: IdempotencyClaim): Promise<CreateOutcome> {
-    if (this.#closing !== undefined) {
-      return Promise.resolve({ kind: "unavailable", reason: "the store is closing" });
-    }
-    const halted = this.#writer.halted;
-    if (halted !== undefined) return Promise.resolve({ kind: "unavailable", reason: halted });
-    if (!fitsOneLine(pet, idempotency)) {
-      return Promise.resolve({ kind: "unavailable", reason: "the record is too large to store" });
-    }
-    if (idempotency !== undefined) {
-      // A "new" key stays in flight until its batch is published or fails (#publish, #fail).
-      const decision = this.#memory.claim(idempotency);
-      if (decision.kind === "replayed") {
-        return Promise.resolve({ kind: "replayed", pet: this.#memory.petAt(decision.position) });
+  create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
+    const refused = this.#closing !== undefined ? "the store is closing" : this.#writer.halted ??
+      (fitsOneLine(pet, claim) ? undefined : "the record is too large to store");
+    if (refused !== undefined) return Promise.resolve({ kind: "unavailable", reason: refused });
+    if (claim !== undefined) {
+      const id = keyId(claim);
+      const durable = this.#keys.get(id);
+      if (durable !== undefined) {
+        return Promise.resolve(
+          durable.digest === claim.digest
+            ? { kind: "replayed", pet: this.#petAt(durable.position) }
+            : { kind: "key_reused" },
+        );
       }
-      if (decision.kind !== "new") return Promise.resolve(decision);
+      if (this.#keysInFlight.has(id)) return Promise.resolve({ kind: "key_in_flight" });
+      // In flight until its batch is published or fails (#publish, #fail).
+      this.#keysInFlight.add(id);
     }
-    return this.#writer.append(pet, idempotency);
+    return new Promise((resolve) => this.#writer.append({ pet, claim, resolve }));
   }
 
   /** The pet with this id, or undefined. */
   get(id: number): StoredPet | undefined {
-    return this.#memory.get(id);
-  }
-
-  /** One page in ascending id order; `hasMore` only when a further matching pet exists. */
-  list(query: PageQuery): PetPage {
-    return this.#memory.list(query);
+    const position = this.#index.positionOf(id);
+    return position < 0 ? undefined : this.#petAt(position);
   }
 
   /** One page as the bytes of its JSON array, copied from the pets' stored UTF-8 text. */
   listJson(query: PageQuery): PetPageJson {
-    return this.#memory.listJson(query);
+    const page = this.#index.page(query.status, query.afterId, query.limit);
+    const count = page.ids.length;
+    const positions = new Array<number>(count);
+    // `[`, `]` and a comma between pets.
+    let size = count === 0 ? 2 : count + 1;
+    for (let i = 0; i < count; i++) {
+      positions[i] = this.#index.positionOf(page.ids[i]);
+      size += this.#texts.byteLength(positions[i]);
+    }
+    const body = new Uint8Array(size);
+    body[0] = OPEN_BRACKET;
+    let offset = 1;
+    for (let i = 0; i < count; i++) {
+      if (i > 0) body[offset++] = COMMA;
+      offset = this.#texts.copyTo(positions[i], body, offset);
+    }
+    body[offset] = CLOSE_BRACKET;
+    return {
+      body,
+      firstId: count === 0 ? 0 : page.ids[0],
+      lastId: count === 0 ? 0 : page.ids[count - 1],
+      count,
+      hasMore: page.hasMore,
+    };
   }
 
   /** False once the writer halted: the data file needs a restart (`/readyz` answers 503). */
@@ -257,10 +291,14 @@ export class JsonlStore implements PetStore {
 
   /** Pets per status, data file bytes and idempotency keys held: a few reads, no scan. */
   stats(): StoreStats {
+    const index = this.#index;
+    const available = index.count("available");
+    const pending = index.count("pending");
+    const sold = index.count("sold");
     return {
-      pets: this.#memory.counts(),
+      pets: { available, pending, sold, none: index.size - available - pending - sold },
       dataFileBytes: this.#writer.durableLength,
-      idempotencyKeys: this.#memory.keyCount,
+      idempotencyKeys: this.#keys.size,
     };
   }
 
@@ -274,20 +312,88 @@ export class JsonlStore implements PetStore {
     return this.#closing;
   }
 
-  /** A batch is durable: readers see it, then its callers learn of it. */
-  #publish(batch: DurableBatch): void {
-    const pets = this.#memory.publish(batch);
-    for (let i = 0; i < pets.length; i++) {
-      batch.entries[i].resolve({ kind: "created", pet: pets[i] });
+  /** Reads the whole file into the texts, the index and the keys. */
+  #replay() {
+    // Of each chunk read only the pet texts are kept: each is moved down over the record framing
+    // of its line (the write point never passes the line being read), then the chunk is cut to
+    // what is kept.
+    let kept = 0;
+    const onChunk = (bytes: Uint8Array) => {
+      this.#texts.addSegment(bytes.slice(0, kept));
+      kept = 0;
+    };
+    return readRecords(fileSource(this.#file), { strict: false, onChunk }, (record, bytes) => {
+      const length = record.petEnd - record.petStart;
+      bytes.copyWithin(kept, record.petStart, record.petEnd);
+      const segment = this.#texts.nextSegment;
+      this.#add(segment, kept, kept + length, record.id, record.status, record.claim);
+      kept += length;
+    });
+  }
+
+  /** Gives a batch its ids and encodes its lines into arena space (step 2). */
+  #encode(entries: PendingCreate[]): EncodedBatch {
+    const firstId = this.#nextId;
+    this.#nextId += entries.length;
+    const records = entries.map((entry, i) => petRecord(firstId + i, entry.pet, entry.claim));
+    let maxBytes = 0;
+    for (const record of records) maxBytes += maxRecordBytes(record);
+    const area = this.#texts.reserve(maxBytes);
+    const spans: number[] = [];
+    let at = area.offset;
+    for (const record of records) {
+      const encoded = encodePetRecord(record, area.bytes, at);
+      spans.push(encoded.petStart, encoded.petEnd);
+      at = encoded.end;
+    }
+    // Taken at once, so the next batch in flight encodes after it; a failed batch's bytes are
+    // simply never referenced.
+    this.#texts.commit(at - area.offset);
+    const bytes = area.bytes.subarray(area.offset, at);
+    return { entries, firstId, records, segment: area.segment, spans, bytes };
+  }
+
+  /** A batch is durable: readers see it, then its callers learn of it (step 4). */
+  #publish(batch: EncodedBatch): void {
+    const { entries, firstId, spans, segment } = batch;
+    for (let i = 0; i < entries.length; i++) {
+      const { pet, claim } = entries[i];
+      this.#add(segment, spans[2 * i], spans[2 * i + 1], firstId + i, pet.status, claim);
+      if (claim !== undefined) this.#keysInFlight.delete(keyId(claim));
+    }
+    for (let i = 0; i < entries.length; i++) {
+      const pet = { id: firstId + i, json: batch.records[i].petJson };
+      entries[i].resolve({ kind: "created", pet });
     }
   }
 
   /** Creates that were not stored: their keys may be tried again. */
   #fail(entries: readonly PendingCreate[], reason: string, outcomeUnknown: boolean): void {
     for (const entry of entries) {
-      if (entry.claim !== undefined) this.#memory.release(entry.claim);
+      if (entry.claim !== undefined) this.#keysInFlight.delete(keyId(entry.claim));
       entry.resolve({ kind: "unavailable", reason, outcomeUnknown });
     }
+  }
+
+  /** Adds a durable pet whose text is bytes [start, end) of a segment; ids must ascend. */
+  #add(
+    segment: number,
+    start: number,
+    end: number,
+    id: number,
+    status: PetStatus | undefined,
+    claim: IdempotencyClaim | undefined,
+  ): void {
+    this.#texts.add(segment, start, end);
+    const position = this.#index.add(id, status);
+    if (claim === undefined) return;
+    const key = keyId(claim);
+    // The first pet made with a key keeps it.
+    if (!this.#keys.has(key)) this.#keys.set(key, { digest: claim.digest, position });
+  }
+
+  #petAt(position: number): StoredPet {
+    return { id: this.#index.idAt(position), json: this.#texts.text(position) };
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The pets' JSON text, kept as the UTF-8 bytes that are on disk rather than one JS string per
- * pet: replay keeps the pet objects of the chunks it read, and the writer encodes new lines
- * straight into an arena that then holds them. A pet costs the bytes of its JSON plus 10 bytes of
+ * pet: replay keeps the pet objects of the chunks it read, and new lines are encoded straight
+ * into an arena that then holds them. A pet costs the bytes of its JSON plus 10 bytes of
  * location; its string is built only when it is read.
  */
 const ARENA_BYTES = 256 * 1024;
@@ -33,9 +33,9 @@ export class PetTexts {
     return this.#segments.length - 1;
   }
 
-  /** Swaps a segment for a copy with the same bytes where its pets lie (a compacted one). */
-  replaceSegment(segment: number, bytes: Uint8Array): void {
-    this.#segments[segment] = bytes;
+  /** The number the next `addSegment` returns. */
+  get nextSegment(): number {
+    return this.#segments.length;
   }
 
   /** Records that the next pet's text is bytes [start, end) of a segment. */
@@ -67,15 +67,15 @@ export class PetTexts {
     const source = this.#segments[this.#segmentOf[position]];
     const start = this.#startOf[position];
     const end = start + this.#lengthOf[position];
-    // A byte loop, not `target.set(source.subarray(...))`: a pet is ~100 bytes, and making a
-    // typed-array view per pet cost more than the copy itself (profiled on Bun and Deno).
+    // A byte loop, not `target.set(source.subarray(...))`: a pet is ~100 bytes, and a typed-array
+    // view per pet costs more than the copy itself (docs/performance.md, "Store").
     for (let i = start; i < end; i++) target[offset++] = source[i];
     return offset;
   }
 
   /**
    * Free space of at least `size` bytes at the end of the arena. It stays free until `commit`
-   * takes it; the writer takes a batch's bytes as soon as they are encoded, so batches in flight
+   * takes it; a batch's bytes are taken as soon as they are encoded, so batches in flight
    * together never share space (a failed batch's bytes are left unused).
    */
   reserve(size: number): Reservation {

@@ -7,34 +7,19 @@
  *   2. A directory that holds pets (or a damaged data file) is refused: a restore never merges
  *      and never overwrites.
  *   3. The backup is copied to a temporary file in the directory with `verify`'s full check of
- *      every line. A torn last line is left out with a warning; any other damage stops the
- *      restore with the line number, and the directory is left as it was.
- *   4. The copy is fdatasync'd, renamed to the data file, and the directory fsync'd: a crash at
- *      any step leaves either no data file or the whole backup, never half of it.
+ *      every line (records.ts). A torn last line is left out and reported; any other damage stops
+ *      the restore with the line number, and the directory is left as it was.
+ *   4. The copy is installed atomically (`installFile`): a crash at any step leaves either no
+ *      data file or the whole backup, never half of it.
  * The service started there replays the file and continues ids after the highest one in it.
  */
-import { mkdir, rename, unlink } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { errorCodeOf, type FileLayer, nodeFileLayer, writeFully } from "./file_layer.ts";
+import { errorCodeOf, type FileLayer, installFile, nodeFileLayer } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { acquireLock } from "./lock.ts";
-import { type ByteSource, copyRecordLines } from "./record_copy.ts";
-import type { StatusCounts } from "../store.ts";
-import { verifyDataFile } from "./verify.ts";
-
-/** What a restore installed, or why it did not (one line, naming the directory or the line). */
-export type RestoreResult =
-  | {
-    readonly ok: true;
-    /** The data file written. */
-    readonly file: string;
-    readonly pets: number;
-    readonly byStatus: StatusCounts;
-    readonly lastId: number;
-    /** Bytes of a torn last line left out (0 for none). */
-    readonly tornTail: number;
-  }
-  | { readonly ok: false; readonly reason: string };
+import { type ByteSource, readRecords } from "./records.ts";
+import { type ToolResult, verifyDataFile } from "./verify.ts";
 
 /** Restores `source` (a backup's bytes; `name` says where they come from) into `dataDir`. */
 export async function restoreDataFile(options: {
@@ -42,7 +27,7 @@ export async function restoreDataFile(options: {
   source: ByteSource;
   name: string;
   files?: FileLayer;
-}): Promise<RestoreResult> {
+}): Promise<ToolResult> {
   const { dataDir, source, name, files = nodeFileLayer } = options;
   try {
     await mkdir(dataDir, { recursive: true });
@@ -62,53 +47,15 @@ export async function restoreDataFile(options: {
           `data directory ${dataDir} already holds pets (${present.file}); restore into an empty one`,
       };
     }
-    return await install(dataDir, source, name, files);
+    return await installFile(join(dataDir, DATA_FILE), async (sink): Promise<ToolResult> => {
+      const read = await readRecords(source, { strict: true, onChunk: sink });
+      if (read.damage !== undefined) {
+        const { line, reason } = read.damage;
+        return { ok: false, reason: `${name} line ${line} ${reason}; nothing restored` };
+      }
+      return { ok: true, pets: read.pets, byStatus: read.byStatus, tornTail: read.tornTail };
+    }, files);
   } finally {
     await lock.release();
-  }
-}
-
-async function install(
-  dataDir: string,
-  source: ByteSource,
-  name: string,
-  files: FileLayer,
-): Promise<RestoreResult> {
-  const path = join(dataDir, DATA_FILE);
-  const temporary = join(dataDir, `${DATA_FILE}.restoring`);
-  // Left by a restore that died: it was never installed, so it is only in the way.
-  await unlink(temporary).catch(() => {});
-  const file = await files.open(temporary, "wx");
-  let installed = false;
-  try {
-    let position = 0;
-    const result = await copyRecordLines(source, async (bytes) => {
-      await writeFully(file, bytes, position);
-      position += bytes.length;
-    }, { check: "full" });
-    if (!result.ok) {
-      return {
-        ok: false,
-        reason: `${name} line ${result.line} ${result.reason}; nothing restored`,
-      };
-    }
-    // 4. Durable bytes first, then the name, then the directory entry.
-    await file.datasync();
-    await file.close();
-    await rename(temporary, path);
-    installed = true;
-    const directory = await files.open(dataDir, "r");
-    try {
-      await directory.sync();
-    } finally {
-      await directory.close();
-    }
-    const { pets, byStatus, lastId, tornTail } = result;
-    return { ok: true, file: path, pets, byStatus, lastId, tornTail };
-  } finally {
-    if (!installed) {
-      await file.close().catch(() => {});
-      await unlink(temporary).catch(() => {});
-    }
   }
 }

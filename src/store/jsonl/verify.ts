@@ -1,111 +1,64 @@
 /**
- * `verify`: reads the data file (streamed) and checks every line fully (UTF-8, JSON, record type
- * and version, shape, exact text, int64 categoryId, increasing ids) without taking the lock or
- * changing a byte. A torn last line is reported, not cut.
+ * `verify`: reads the data file and checks every line fully (records.ts, names included) without
+ * taking the lock or changing a byte. A torn last line is reported, not cut.
+ *
+ * The tools of the store (verify, backup, restore, and the export of the PostgreSQL store) share
+ * their result types and the report printed from them, here.
  */
 import { join } from "node:path";
+import type { StatusCounts } from "../store.ts";
 import { type FileLayer, nodeFileLayer } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
-import { readLines } from "./line_reader.ts";
-import type { StatusCounts } from "../store.ts";
-import { MAX_LINE_BYTES, parseRecordLine } from "./record.ts";
+import { type Damage, fileSource, readRecords, type TornTail } from "./records.ts";
 
-/** What verify found. */
-export interface VerifyReport {
-  readonly file: string;
-  /** Valid pet records (a missing file has none). */
+/** What a tool read or wrote: pets per status, and a torn last line it left out. */
+export interface RecordCounts {
   readonly pets: number;
   readonly byStatus: StatusCounts;
-  /** Bytes after the last newline; the store cuts them at its next start. */
-  readonly tornTail?: { readonly offset: number; readonly length: number };
+  readonly tornTail?: TornTail;
+}
+
+/** How a backup, restore or export ended; `changed`: the file was cut back, take it again. */
+export type ToolResult =
+  | ({ readonly ok: true } & RecordCounts)
+  | { readonly ok: false; readonly reason: string; readonly changed?: boolean };
+
+/** What verify found in a file. */
+export interface RecordReport extends RecordCounts {
+  readonly file: string;
   /** The first damaged line; the store refuses to start while it is there. */
-  readonly damage?: { readonly line: number; readonly reason: string };
+  readonly damage?: Damage;
   /** How many lines are damaged in all. */
   readonly damagedLines: number;
 }
 
-const NEWLINE = 0x0a;
-
-/** Checks `DATA_DIR/pets.jsonl` line by line; changes nothing. */
+/** Checks `DATA_DIR/pets.jsonl` line by line; changes nothing. A missing file has no pets. */
 export async function verifyDataFile(
   dataDir: string,
   files: FileLayer = nodeFileLayer,
-): Promise<VerifyReport> {
+): Promise<RecordReport> {
   const path = join(dataDir, DATA_FILE);
-  const byStatus = { available: 0, pending: 0, sold: 0, none: 0 };
-  let pets = 0;
-  let damage: { line: number; reason: string } | undefined;
-  let damagedLines = 0;
-  let line = 0;
-  let lastId = 0;
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  const fail = (reason: string) => {
-    damagedLines++;
-    damage ??= { line, reason };
-  };
-
   let file;
   try {
     file = await files.open(path, "r");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      return { file: path, pets, byStatus, damagedLines };
-    }
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    const byStatus = { available: 0, pending: 0, sold: 0, none: 0 };
+    return { file: path, pets: 0, byStatus, damagedLines: 0 };
   }
-  let end;
   try {
-    end = await readLines(file, (bytes, end) => {
-      let start = 0;
-      while (start < end) {
-        const newline = bytes.indexOf(NEWLINE, start);
-        line++;
-        checkLine(bytes.subarray(start, newline));
-        start = newline + 1;
-      }
-      return true;
-    }, { maxLineBytes: MAX_LINE_BYTES });
+    const { pets, byStatus, tornTail, damage, damagedLines } = await readRecords(
+      fileSource(file),
+      { strict: true, all: true },
+    );
+    return { file: path, pets, byStatus, damagedLines, tornTail, damage };
   } finally {
     await file.close();
   }
-
-  function checkLine(bytes: Uint8Array): void {
-    if (bytes.length > MAX_LINE_BYTES) return fail(`is longer than ${MAX_LINE_BYTES} bytes`);
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      return fail("is not valid UTF-8");
-    }
-    const record = parseRecordLine(text);
-    if (!record.ok) return fail(record.reason);
-    if (record.id <= lastId) {
-      return fail(`has id ${record.id}, not above the id ${lastId} before it`);
-    }
-    lastId = record.id;
-    pets++;
-    byStatus[record.status ?? "none"]++;
-  }
-
-  if (end.kind === "line_too_long") {
-    line++;
-    fail(`is longer than ${MAX_LINE_BYTES} bytes`);
-  }
-  const tornTail = end.kind === "torn_tail"
-    ? { offset: end.offset, length: end.length }
-    : undefined;
-  return {
-    file: path,
-    pets,
-    byStatus,
-    damagedLines,
-    ...(tornTail && { tornTail }),
-    ...(damage && { damage }),
-  };
 }
 
-/** The report as human-readable lines, for the `verify` sub-command. */
-export function formatVerifyReport(report: VerifyReport): string[] {
+/** The report as human-readable lines, for the `verify`, `backup` and `restore` commands. */
+export function formatReport(report: RecordReport): string[] {
   const { byStatus } = report;
   const lines = [
     `${report.file}: ${report.pets} pets (available ${byStatus.available}, pending ${byStatus.pending}, sold ${byStatus.sold}, no status ${byStatus.none})`,

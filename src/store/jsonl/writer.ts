@@ -1,18 +1,19 @@
 /**
- * The single writer: creates queue up while earlier batches are on their way to disk, and each
- * batch goes to disk with one write and one fdatasync (group commit). The writer only writes and
- * syncs: it reports each batch once it is durable (`onDurable`), and the store then publishes it
- * to memory and answers its callers, so nothing a reader sees can be lost.
+ * The single writer of the data file: it writes and fdatasyncs the bytes it is handed and reports
+ * the outcome. Entries queue up while earlier batches are on their way to disk; each batch is
+ * encoded by the store (`encode`: ids and lines, in queue order, which is file order) and goes to
+ * disk with one write and one fdatasync (group commit). The writer reports each batch once it is
+ * durable (`onDurable`); the store then publishes it to memory and answers its callers, so nothing
+ * a reader sees can be lost.
  *
  * Pipelining: up to MAX_BATCHES_IN_FLIGHT batches are in flight at once. An fdatasync is mostly
- * waiting for the device (0.5–1 ms on this VM's disk), and a second one issued meanwhile overlaps
- * it: `scripts/bench/fsync.mjs` measured 1,600 syncs/s for one write+fdatasync loop on a file and
- * 2,400 for two on Node (Deno runs one file handle's operations one at a time, so it gains less).
- * Three rules keep this as safe as one batch at a time:
+ * waiting for the device, and a second one issued meanwhile overlaps it (docs/performance.md,
+ * "Store"). Three rules keep this as safe as one batch at a time:
  * - writes are issued one after another, in file order, each after the previous one returned, so
  *   the file never has a hole, whatever a crash interrupts;
  * - a batch is reported durable (then published: index, answers) only after its own fdatasync
- *   returned and after every earlier batch was reported, so ids appear in order and a list walk never skips one;
+ *   returned and after every earlier batch was reported, so ids appear in order and a list walk
+ *   never skips one;
  * - a failed batch fails every batch written after it.
  *
  * Failure rules (ENOSPC, EIO, …):
@@ -20,7 +21,8 @@
  *   `unavailable`; no new batch starts until all of them have settled;
  * - the file is then truncated back to the end of the last durable batch, so it again ends on a
  *   complete line, and only then are those callers told that nothing was saved;
- * - the ids of failed batches are never handed out again (they may be on disk);
+ * - the ids of failed batches are never handed out again (they may be on disk): the store moves
+ *   its id counter past a batch when it encodes it;
  * - the next batch is tried normally, so the store recovers once space returns.
  *
  * Fail-stop rules, for when the writer cannot know what the file holds (as PostgreSQL panics
@@ -33,30 +35,21 @@
  * - `checkFile` reports that the file written is no longer the data file at its path (removed,
  *   renamed, replaced): a synced batch is not acknowledged, and the writer halts the same way.
  */
-import type { NewPet } from "../../schemas/pet.ts";
-import type { PendingCreate } from "../pending_create.ts";
-import type { CreateOutcome, IdempotencyClaim } from "../store.ts";
 import { type DataFile, errorCodeOf, writeFully } from "./file_layer.ts";
-import { encodePetRecord, maxRecordBytes, petRecord } from "./record.ts";
-import type { BatchSpace, DurableBatch } from "./store_memory.ts";
 
-/** Most creates in one batch: bounds a batch's bytes and its callers' wait. */
+/** Most entries in one batch: bounds a batch's bytes and its callers' wait. */
 export const MAX_BATCH = 1024;
 
 /**
  * Most batches writing or syncing at once. Two let the next batch's fdatasync overlap the current
- * one's; four gave no further gain (durable POST, 64 clients, on Bun).
+ * one's; more gave no further gain (docs/performance.md, "Store").
  */
 export const MAX_BATCHES_IN_FLIGHT = 2;
 
-/** A batch encoded into arena space, with its place in the file. */
-interface EncodedBatch extends DurableBatch {
-  readonly entries: PendingCreate[];
+/** A batch as the writer sees it: the bytes to append, whatever else the store keeps in it. */
+export interface WriterBatch<Entry> {
+  readonly entries: readonly Entry[];
   readonly bytes: Uint8Array;
-  readonly offset: number;
-  readonly size: number;
-  /** Where in the file the batch is written. */
-  readonly position: number;
 }
 
 /** The last batch started: later batches wait on its write and on its publication. */
@@ -67,17 +60,16 @@ interface BatchInFlight {
   readonly settled: Promise<void>;
 }
 
-/** What the writer appends to. */
-export interface WriterState {
+/** What the writer appends to, and whom it tells. */
+export interface WriterOptions<Entry, Batch extends WriterBatch<Entry>> {
   readonly file: DataFile;
-  /** Where batches are encoded; their bytes are referenced by memory once published. */
-  readonly space: BatchSpace;
   /** Length of the durable part of the file: the next batch is written here. */
   readonly fileLength: number;
-  readonly nextId: number;
+  /** Turns queued entries into a batch's bytes, in queue order; called once per batch. */
+  readonly encode: (entries: Entry[]) => Batch;
   readonly onWarning: (message: string) => void;
   /** Told of each batch's fdatasync, for metrics. */
-  readonly onBatchSynced?: (seconds: number, creates: number) => void;
+  readonly onBatchSynced?: (seconds: number, entries: number) => void;
   /**
    * Called after each batch's fdatasync, before it is acknowledged: a reason when the file
    * written is no longer the data file (see the fail-stop rules), else undefined.
@@ -86,27 +78,22 @@ export interface WriterState {
   /** The writer halted (fail-stop rules): why, in one line. */
   readonly onHalted: (reason: string) => void;
   /** A batch is durable; called in file order, once per batch. Publishes and answers it. */
-  readonly onDurable: (batch: DurableBatch) => void;
+  readonly onDurable: (batch: Batch) => void;
   /**
-   * These creates were not acknowledged. Answers them: with `outcomeUnknown` false nothing of
+   * These entries were not acknowledged. Answers them: with `outcomeUnknown` false nothing of
    * them is left in the file; with it true some may be (the writer halted).
    */
-  readonly onFailed: (
-    entries: readonly PendingCreate[],
-    reason: string,
-    outcomeUnknown: boolean,
-  ) => void;
+  readonly onFailed: (entries: readonly Entry[], reason: string, outcomeUnknown: boolean) => void;
 }
 
 /** Queue plus pipelined group commit over one data file. */
-export class GroupWriter {
-  readonly #state: WriterState;
-  readonly #queue: PendingCreate[] = [];
+export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
+  readonly #options: WriterOptions<Entry, Batch>;
+  readonly #queue: Entry[] = [];
   /** End of the durable, reported part of the file. */
   #durableLength: number;
   /** Where the next batch is written: the durable end plus the batches in flight. */
   #writeEnd: number;
-  #nextId: number;
   #inFlight = 0;
   /** Size of the batch started last (the one in flight, when only one is). */
   #lastBatchSize = 0;
@@ -114,35 +101,32 @@ export class GroupWriter {
   /** Why the pipeline failed; set from a failed batch until the truncate after it. */
   #failure: BatchFailure | undefined;
   /** Failed batches, answered once the file is cut back (so a 503'd pet is not in the file). */
-  readonly #failed: EncodedBatch[] = [];
-  /** Why the writer stopped taking creates for good (the fail-stop rules), once it has. */
+  readonly #failed: Batch[] = [];
+  /** Why the writer stopped taking entries for good (the fail-stop rules), once it has. */
   #halted: string | undefined;
   #pumpScheduled = false;
   #idleWaiters: (() => void)[] = [];
 
-  constructor(state: WriterState) {
-    this.#state = state;
-    this.#durableLength = state.fileLength;
-    this.#writeEnd = state.fileLength;
-    this.#nextId = state.nextId;
+  constructor(options: WriterOptions<Entry, Batch>) {
+    this.#options = options;
+    this.#durableLength = options.fileLength;
+    this.#writeEnd = options.fileLength;
   }
 
-  /** Queues a create; it is answered by `onDurable` or `onFailed`. */
-  append(pet: NewPet, claim: IdempotencyClaim | undefined): Promise<CreateOutcome> {
-    return new Promise((resolve) => {
-      this.#queue.push({ pet, claim, resolve });
-      if (!this.#pumpScheduled) {
-        this.#pumpScheduled = true;
-        // A microtask later, so the creates of the current tick join the first batch.
-        queueMicrotask(() => {
-          this.#pumpScheduled = false;
-          this.#pump();
-        });
-      }
-    });
+  /** Queues an entry; it is answered by `onDurable` or `onFailed`. */
+  append(entry: Entry): void {
+    this.#queue.push(entry);
+    if (!this.#pumpScheduled) {
+      this.#pumpScheduled = true;
+      // A microtask later, so the entries of the current tick join the first batch.
+      queueMicrotask(() => {
+        this.#pumpScheduled = false;
+        this.#pump();
+      });
+    }
   }
 
-  /** Why the writer takes no more creates until a restart, or undefined while it does. */
+  /** Why the writer takes no more entries until a restart, or undefined while it does. */
   get halted(): string | undefined {
     return this.#halted;
   }
@@ -152,7 +136,7 @@ export class GroupWriter {
     return this.#durableLength;
   }
 
-  /** Resolves once every queued create has been answered. */
+  /** Resolves once every queued entry has been answered. */
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
@@ -164,16 +148,16 @@ export class GroupWriter {
     return this.#queue.length === 0 && this.#inFlight === 0 && this.#failure === undefined;
   }
 
-  /** Starts batches while there are creates and room in the pipeline. */
+  /** Starts batches while there are entries and room in the pipeline. */
   #pump(): void {
     // After a failure nothing new starts until the batches behind it have settled and the file
     // is cut back; once halted, nothing new starts at all (and nothing of these is written).
     if (this.#halted !== undefined) this.#answerUnavailable(this.#queue.splice(0), this.#halted);
     const room = this.#failure !== undefined ? 0 : MAX_BATCHES_IN_FLIGHT - this.#inFlight;
     for (let i = 0; i < room && this.#queue.length > 0; i++) {
-      // A batch behind one in flight waits until it holds at least half as many creates: a
+      // A batch behind one in flight waits until it holds at least half as many entries: a
       // batch of one or two costs a whole fdatasync and its own CPU for almost no creates
-      // (starting at once made batches of 1 alternate with full ones, and cost Deno 18%).
+      // (starting at once made batches of 1 alternate with full ones).
       if (this.#inFlight > 0 && 2 * this.#queue.length < this.#lastBatchSize) break;
       this.#lastBatchSize = Math.min(this.#queue.length, MAX_BATCH);
       this.#start(this.#queue.splice(0, MAX_BATCH));
@@ -183,29 +167,32 @@ export class GroupWriter {
     }
   }
 
-  #start(entries: PendingCreate[]): void {
-    let batch: EncodedBatch;
+  #start(entries: Entry[]): void {
+    let batch: Batch;
     try {
-      batch = this.#encode(entries);
+      batch = this.#options.encode(entries);
     } catch (error) {
       // A bug, not an I/O failure: nothing reached the file; the callers must not be left waiting.
-      this.#state.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
+      this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
       this.#answerUnavailable(entries, "internal store error");
       return;
     }
+    const position = this.#writeEnd;
+    this.#writeEnd += batch.bytes.length;
     this.#inFlight++;
     const previous = this.#last;
     let failure: BatchFailure | undefined;
     const written = (async () => {
       if (previous !== undefined && !await previous.written) return false;
-      failure = await this.#write(batch);
+      failure = await this.#write(batch.bytes, position);
       return failure === undefined;
     })();
     const settled = (async () => {
       if (await written) {
         const syncStarted = performance.now();
         failure = await this.#sync();
-        this.#state.onBatchSynced?.((performance.now() - syncStarted) / 1000, batch.entries.length);
+        const seconds = (performance.now() - syncStarted) / 1000;
+        this.#options.onBatchSynced?.(seconds, batch.entries.length);
         if (failure === undefined) failure = await this.#checkFile();
       }
       if (previous !== undefined) await previous.settled;
@@ -213,7 +200,7 @@ export class GroupWriter {
         this.#settle(batch, failure);
       } catch (error) {
         // I/O failures are answered inside; this is a bug, and must not leave callers waiting.
-        this.#state.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
+        this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
         this.#answerUnavailable(batch.entries, "internal store error");
       }
     })();
@@ -228,53 +215,10 @@ export class GroupWriter {
     });
   }
 
-  /** Ids in queue order (which is file order), and the batch's lines encoded into the arena. */
-  #encode(entries: PendingCreate[]): EncodedBatch {
-    const { space } = this.#state;
-    // The counter moves past the batch now, so a failed batch's ids (possibly on disk) are never
-    // given to another pet.
-    const firstId = this.#nextId;
-    this.#nextId += entries.length;
-
-    const records = entries.map((entry, i) => petRecord(firstId + i, entry.pet, entry.claim));
-    let maxBytes = 0;
-    for (const record of records) maxBytes += maxRecordBytes(record);
-    const area = space.reserve(maxBytes);
-    const petTexts: string[] = [];
-    const spans: number[] = [];
-    let at = area.offset;
-    for (const record of records) {
-      const encoded = encodePetRecord(record, area.bytes, at);
-      petTexts.push(record.petJson);
-      spans.push(encoded.petStart, encoded.petEnd);
-      at = encoded.end;
-    }
-    const size = at - area.offset;
-    // Taken at once, so the next batch in flight encodes after it; a failed batch's bytes are
-    // simply never referenced.
-    space.commit(size);
-    const position = this.#writeEnd;
-    this.#writeEnd += size;
-    return {
-      entries,
-      firstId,
-      petTexts,
-      segment: area.segment,
-      spans,
-      bytes: area.bytes,
-      offset: area.offset,
-      size,
-      position,
-    };
-  }
-
   /** Writes a batch at its place in the file; returns why on failure (no file path). */
-  async #write(batch: EncodedBatch): Promise<BatchFailure | undefined> {
+  async #write(bytes: Uint8Array, position: number): Promise<BatchFailure | undefined> {
     try {
-      await writeFully(this.#state.file, batch.bytes, batch.position, {
-        offset: batch.offset,
-        length: batch.size,
-      });
+      await writeFully(this.#options.file, bytes, position);
       return undefined;
     } catch (error) {
       return { reason: `write of the data file failed: ${errorCodeOf(error)}`, halts: false };
@@ -283,7 +227,7 @@ export class GroupWriter {
 
   async #sync(): Promise<BatchFailure | undefined> {
     try {
-      await this.#state.file.datasync();
+      await this.#options.file.datasync();
       return undefined;
     } catch (error) {
       // A failed fdatasync counts as a failed batch: the kernel may have dropped those pages, so
@@ -293,12 +237,12 @@ export class GroupWriter {
   }
 
   async #checkFile(): Promise<BatchFailure | undefined> {
-    const reason = await this.#state.checkFile?.();
+    const reason = await this.#options.checkFile?.();
     return reason === undefined ? undefined : { reason, halts: true };
   }
 
   /** Reports a durable batch, or holds a failed one until the file is cut back. */
-  #settle(batch: EncodedBatch, failure: BatchFailure | undefined): void {
+  #settle(batch: Batch, failure: BatchFailure | undefined): void {
     // A batch behind a failed one fails too: its bytes follow ones that will be cut away.
     this.#failure ??= failure;
     if (this.#failure !== undefined) {
@@ -306,12 +250,12 @@ export class GroupWriter {
       return;
     }
 
-    this.#durableLength += batch.size;
-    this.#state.onDurable(batch);
+    this.#durableLength += batch.bytes.length;
+    this.#options.onDurable(batch);
   }
 
-  #answerUnavailable(entries: PendingCreate[], reason: string, outcomeUnknown = false): void {
-    if (entries.length > 0) this.#state.onFailed(entries, reason, outcomeUnknown);
+  #answerUnavailable(entries: readonly Entry[], reason: string, outcomeUnknown = false): void {
+    if (entries.length > 0) this.#options.onFailed(entries, reason, outcomeUnknown);
   }
 
   /**
@@ -326,8 +270,8 @@ export class GroupWriter {
       try {
         // Synced too: a cut that is not on disk could let a crash bring back pets answered
         // "nothing saved".
-        await this.#state.file.truncate(this.#durableLength);
-        await this.#state.file.datasync();
+        await this.#options.file.truncate(this.#durableLength);
+        await this.#options.file.datasync();
       } catch (truncateError) {
         reason = `cannot cut the data file back after a failed batch (${reason}): ${
           errorCodeOf(truncateError)
@@ -337,7 +281,7 @@ export class GroupWriter {
     }
     if (halts) {
       this.#halted = reason;
-      this.#state.onHalted(reason);
+      this.#options.onHalted(reason);
     }
     this.#failure = undefined;
     for (const batch of this.#failed.splice(0)) {

@@ -147,7 +147,7 @@ async function writeBatch(
   }));
   await insertPets(tx, rows);
   rows.forEach(({ id, pet }, i) => {
-    const created: StoredPet = { id, status: pet.status, json: petJson(id, pet) };
+    const created: StoredPet = { id, json: petJson(id, pet) };
     outcomes[fresh[i]] = { kind: "created", pet: created };
   });
   // 5. COMMIT is sql.begin's: the promise resolves, and the 201s go out, only once it returns.

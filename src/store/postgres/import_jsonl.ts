@@ -7,15 +7,15 @@
  *   1. The data directory's lock is taken: a service still writing the file refuses the import.
  *   2. `verify`'s full check runs first; any damaged line stops the import before the database
  *      is touched. A torn last line (never acknowledged to a client) is left out, with a warning.
+ *      The copy then reads the same file again with the same check (records.ts), up to the end
+ *      of the lines verify read.
  *   3. Everything goes in one transaction, into a database with no pets; the id counter is set to
  *      the highest id, so ids the file handed out are never handed out again.
  */
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import type { DatabaseConfig } from "../../config/config.ts";
+import { type DataFile, nodeFileLayer } from "../jsonl/file_layer.ts";
 import { acquireLock } from "../jsonl/lock.ts";
-import { nodeFileLayer } from "../jsonl/file_layer.ts";
-import { parseRecordLine } from "../jsonl/record.ts";
+import { fileSource, readRecords } from "../jsonl/records.ts";
 import { verifyDataFile } from "../jsonl/verify.ts";
 import { connectPool, type Transaction } from "./connect.ts";
 import { describeDatabaseError } from "./database_errors.ts";
@@ -62,14 +62,18 @@ export async function importJsonlFile(options: {
         `Leaving out the torn last line of ${report.file} (byte offset ${report.tornTail.offset}): it was never acknowledged`,
       );
     }
+    // Only the complete lines verify read: a torn last fragment is left out.
+    const length = report.tornTail?.offset ?? Infinity;
+    const file = await nodeFileLayer.open(report.file, "r");
     const sql = connectPool(database, "animal-store import");
     try {
       await migrate(sql);
-      return await sql.begin((tx) => copyRecords(tx, report.file, report.pets));
+      return await sql.begin((tx) => copyRecords(tx, file, report.file, length));
     } catch (error) {
       return { ok: false, reason: `database: ${describeDatabaseError(error)}; nothing imported` };
     } finally {
       await sql.end({ timeout: 5 });
+      await file.close();
     }
   } finally {
     await lock.release();
@@ -78,8 +82,9 @@ export async function importJsonlFile(options: {
 
 async function copyRecords(
   tx: Transaction,
-  file: string,
-  lineCount: number,
+  file: DataFile,
+  path: string,
+  length: number,
 ): Promise<ImportResult> {
   const [{ count }] = await tx<{ count: string }[]>`SELECT count(*) AS count FROM pets`;
   if (count !== "0") {
@@ -88,28 +93,24 @@ async function copyRecords(
       reason: `the database already holds ${count} pets; import into an empty database`,
     };
   }
-  let pets = 0;
   let keys = 0;
-  let lastId = 0;
-  let batch: PetInsert[] = [];
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  for await (const line of lines) {
-    // Only the lines verify counted: a torn last fragment is left out.
-    if (pets === lineCount) break;
-    const record = parseRecordLine(line);
-    // verify checked every line moments ago under the lock; a change now means another writer.
-    if (!record.ok) throw new Error(`${file} changed during the import: ${record.reason}`);
-    batch.push({ id: record.id, pet: record.pet, claim: record.claim });
-    pets++;
+  const rows: PetInsert[] = [];
+  const read = await readRecords(fileSource(file, 0, length), {
+    strict: true,
+    onChunk: async () => {
+      for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+        await insertPets(tx, rows.slice(start, start + ROWS_PER_INSERT));
+      }
+      rows.length = 0;
+    },
+  }, (record, bytes) => {
+    rows.push({ id: record.id, pet: record.pet(bytes), claim: record.claim });
     if (record.claim !== undefined) keys++;
-    lastId = record.id;
-    if (batch.length === ROWS_PER_INSERT) {
-      await insertPets(tx, batch);
-      batch = [];
-    }
+  });
+  // verify checked every line moments ago under the lock; a change now means another writer.
+  if (read.damage !== undefined) {
+    throw new Error(`${path} changed during the import: ${read.damage.reason}`);
   }
-  lines.close();
-  if (batch.length > 0) await insertPets(tx, batch);
-  await tx`UPDATE pet_id_counter SET last_id = GREATEST(last_id, ${lastId})`;
-  return { ok: true, file, pets, keys, lastId };
+  await tx`UPDATE pet_id_counter SET last_id = GREATEST(last_id, ${read.lastId})`;
+  return { ok: true, file: path, pets: read.pets, keys, lastId: read.lastId };
 }

@@ -12,15 +12,16 @@ export interface PetRow {
   readonly status: PetStatus | null;
 }
 
-/** The pet as the HTTP core serves it; `categoryId` goes from the row's digits to a bigint. */
+/** The pet as the HTTP core serves it. */
 export function storedPetOf(row: PetRow): StoredPet {
   const id = Number(row.id);
+  return { id, json: petJson(id, petOf(row)) };
+}
+
+/** The row's NewPet; `categoryId` goes from the row's digits to a bigint. */
+export function petOf(row: PetRow): NewPet {
   const status = row.status ?? undefined;
-  return {
-    id,
-    status,
-    json: petJson(id, { name: row.name, categoryId: BigInt(row.category_id), status }),
-  };
+  return { name: row.name, categoryId: BigInt(row.category_id), status };
 }
 
 /** A pet to insert, with its id and the Idempotency-Key it was made with (if any). */

@@ -14,7 +14,6 @@ import {
   type CreateOutcome,
   type IdempotencyClaim,
   type PageQuery,
-  type PetPage,
   type PetPageJson,
   type PetStore,
   type StatusCounts,
@@ -149,8 +148,11 @@ export class PostgresStore implements PetStore {
     return rows.length === 0 ? undefined : storedPetOf(rows[0]);
   }
 
-  /** One page by keyset (never OFFSET): a further row is fetched only to learn `hasMore`. */
-  async list(query: PageQuery): Promise<PetPage> {
+  /**
+   * One page by keyset (never OFFSET): a further row is fetched only to learn `hasMore`; the
+   * rows' texts are joined into the page's bytes.
+   */
+  async listJson(query: PageQuery): Promise<PetPageJson> {
     const { status, afterId, limit } = query;
     const rows = await this.#read(() =>
       status === undefined
@@ -161,14 +163,7 @@ export class PostgresStore implements PetStore {
             SELECT id, name, category_id, status FROM pets
             WHERE status = ${status} AND id > ${afterId} ORDER BY id LIMIT ${limit + 1}`
     );
-    const hasMore = rows.length > limit;
-    return { pets: rows.slice(0, limit).map(storedPetOf), hasMore };
-  }
-
-  /** One page as JSON bytes: the texts of `list` joined. */
-  async listJson(query: PageQuery): Promise<PetPageJson> {
-    const page = await this.list(query);
-    return joinPageJson(page.pets, page.hasMore);
+    return joinPageJson(rows.slice(0, limit).map(storedPetOf), rows.length > limit);
   }
 
   /**

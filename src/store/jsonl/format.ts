@@ -1,0 +1,348 @@
+/**
+ * The line format of `pets.jsonl`: one self-describing JSON object per line, readable with jq.
+ *
+ *   {"type":"pet","v":1,"pet":<Pet>}
+ *   {"type":"pet","v":1,"pet":<Pet>,"idempotency":{"scope":"…","key":"…","digest":"…"}}
+ *
+ * `type` and `v` let later record kinds (update, delete) and later versions join the file without a
+ * migration; a reader that meets a type or version it does not know refuses to start rather than
+ * skip data. `<Pet>` is exactly the text of `petJson`, so the in-memory response is a slice of the
+ * line and `categoryId` keeps the digits it was sent with.
+ *
+ * Each line has exactly one correct text, so this file holds the one writer of a line
+ * (`encodePetRecord`) and the one reader (`PetLine.parse`), which checks a line's bytes against
+ * that text without JSON.parse or a string per line, and says why when they differ.
+ */
+import {
+  INT64_MAX,
+  INT64_MIN,
+  isAcceptableName,
+  type NewPet,
+  PET_STATUSES,
+  type PetStatus,
+} from "../../schemas/pet.ts";
+import { petJson } from "../pet_json.ts";
+import type { IdempotencyClaim } from "../store.ts";
+
+/** The format version this code writes and reads. */
+export const RECORD_VERSION = 1;
+
+/** No record comes near this; a longer line is damage. Pet texts must fit a Uint16 length. */
+export const MAX_LINE_BYTES = 65_535;
+
+/** Text before the pet object on every pet line. */
+export const PET_RECORD_PREFIX = `{"type":"pet","v":${RECORD_VERSION},"pet":`;
+
+const CLAIM_FIELD = `,"idempotency":`;
+
+// ---- Writing ----
+
+/** A pet's line as text, before encoding: the pet's own JSON and what follows it on the line. */
+export interface PetRecord {
+  readonly petJson: string;
+  readonly suffix: string;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const PREFIX_BYTES = encoder.encode(PET_RECORD_PREFIX);
+
+/** The parts of the line for a pet with this id. */
+export function petRecord(id: number, pet: NewPet, claim: IdempotencyClaim | undefined): PetRecord {
+  const suffix = claim === undefined ? "}\n" : `${CLAIM_FIELD}${claimJson(claim)}}\n`;
+  return { petJson: petJson(id, pet), suffix };
+}
+
+/** An upper bound of the bytes `encodePetRecord` writes for this record (3 per UTF-16 unit). */
+export function maxRecordBytes(record: PetRecord): number {
+  return PREFIX_BYTES.length + 3 * (record.petJson.length + record.suffix.length);
+}
+
+/**
+ * Writes one full line (newline included) into `target` at `at`, which has room for it. Returns
+ * where the pet's text lies, [petStart, petEnd), and where the line ends.
+ */
+export function encodePetRecord(
+  record: PetRecord,
+  target: Uint8Array,
+  at: number,
+): { petStart: number; petEnd: number; end: number } {
+  target.set(PREFIX_BYTES, at);
+  const petStart = at + PREFIX_BYTES.length;
+  const petEnd = petStart + encoder.encodeInto(record.petJson, target.subarray(petStart)).written;
+  const end = petEnd + encoder.encodeInto(record.suffix, target.subarray(petEnd)).written;
+  return { petStart, petEnd, end };
+}
+
+/** One full line for a pet as bytes, for tools and tests that lay out a data file. */
+export function petRecordBytes(id: number, pet: NewPet, claim?: IdempotencyClaim): Uint8Array {
+  const record = petRecord(id, pet, claim);
+  const bytes = new Uint8Array(maxRecordBytes(record));
+  return bytes.slice(0, encodePetRecord(record, bytes, 0).end);
+}
+
+/**
+ * Whether a create's line stays under MAX_LINE_BYTES, which readers refuse, so the writer must
+ * never write one. A bound on the encoded length (3 bytes per UTF-16 unit, 6 per escaped claim
+ * character) is enough: a pet that passed the NewPet schema is far below it.
+ */
+export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): boolean {
+  const claimUnits = claim === undefined
+    ? 0
+    : claim.scope.length + claim.key.length + claim.digest.length;
+  return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
+}
+
+/** The claim object in a fixed key order, so a line has exactly one correct text. */
+function claimJson(claim: IdempotencyClaim): string {
+  return `{"scope":${JSON.stringify(claim.scope)},"key":${JSON.stringify(claim.key)},"digest":${
+    JSON.stringify(claim.digest)
+  }}`;
+}
+
+// ---- Reading ----
+
+const HEAD = encoder.encode(`${PET_RECORD_PREFIX}{"id":`);
+const NAME_KEY = encoder.encode(`,"name":`);
+const CATEGORY_KEY = encoder.encode(`,"categoryId":`);
+const STATUS_KEY = encoder.encode(`,"status":"`);
+const CLAIM_KEY = encoder.encode(CLAIM_FIELD);
+const STATUS_TAILS = PET_STATUSES.map((status) => encoder.encode(`${status}"}`));
+const INT64_MAX_DIGITS = encoder.encode("9223372036854775807");
+const INT64_MIN_DIGITS = encoder.encode("9223372036854775808");
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CLOSE_BRACE = 0x7d;
+const MINUS = 0x2d;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/** The fields of the last line `parse` accepted: one object, reused for every line of a file. */
+export class PetLine {
+  id = 0;
+  status: PetStatus | undefined = undefined;
+  /** Byte range of the pet object (the response text) within the parsed bytes. */
+  petStart = 0;
+  petEnd = 0;
+  /** Byte range of the name, quotes included, and of the categoryId digits. */
+  nameStart = 0;
+  nameEnd = 0;
+  categoryStart = 0;
+  categoryEnd = 0;
+  claim: IdempotencyClaim | undefined = undefined;
+
+  /**
+   * Reads bytes[start, end) (a line without its newline, already known to be UTF-8): undefined
+   * when it is a pet record in the exact form `encodePetRecord` writes, else why it is not.
+   *
+   * Checked on every line: the record type and version, the field names and order, the id (a
+   * positive safe integer), a name that is a JSON string, the categoryId as a plain int64 literal,
+   * the status, the claim; so every pet text served from these bytes is valid JSON in the Pet
+   * shape. `strict` also checks the name's own rules (length, characters, escapes), which only
+   * the service writes and which cost a string per line: `verify`, `restore` and `import` check
+   * them; a start and a backup do not (a flipped byte in a name still reads back as a pet).
+   */
+  parse(bytes: Uint8Array, start: number, end: number, strict: boolean): string | undefined {
+    if (!this.#scan(bytes, start, end)) return explain(decoder.decode(bytes.subarray(start, end)));
+    if (strict) {
+      const text = decoder.decode(bytes.subarray(this.nameStart, this.nameEnd));
+      const name = JSON.parse(text);
+      if (!isAcceptableName(name) || [...name].length > 200) {
+        return "has a pet name that is not acceptable";
+      }
+      if (JSON.stringify(name) !== text) return NOT_EXACT;
+    }
+    return undefined;
+  }
+
+  /** The pet's fields as the store was asked to keep them (for `import`). */
+  pet(bytes: Uint8Array): NewPet {
+    const name = JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd)));
+    const categoryId = BigInt(decoder.decode(bytes.subarray(this.categoryStart, this.categoryEnd)));
+    return this.status === undefined
+      ? { name, categoryId }
+      : { name, categoryId, status: this.status };
+  }
+
+  /** True when the bytes are in the exact written form; fills the fields. */
+  #scan(bytes: Uint8Array, start: number, end: number): boolean {
+    if (!matches(bytes, start, end, HEAD)) return false;
+    let p = start + HEAD.length;
+
+    // id: a positive safe integer without leading zeros.
+    if (p >= end || bytes[p] <= ZERO || bytes[p] > NINE) return false;
+    let id = 0;
+    while (p < end && bytes[p] >= ZERO && bytes[p] <= NINE) id = id * 10 + (bytes[p++] - ZERO);
+    if (id > Number.MAX_SAFE_INTEGER) return false;
+
+    // name: a JSON string, with no raw control byte and only escapes JSON allows, so the text
+    // served from these bytes is always valid JSON.
+    if (!matches(bytes, p, end, NAME_KEY) || bytes[p + NAME_KEY.length] !== QUOTE) return false;
+    const nameStart = p + NAME_KEY.length;
+    p = nameStart + 1;
+    while (p < end && bytes[p] !== QUOTE) {
+      if (bytes[p] < 0x20) return false;
+      if (bytes[p] === BACKSLASH) {
+        const length = escapeLength(bytes, p, end);
+        if (length === 0) return false;
+        p += length;
+      } else {
+        p++;
+      }
+    }
+    if (p >= end) return false;
+    const nameEnd = ++p;
+
+    // categoryId: a plain int64 literal (no leading zero, no "-0").
+    if (!matches(bytes, p, end, CATEGORY_KEY)) return false;
+    p += CATEGORY_KEY.length;
+    const categoryStart = p;
+    const negative = bytes[p] === MINUS;
+    if (negative) p++;
+    const digitsStart = p;
+    while (p < end && bytes[p] >= ZERO && bytes[p] <= NINE) p++;
+    const digits = p - digitsStart;
+    if (digits === 0 || digits > 19) return false;
+    if (bytes[digitsStart] === ZERO && (digits > 1 || negative)) return false;
+    const limit = negative ? INT64_MIN_DIGITS : INT64_MAX_DIGITS;
+    if (digits === 19 && !notAbove(bytes, digitsStart, limit)) return false;
+    const categoryEnd = p;
+
+    // status: absent, or one of the values; then the pet object closes.
+    let status: PetStatus | undefined;
+    if (matches(bytes, p, end, STATUS_KEY)) {
+      p += STATUS_KEY.length;
+      for (let i = 0; i < STATUS_TAILS.length && status === undefined; i++) {
+        if (matches(bytes, p, end, STATUS_TAILS[i])) status = PET_STATUSES[i];
+      }
+      if (status === undefined) return false;
+      p += status.length + 2;
+    } else {
+      if (bytes[p] !== CLOSE_BRACE) return false;
+      p++;
+    }
+    const petEnd = p;
+
+    // the record closes, or an idempotency claim follows (few lines have one: JSON.parse it).
+    let claim: IdempotencyClaim | undefined;
+    if (p + 1 !== end || bytes[p] !== CLOSE_BRACE) {
+      if (!matches(bytes, p, end, CLAIM_KEY) || bytes[end - 1] !== CLOSE_BRACE) return false;
+      const text = decoder.decode(bytes.subarray(p + CLAIM_KEY.length, end - 1));
+      let parsed = "malformed" as ReturnType<typeof parseClaim>;
+      try {
+        parsed = parseClaim(JSON.parse(text));
+      } catch { /* not JSON: refused below */ }
+      if (typeof parsed !== "object" || claimJson(parsed) !== text) return false;
+      claim = parsed;
+    }
+
+    this.id = id;
+    this.status = status;
+    this.petStart = start + PREFIX_BYTES.length;
+    this.petEnd = petEnd;
+    this.nameStart = nameStart;
+    this.nameEnd = nameEnd;
+    this.categoryStart = categoryStart;
+    this.categoryEnd = categoryEnd;
+    this.claim = claim;
+    return true;
+  }
+}
+
+const NOT_EXACT = "is not in the exact form this service writes";
+const RECORD_FIELDS = ["type", "v", "pet", "idempotency"];
+const PET_FIELDS = ["id", "name", "categoryId", "status"];
+const CATEGORY_ID_DIGITS = /^-?(?:0|[1-9][0-9]*)/;
+
+/** Why a line that is not in the exact written form fails, from its first flaw a reader can name. */
+function explain(line: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return "is not valid JSON";
+  }
+  if (!isPlainObject(value)) return "is not a JSON object";
+  if (typeof value.type !== "string") return `has no record "type"`;
+  if (value.type !== "pet") {
+    const type = JSON.stringify(value.type);
+    return `has record type ${type}, which this version does not know (written by a newer version?)`;
+  }
+  if (value.v !== RECORD_VERSION) {
+    return typeof value.v === "number" && Number.isInteger(value.v) && value.v > RECORD_VERSION
+      ? `has format version ${value.v}; this version reads only version ${RECORD_VERSION}`
+      : `has an invalid format version ${JSON.stringify(value.v)}`;
+  }
+  const field = Object.keys(value).find((field) => !RECORD_FIELDS.includes(field));
+  if (field !== undefined) return `has an unknown field ${JSON.stringify(field)}`;
+  const pet = value.pet;
+  if (!isPlainObject(pet)) return `has no "pet" object`;
+  const petField = Object.keys(pet).find((field) => !PET_FIELDS.includes(field));
+  if (petField !== undefined) return `has a pet with an unknown field ${JSON.stringify(petField)}`;
+  const { id, name, status } = pet;
+  if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) {
+    return "has a pet id that is not a positive safe integer";
+  }
+  if (typeof name !== "string" || !isAcceptableName(name) || [...name].length > 200) {
+    return "has a pet name that is not acceptable";
+  }
+  if (status !== undefined && !(PET_STATUSES as readonly unknown[]).includes(status)) {
+    return "has an unknown pet status";
+  }
+  if (typeof pet.categoryId !== "number") return "has a categoryId that is not an integer";
+  if (typeof parseClaim(value.idempotency) === "string") {
+    return `has an "idempotency" member that is not {scope, key, digest}`;
+  }
+  // categoryId must be read from the text: JSON.parse rounds values beyond 2^53−1.
+  const head = `${PET_RECORD_PREFIX}{"id":${id},"name":${JSON.stringify(name)},"categoryId":`;
+  if (!line.startsWith(head)) return NOT_EXACT;
+  const digits = CATEGORY_ID_DIGITS.exec(line.slice(head.length))?.[0];
+  if (digits === undefined || digits === "-0") return "has a categoryId that is not an integer";
+  const categoryId = BigInt(digits);
+  if (categoryId < INT64_MIN || categoryId > INT64_MAX) return "has a categoryId outside int64";
+  return NOT_EXACT;
+}
+
+/** The `idempotency` member: undefined when absent, the claim, or "malformed". */
+function parseClaim(value: unknown): IdempotencyClaim | undefined | "malformed" {
+  if (value === undefined) return undefined;
+  if (
+    !isPlainObject(value) || Object.keys(value).length !== 3 || typeof value.scope !== "string" ||
+    typeof value.key !== "string" || typeof value.digest !== "string"
+  ) {
+    return "malformed";
+  }
+  return { scope: value.scope, key: value.key, digest: value.digest };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const SIMPLE_ESCAPES = new Set([...'"\\/bfnrt'].map((char) => char.charCodeAt(0)));
+const HEX = /^[0-9a-fA-F]{4}$/;
+
+/** Length of the JSON escape at `at` (a backslash), or 0 when it is not a valid one. */
+function escapeLength(bytes: Uint8Array, at: number, end: number): number {
+  const next = bytes[at + 1];
+  if (SIMPLE_ESCAPES.has(next)) return 2;
+  if (next !== 0x75 /* u */ || at + 6 > end) return 0;
+  return HEX.test(String.fromCharCode(...bytes.subarray(at + 2, at + 6))) ? 6 : 0;
+}
+
+function matches(bytes: Uint8Array, at: number, end: number, expected: Uint8Array): boolean {
+  if (at + expected.length > end) return false;
+  for (let i = 0; i < expected.length; i++) {
+    if (bytes[at + i] !== expected[i]) return false;
+  }
+  return true;
+}
+
+/** Same-length digit strings compare as numbers do. */
+function notAbove(bytes: Uint8Array, at: number, limit: Uint8Array): boolean {
+  for (let i = 0; i < limit.length; i++) {
+    if (bytes[at + i] !== limit[i]) return bytes[at + i] < limit[i];
+  }
+  return true;
+}
