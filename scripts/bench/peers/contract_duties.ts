@@ -9,7 +9,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import process from "node:process";
-import { BENCH_KEY, bearerToken, type Status } from "./pet_fixture.ts";
+import { bearerToken, BENCH_KEY, type Status } from "./pet_fixture.ts";
 
 /** Accepted key → its short fingerprint for the log line (hashed once, at start-up). */
 const KEY_FINGERPRINTS: ReadonlyMap<string, string> = new Map(
@@ -103,6 +103,13 @@ export function createRequestLog(): (fields: RequestLogFields) => void {
       setTimeout(flush, 0);
     }
   };
+}
+
+/** The path of an absolute request URL, without its query. */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const query = url.indexOf("?", start);
+  return url.slice(start, query === -1 ? undefined : query);
 }
 
 /** Milliseconds since `started` (a `performance.now()`), to the microsecond. */

@@ -15,6 +15,7 @@ import {
   NO_STORE,
   NOSNIFF,
   pageTag,
+  pathOf,
   petTag,
   requestIdFor,
   REVALIDATE,
@@ -73,7 +74,7 @@ new Elysia()
       set.headers["content-type"] = "application/json";
       set.headers["www-authenticate"] = 'Bearer realm="animal-store"';
       // Elysia (1.4.30) runs no onAfterResponse for an answer given by onRequest: log it here.
-      logLine(request, context.path, 401, note);
+      logLine(request, pathOf(request.url), 401, note);
       return UNAUTHORIZED_BODY;
     }
   })
