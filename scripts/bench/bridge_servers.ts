@@ -72,7 +72,7 @@ export async function startServer(
   switch (kind) {
     case "ours": {
       const server = await nodeRuntime.serve({ fetch, port: 0, host: options.host, maxBodyBytes });
-      return { port: server.port, close: () => server.shutdown() };
+      return { port: server.port, close: () => server.shutdown(10_000) };
     }
     case "naive":
       return await listen(naiveBridge(fetch), options.host);

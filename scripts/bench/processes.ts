@@ -13,7 +13,10 @@ import { BENCH_KEY } from "./peers/pet_fixture.ts";
 
 export type Runtime = "bun" | "deno" | "node";
 
-/** What runs: our service, our service with fsync off, or a peer. */
+/**
+ * What runs: our service, our service with fsync off, or a peer; a `-same` peer is the
+ * framework doing our contract's per-request duties too (the same-work yardstick).
+ */
 export type ServerKind =
   | "ceiling"
   | "ours"
@@ -21,8 +24,12 @@ export type ServerKind =
   | "hono"
   | "elysia"
   | "fastify"
+  | "hono-same"
+  | "elysia-same"
+  | "fastify-same"
   | "sqlite"
-  | "group-commit";
+  | "group-commit"
+  | "group-commit-same";
 
 export const HOST = "127.0.0.1";
 
@@ -49,12 +56,24 @@ const PEER_FILES: Partial<Record<ServerKind, string>> = {
   hono: "hono_server",
   elysia: "elysia_server",
   fastify: "fastify_server",
+  "hono-same": "hono_same_work_server",
+  "elysia-same": "elysia_same_work_server",
+  "fastify-same": "fastify_same_work_server",
   sqlite: "sqlite_server",
   "group-commit": "group_commit_server",
+  "group-commit-same": "group_commit_same_work_server",
 };
 
 /** The peers Node runs, bundled with their frameworks left as imports. */
-const PEER_BUNDLES = ["bare_server", "hono_server", "fastify_server", "group_commit_server"];
+const PEER_BUNDLES = [
+  "bare_server",
+  "hono_server",
+  "fastify_server",
+  "hono_same_work_server",
+  "fastify_same_work_server",
+  "group_commit_server",
+  "group_commit_same_work_server",
+];
 
 export function hasCommand(name: string): boolean {
   try {
@@ -189,7 +208,7 @@ export async function startServer(
     ? "/readyz"
     : "/v1/pets?limit=1";
   const anyAnswer = options.kind === "ceiling" || options.kind === "sqlite" ||
-    options.kind === "group-commit";
+    options.kind === "group-commit" || options.kind === "group-commit-same";
   const deadline = started + (options.timeoutMs ?? 60_000);
   while (performance.now() < deadline) {
     if (exited) {

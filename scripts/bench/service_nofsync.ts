@@ -43,7 +43,7 @@ async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   app.drain();
-  await server.shutdown();
+  await server.shutdown(10_000);
   await store.close();
   log.flush();
   process.exit(0);

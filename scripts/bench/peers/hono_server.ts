@@ -1,21 +1,8 @@
 /**
- * Serves the Hono peer (`hono_app.ts`) the way each runtime's Hono docs show: `Bun.serve` with
- * `app.fetch` on Bun, `Deno.serve` on Deno, `@hono/node-server` on Node. Listens on
- * `HOST`:`PORT`. Dev-only benchmark peer.
+ * The as-is Hono peer (`hono_app.ts`), served on this runtime (`hono_serve.ts`). Dev-only
+ * benchmark peer.
  */
 import { createHonoApp } from "./hono_app.ts";
-import { listenAddress } from "./pet_fixture.ts";
+import { serveHono } from "./hono_serve.ts";
 
-declare const Bun: { serve(options: object): unknown } | undefined;
-declare const Deno: { serve(options: object, handler: unknown): unknown } | undefined;
-
-const app = createHonoApp();
-const { port, host } = listenAddress();
-if (typeof Bun !== "undefined") {
-  Bun.serve({ port, hostname: host, fetch: app.fetch });
-} else if (typeof Deno !== "undefined") {
-  Deno.serve({ port, hostname: host, onListen() {} }, app.fetch);
-} else {
-  const { serve } = await import("@hono/node-server");
-  serve({ fetch: app.fetch, port, hostname: host });
-}
+await serveHono(createHonoApp());
