@@ -8,36 +8,54 @@ import { runHealthcheck } from "./commands/healthcheck.ts";
 import { runImport } from "./commands/import.ts";
 import { runOpenapi } from "./commands/openapi.ts";
 import { runRestore } from "./commands/restore.ts";
-import { USAGE } from "./commands/usage.ts";
+import { type CommandHelp, usage } from "./commands/usage.ts";
 import { runServe } from "./commands/serve.ts";
 import { runVerify } from "./commands/verify.ts";
 
-const commands: Record<string, (args: readonly string[]) => Promise<number>> = {
-  serve: runServe,
-  healthcheck: runHealthcheck,
-  verify: runVerify,
-  openapi: runOpenapi,
-  import: runImport,
-  backup: runBackup,
-  restore: runRestore,
-};
+interface Command extends CommandHelp {
+  /** Runs with the arguments after the name; returns the exit code, or -1 to keep running. */
+  readonly run: (args: readonly string[]) => Promise<number>;
+}
 
-/** Commands that take one argument (a PATH). */
-const TAKES_PATH = new Set(["backup", "restore"]);
+/** Every sub-command: the one list that `main` dispatches on and `--help` prints. */
+const COMMANDS: readonly Command[] = [
+  { synopsis: "serve", help: "Start the HTTP service (the default)", run: runServe },
+  {
+    synopsis: "healthcheck",
+    help: "Exit 0 when GET /healthz on HOST:PORT answers 200",
+    run: runHealthcheck,
+  },
+  { synopsis: "verify", help: "Check the data file in DATA_DIR; change nothing", run: runVerify },
+  { synopsis: "openapi", help: "Print the OpenAPI 3.1 document and exit", run: runOpenapi },
+  { synopsis: "import", help: "Copy DATA_DIR's pets into the empty DATABASE_URL", run: runImport },
+  {
+    synopsis: "backup PATH",
+    help: "Write a consistent copy of the pets to PATH (- for stdout)",
+    run: runBackup,
+  },
+  {
+    synopsis: "restore PATH",
+    help: "Install a backup (- for stdin) in an empty DATA_DIR",
+    run: runRestore,
+  },
+  { synopsis: "--help", help: "Show this text", run: () => Promise.resolve(printUsage()) },
+];
+
+function printUsage(): number {
+  process.stdout.write(usage(COMMANDS));
+  return 0;
+}
 
 async function main(args: readonly string[]): Promise<number> {
-  const name = args[0] ?? "serve";
-  if (name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const command = commands[name];
-  if (command === undefined || args.length > (TAKES_PATH.has(name) ? 2 : 1)) {
-    process.stderr.write(`Unknown command: ${args.join(" ")}\n\n${USAGE}`);
+  const name = args[0] === "-h" || args[0] === "help" ? "--help" : args[0] ?? "serve";
+  // A command takes as many arguments as its synopsis names (`backup PATH`: one).
+  const command = COMMANDS.find(({ synopsis }) => synopsis.split(" ")[0] === name);
+  if (command === undefined || args.length > command.synopsis.split(" ").length) {
+    process.stderr.write(`Unknown command: ${args.join(" ")}\n\n${usage(COMMANDS)}`);
     return 2;
   }
   try {
-    return await command(args.slice(1));
+    return await command.run(args.slice(1));
   } catch (error) {
     // A failure nothing else explained (a bug, or an environment the checks did not foresee):
     // still one line and exit 1, as docs/configuration.md promises for every failure to start.

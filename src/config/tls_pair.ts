@@ -1,14 +1,13 @@
 /**
- * `TLS_CERT_FILE` and `TLS_KEY_FILE`: the PEM certificate chain and private key that turn `PORT`
- * into HTTPS. Both or neither; one alone, an unreadable file, a file that is not PEM or a key
- * that does not belong to the certificate is a bad setting (exit 2), checked here at start so
+ * PEM files: `TLS_CERT_FILE` and `TLS_KEY_FILE`, the certificate chain and private key that turn
+ * `PORT` into HTTPS, and `DATABASE_SSL_CA_FILE`. An unreadable file, a file that is not PEM or a
+ * key that does not belong to the certificate is a bad setting (exit 2), checked here at start so
  * every runtime refuses it the same way, before listening (node:crypto does the checks on Deno,
  * Bun and Node alike). SIGHUP reads the pair again through the same function.
  */
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
-// A cycle with config.ts, harmless: ConfigError is used only when a function here runs.
-import { ConfigError } from "./config.ts";
+import { ConfigError } from "./settings.ts";
 
 /** A certificate chain and its private key, read and checked. */
 export interface TlsPair {
@@ -22,28 +21,12 @@ export interface TlsPair {
   readonly fingerprint: string;
 }
 
-type Environment = Readonly<Record<string, string | undefined>>;
-
-/** The pair named by the environment, or undefined for plain HTTP; throws `ConfigError`. */
-export function tlsSetting(env: Environment): TlsPair | undefined {
-  const certFile = env.TLS_CERT_FILE;
-  const keyFile = env.TLS_KEY_FILE;
-  if (certFile === undefined && keyFile === undefined) return undefined;
-  if (certFile === undefined || keyFile === undefined) {
-    const missing = certFile === undefined ? "TLS_CERT_FILE" : "TLS_KEY_FILE";
-    const present = certFile === undefined ? "TLS_KEY_FILE" : "TLS_CERT_FILE";
-    throw new ConfigError(missing, `${present} is set but ${missing} is not; set both or neither`);
-  }
-  return readTlsPair(certFile, keyFile);
-}
-
 /** Reads both files and checks that the key belongs to the certificate; throws `ConfigError`. */
 export function readTlsPair(certFile: string, keyFile: string): TlsPair {
-  const cert = readPem("TLS_CERT_FILE", certFile);
+  const cert = readCertificates("TLS_CERT_FILE", certFile);
   const key = readPem("TLS_KEY_FILE", keyFile);
   let leaf: X509Certificate;
   try {
-    if (!cert.includes("-----BEGIN CERTIFICATE-----")) throw new Error("no PEM certificate");
     leaf = new X509Certificate(cert);
   } catch {
     throw new ConfigError("TLS_CERT_FILE", `TLS_CERT_FILE ${certFile} holds no PEM certificate`);
@@ -68,10 +51,14 @@ export function readTlsPair(certFile: string, keyFile: string): TlsPair {
   return { certFile, keyFile, cert, key, fingerprint: leaf.fingerprint256 };
 }
 
+/** The PEM text of the file of `setting`, which must hold a certificate; throws `ConfigError`. */
+export function readCertificates(setting: string, path: string): string {
+  const text = readPem(setting, path);
+  if (text.includes("-----BEGIN CERTIFICATE-----")) return text;
+  throw new ConfigError(setting, `${setting} ${path} holds no PEM certificate`);
+}
+
 function readPem(setting: string, path: string): string {
-  if (path.trim() === "") {
-    throw new ConfigError(setting, `${setting} must be a file path, got an empty value`);
-  }
   try {
     return readFileSync(path, "utf8");
   } catch (error) {

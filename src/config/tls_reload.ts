@@ -8,7 +8,7 @@
  */
 import type { Logger } from "../log.ts";
 import type { RunningServer } from "../runtime/server.ts";
-import { ConfigError } from "./config.ts";
+import { ConfigError } from "./settings.ts";
 import { readTlsPair, type TlsPair } from "./tls_pair.ts";
 
 /** Re-reads the pair `current` came from; returns the pair now served (the new one, or `current`). */

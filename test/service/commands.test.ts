@@ -15,6 +15,7 @@ import {
   targetRuntime,
   temporaryDirectory,
 } from "../support/server_process.ts";
+import { SETTINGS } from "../../src/config/settings.ts";
 
 const runtime = targetRuntime();
 const TIMEOUT = { timeout: 60_000 };
@@ -43,6 +44,25 @@ describe(`operator commands on ${runtime}`, TIMEOUT, () => {
     const commands = ["serve", "openapi", "healthcheck", "verify", "import", "backup", "restore"];
     for (const command of [...commands, "--help"]) {
       assert.match(result.stdout, new RegExp(`^\\s+${command}\\s`, "m"), command);
+    }
+  });
+
+  it("--help lists every setting, with its default", async () => {
+    const lines = (await runService(["--help"])).stdout.split("\n");
+    for (const [name, setting] of Object.entries(SETTINGS)) {
+      const line = lines.find((line) => line.startsWith(`  ${name}  `));
+      assert.ok(line !== undefined, name);
+      if (setting.default !== undefined) {
+        assert.ok(line.endsWith(` (default ${setting.default})`), line);
+      }
+    }
+  });
+
+  it("a command given more arguments than it takes exits 2 and prints the usage", async () => {
+    for (const args of [["verify", "extra"], ["backup", "a.jsonl", "b.jsonl"]]) {
+      const result = await runService(args);
+      assert.equal(result.code, 2, args.join(" "));
+      assert.match(result.stderr, new RegExp(`^Unknown command: ${args.join(" ")}\n`));
     }
   });
 

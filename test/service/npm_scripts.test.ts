@@ -5,8 +5,8 @@
  * running without it, holding the port and the data directory.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { describe, it } from "node:test";
@@ -127,6 +127,70 @@ describe(`npm run ${script ?? "(none for the executable)"}`, {
     const denoJson = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8"));
     for (const [name, command] of Object.entries<string>(denoJson.tasks)) {
       assert.doesNotMatch(command, /(^|[;&|]\s*)deno\s/, `task ${name}: ${command}`);
+    }
+  });
+});
+
+describe("deno task start on a machine with Deno alone", {
+  timeout: 120_000,
+  skip: runtime !== "deno" && "the Deno start only",
+}, () => {
+  it("runs after `deno install --prod`, which installs the runtime dependencies and nothing else", async () => {
+    const dir = temporaryDirectory("deno-alone-");
+    try {
+      // A fresh checkout: the tracked files `deno install` and `deno task start` read, and no
+      // node_modules. PATH finds deno and nothing else (no node, no npm).
+      const checkout = join(dir.path, "checkout");
+      const files = [
+        "deno.json",
+        "package.json",
+        "package-lock.json",
+        "scripts/bench/package.json",
+      ];
+      for (const path of [...files, "src"]) {
+        cpSync(join(ROOT, path), join(checkout, path), { recursive: true });
+      }
+      const bin = join(dir.path, "bin");
+      mkdirSync(bin);
+      symlinkSync(realpathSync(join(ROOT, "node_modules/.bin/deno")), join(bin, "deno"));
+      // The npm registry is needed while Deno's cache (under HOME) lacks the packages.
+      const env = { HOME: process.env.HOME, PATH: bin, DENO_TLS_CA_STORE: "mozilla,system" };
+      const install = spawnSync(join(bin, "deno"), ["install", "--prod"], {
+        cwd: checkout,
+        env,
+        encoding: "utf8",
+        timeout: 90_000,
+      });
+      assert.equal(install.status, 0, install.stderr);
+      const installed = readdirSync(join(checkout, "node_modules")).filter((name) =>
+        name[0] !== "."
+      );
+      assert.deepEqual(installed.sort(), ["brotli-wasm", "postgres", "typebox"]);
+
+      let output = "";
+      const child = spawn(join(bin, "deno"), ["task", "start"], {
+        cwd: checkout,
+        env: { ...env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: "data", API_KEYS: KEY },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let ended = false;
+      const exited = new Promise<void>((done) =>
+        child.on("exit", () => {
+          ended = true;
+          done();
+        })
+      );
+      child.stdout!.on("data", (chunk) => output += chunk);
+      child.stderr!.on("data", (chunk) => output += chunk);
+      const listening = () => output.includes("listening on http://127.0.0.1:");
+      await waitFor(() => ended || listening(), "listening", 30_000);
+      assert.ok(listening(), output);
+      // `deno task` passes the SIGTERM on to the service and ends by the signal itself.
+      child.kill("SIGTERM");
+      await exited;
+      assert.match(output, /"msg":"stopped"/);
+    } finally {
+      dir.remove();
     }
   });
 });
