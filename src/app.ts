@@ -48,7 +48,7 @@ export interface App {
   /** Resolves once no request is in flight (at once when none is). */
   idle(): Promise<void>;
   readonly readiness: Readiness;
-  /** The metrics with `METRICS=on` (the store reports to them), otherwise undefined. */
+  /** The metrics with `METRICS=on` (the store registers its own there), otherwise undefined. */
   readonly metrics: ServiceMetrics | undefined;
 }
 
@@ -102,8 +102,8 @@ export function createApp(options: AppOptions): App {
     ? new ServiceMetrics(routeTable(config, rootRoutes, apiRoutes))
     : undefined;
   if (metrics !== undefined) {
+    store?.registerMetrics(metrics.registry);
     rootRoutes.push(...metricsRoutes(metrics, () => ({
-      store,
       ready: readiness === "ready" && storeAvailable(),
       inFlight,
     })));
@@ -305,6 +305,7 @@ export function createApp(options: AppOptions): App {
     ready(loaded: PetStore) {
       store = loaded;
       readiness = "ready";
+      if (metrics !== undefined) loaded.registerMetrics(metrics.registry);
     },
     drain() {
       readiness = "draining";
