@@ -99,14 +99,14 @@ export function createApp(options: AppOptions): App {
   const apiRoutes = [...petRoutes(options), ...openapiRoutes({ config }), ...docsRoutes()];
   const rootRoutes = healthRoutes({ readiness: () => readiness, storeAvailable });
   const metrics = config.metrics
-    ? new ServiceMetrics(routeTable(config, rootRoutes, apiRoutes))
+    ? new ServiceMetrics(routeTable(config, rootRoutes, apiRoutes), {
+      ready: () => readiness === "ready" && storeAvailable(),
+      inFlight: () => inFlight,
+    })
     : undefined;
   if (metrics !== undefined) {
     store?.registerMetrics(metrics.registry);
-    rootRoutes.push(...metricsRoutes(metrics, () => ({
-      ready: readiness === "ready" && storeAvailable(),
-      inFlight,
-    })));
+    rootRoutes.push(...metricsRoutes(metrics.registry));
   }
   const apiRouter = new Router<RequestContext, Reply>(apiRoutes);
   const healthRouter = new Router<RequestContext, Reply>(rootRoutes);

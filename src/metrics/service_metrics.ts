@@ -43,10 +43,11 @@ export interface RouteTable {
   readonly basePath: string;
 }
 
-/** What the app knows at scrape time. */
-export interface ScrapeSources {
-  readonly ready: boolean;
-  readonly inFlight: number;
+/** What the app knows, read at each scrape. */
+export interface AppState {
+  /** As `/readyz`: the store is loaded and reachable, and the service is not shutting down. */
+  readonly ready: () => boolean;
+  readonly inFlight: () => number;
 }
 
 interface RequestFamilies {
@@ -83,11 +84,9 @@ export class ServiceMetrics {
   /** Router pattern → method → series; `""` is the unmatched route. */
   readonly #routes = new Map<string, Map<string, RouteSeries>>();
   readonly #rateLimited: CounterSeries;
-  readonly #inFlight: GaugeSeries;
-  readonly #ready: GaugeSeries;
   readonly #loadSeconds: Family<GaugeSeries>;
 
-  constructor(routes: RouteTable) {
+  constructor(routes: RouteTable, app: AppState) {
     const r = this.registry;
     const families = {
       requests: r.counter(
@@ -118,14 +117,18 @@ export class ServiceMetrics {
       "animal_store_rate_limited_requests_total",
       "Requests refused with 429 by RATE_LIMIT.",
     ).labels();
-    this.#inFlight = r.gauge(
+    const inFlight = r.gauge(
       "animal_store_http_requests_in_flight",
       "Requests being handled, this scrape included.",
     ).labels();
-    this.#ready = r.gauge(
+    const ready = r.gauge(
       "animal_store_ready",
       "1 when the store is loaded and reachable and the service is not shutting down (as /readyz).",
     ).labels();
+    r.onScrape(() => {
+      inFlight.set(app.inFlight());
+      ready.set(app.ready() ? 1 : 0);
+    });
     this.#loadSeconds = r.gauge(
       "animal_store_store_load_seconds",
       "Time the last start spent opening the store (replaying the data file, or migrating).",
@@ -143,13 +146,6 @@ export class ServiceMetrics {
   /** Records how long the store took to open at this start. */
   storeLoaded(seconds: number): void {
     this.#loadSeconds.labels().set(seconds);
-  }
-
-  /** The text exposition. */
-  render(sources: ScrapeSources): Promise<string> {
-    this.#inFlight.set(sources.inFlight);
-    this.#ready.set(sources.ready ? 1 : 0);
-    return this.registry.render();
   }
 }
 
