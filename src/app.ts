@@ -48,7 +48,7 @@ export interface App {
   /** Resolves once no request is in flight (at once when none is). */
   idle(): Promise<void>;
   readonly readiness: Readiness;
-  /** The metrics with `METRICS=on` (the store reports to them), otherwise undefined. */
+  /** The metrics with `METRICS=on` (the store registers its own there), otherwise undefined. */
   readonly metrics: ServiceMetrics | undefined;
 }
 
@@ -99,14 +99,14 @@ export function createApp(options: AppOptions): App {
   const apiRoutes = [...petRoutes(options), ...openapiRoutes({ config }), ...docsRoutes()];
   const rootRoutes = healthRoutes({ readiness: () => readiness, storeAvailable });
   const metrics = config.metrics
-    ? new ServiceMetrics(routeTable(config, rootRoutes, apiRoutes))
+    ? new ServiceMetrics(routeTable(config, rootRoutes, apiRoutes), {
+      ready: () => readiness === "ready" && storeAvailable(),
+      inFlight: () => inFlight,
+    })
     : undefined;
   if (metrics !== undefined) {
-    rootRoutes.push(...metricsRoutes(metrics, () => ({
-      store,
-      ready: readiness === "ready" && storeAvailable(),
-      inFlight,
-    })));
+    store?.registerMetrics(metrics.registry);
+    rootRoutes.push(...metricsRoutes(metrics.registry));
   }
   const apiRouter = new Router<RequestContext, Reply>(apiRoutes);
   const healthRouter = new Router<RequestContext, Reply>(rootRoutes);
@@ -305,6 +305,7 @@ export function createApp(options: AppOptions): App {
     ready(loaded: PetStore) {
       store = loaded;
       readiness = "ready";
+      if (metrics !== undefined) loaded.registerMetrics(metrics.registry);
     },
     drain() {
       readiness = "draining";

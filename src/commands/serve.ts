@@ -140,7 +140,6 @@ export async function runServe(): Promise<number> {
       }),
     lockWaitMs: LOCK_WAIT_MS,
     signal: stopLoading.signal,
-    observer: app.metrics?.storeObserver,
   });
   let opened: OpenedStore;
   try {

@@ -1,7 +1,10 @@
 /**
  * A small Prometheus registry: counters, gauges and histograms with fixed label names, rendered
- * in the text exposition format 0.0.4. Label sets are bound once (`labels(...)`) and kept, so the
- * request path adds to a number and builds no string; the text is built only at scrape time.
+ * in the text exposition format 0.0.4. Whoever owns some numbers registers their families here:
+ * the service its requests, each store its own (`PetStore.registerMetrics`). Label sets are bound
+ * once (`labels(...)`) and kept, so the request path adds to a number and builds no string; the
+ * text is built only at scrape time, after the `onScrape` hooks have read what is read, not
+ * counted.
  *
  * Format rules followed here (Prometheus "Exposition formats"): one `# HELP` and one `# TYPE`
  * line per family, before its samples; in HELP text `\` and line feeds are escaped, in label
@@ -17,17 +20,17 @@ const NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 /** Holds the families of one process and renders them. */
 export class Registry {
-  readonly #families: LabelledFamily<Series>[] = [];
-  readonly #names = new Set<string>();
+  readonly #families: Family<Series>[] = [];
+  readonly #hooks: (() => unknown)[] = [];
 
   /** A counter; `labelNames` fixes which labels each of its series carries. */
-  counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
-    return this.#add(new ValueFamily(name, help, labelNames, "counter", CounterSeries));
+  counter(name: string, help: string, labelNames: readonly string[] = []): Family<CounterSeries> {
+    return this.#add(name, help, "counter", labelNames, (text) => new CounterSeries(text));
   }
 
   /** A gauge. */
-  gauge(name: string, help: string, labelNames: readonly string[] = []): Gauge {
-    return this.#add(new ValueFamily(name, help, labelNames, "gauge", GaugeSeries));
+  gauge(name: string, help: string, labelNames: readonly string[] = []): Family<GaugeSeries> {
+    return this.#add(name, help, "gauge", labelNames, (text) => new GaugeSeries(text));
   }
 
   /** A histogram with fixed upper bounds (`+Inf` is added). */
@@ -35,48 +38,64 @@ export class Registry {
     name: string,
     help: string,
     options: { buckets: readonly number[]; labelNames?: readonly string[] },
-  ): Histogram {
-    return this.#add(new Histogram(name, help, options.labelNames ?? [], options.buckets));
+  ): Family<HistogramSeries> {
+    const bounds = [...options.buckets];
+    if (bounds.some((bound, i) => !Number.isFinite(bound) || (i > 0 && bound <= bounds[i - 1]))) {
+      throw new Error(`${name}: buckets must be finite and increasing`);
+    }
+    const le = [...bounds.map(formatNumber), "+Inf"];
+    const make = (text: string) => new HistogramSeries(text, bounds, le);
+    return this.#add(name, help, "histogram", options.labelNames ?? [], make);
+  }
+
+  /**
+   * Runs `read` before each scrape, to set what is read rather than counted. A hook that fails
+   * (a database gone) leaves its series at their last values, and the scrape still succeeds.
+   */
+  onScrape(read: () => void | Promise<void>): void {
+    this.#hooks.push(read);
   }
 
   /** The text exposition of every family, in registration order. */
-  render(): string {
+  async render(): Promise<string> {
+    await Promise.allSettled(this.#hooks.map(async (read) => await read()));
     const out: string[] = [];
-    for (const family of this.#families) family.render(out);
+    for (const family of this.#families) family.write(out);
     return out.join("\n") + "\n";
   }
 
-  #add<T extends LabelledFamily<Series>>(family: T): T {
-    const { name, labelNames } = family;
+  #add<S extends Series>(
+    name: string,
+    help: string,
+    type: string,
+    labelNames: readonly string[],
+    make: (text: string) => S,
+  ): Family<S> {
     if (!NAME.test(name)) throw new Error(`Invalid metric name: ${name}`);
-    if (this.#names.has(name)) throw new Error(`Duplicate metric: ${name}`);
+    if (this.#families.some((family) => family.name === name)) {
+      throw new Error(`Duplicate metric: ${name}`);
+    }
     for (const label of labelNames) {
       if (!NAME.test(label) || label.startsWith("__") || label === "le") {
         throw new Error(`Invalid label name for ${name}: ${label}`);
       }
     }
-    this.#names.add(name);
+    const head = `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}`;
+    const family = new Family(name, head, labelNames, make);
     this.#families.push(family);
     return family;
   }
 }
 
-/** Label values of one series, rendered once as `{a="x",b="y"}` (empty without labels). */
-abstract class Series {
-  readonly text: string;
-  constructor(labelNames: readonly string[], values: readonly string[]) {
-    this.text = labelText(labelNames, values);
-  }
-}
-
-/** Families whose series are bound by label values. */
-abstract class LabelledFamily<S extends Series> {
-  protected readonly series = new Map<string, S>();
+/** The series of one metric, bound by label values. */
+export class Family<S extends Series> {
+  /** By label text, which is unambiguous since its values are escaped. */
+  readonly #series = new Map<string, S>();
   constructor(
     readonly name: string,
-    readonly help: string,
-    readonly labelNames: readonly string[],
-    private readonly type: string,
+    private readonly head: string,
+    private readonly labelNames: readonly string[],
+    private readonly make: (text: string) => S,
   ) {}
 
   /** The series of these label values (made on first use): bind once, keep the result. */
@@ -84,137 +103,90 @@ abstract class LabelledFamily<S extends Series> {
     if (values.length !== this.labelNames.length) {
       throw new Error(`${this.name} takes ${this.labelNames.length} label values`);
     }
-    const key = JSON.stringify(values);
-    let series = this.series.get(key);
+    const text = values.length === 0
+      ? ""
+      : `{${
+        values.map((value, i) => `${this.labelNames[i]}="${escapeLabelValue(value)}"`).join(",")
+      }}`;
+    let series = this.#series.get(text);
     if (series === undefined) {
-      series = this.make(values);
-      this.series.set(key, series);
+      series = this.make(text);
+      this.#series.set(text, series);
     }
     return series;
   }
 
-  protected abstract make(values: readonly string[]): S;
-  protected abstract samples(out: string[]): void;
-
   /** Its HELP, TYPE and samples; nothing while it has no series (a store it does not use). */
-  render(out: string[]): void {
-    if (this.series.size === 0) return;
-    out.push(`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} ${this.type}`);
-    this.samples(out);
+  write(out: string[]): void {
+    if (this.#series.size === 0) return;
+    out.push(this.head);
+    for (const series of this.#series.values()) series.write(this.name, out);
+  }
+}
+
+/** One series: its label text (`{a="x",b="y"}`, empty without labels) and its samples. */
+abstract class Series {
+  constructor(readonly text: string) {}
+  abstract write(name: string, out: string[]): void;
+}
+
+/** A series of one number. */
+abstract class ValueSeries extends Series {
+  value = 0;
+  write(name: string, out: string[]): void {
+    out.push(`${name}${this.text} ${formatNumber(this.value)}`);
   }
 }
 
 /** One counter series. */
-export class CounterSeries extends Series {
-  value = 0;
+export class CounterSeries extends ValueSeries {
   /** Adds `amount` (default 1); a counter never goes down. */
   inc(amount = 1): void {
     if (amount > 0) this.value += amount;
   }
-  /** Mirrors a total that is counted elsewhere (CPU time, a store's error count). */
+  /** Mirrors a total that is counted elsewhere (CPU time, a store's failed statements). */
   mirror(total: number): void {
     if (total > this.value) this.value = total;
   }
 }
 
 /** One gauge series. */
-export class GaugeSeries extends Series {
-  value = 0;
-  /** Sets the value. */
+export class GaugeSeries extends ValueSeries {
   set(value: number): void {
     this.value = value;
   }
 }
 
-type ValueSeries = Series & { value: number };
-
-/** Counters and gauges: one number per series; its class says how the number may change. */
-class ValueFamily<S extends ValueSeries> extends LabelledFamily<S> {
-  constructor(
-    name: string,
-    help: string,
-    labelNames: readonly string[],
-    type: "counter" | "gauge",
-    private readonly Kind: new (labelNames: readonly string[], values: readonly string[]) => S,
-  ) {
-    super(name, help, labelNames, type);
-  }
-  protected make(values: readonly string[]): S {
-    return new this.Kind(this.labelNames, values);
-  }
-  protected samples(out: string[]): void {
-    for (const series of this.series.values()) {
-      out.push(`${this.name}${series.text} ${formatNumber(series.value)}`);
-    }
-  }
-}
-
-/** A monotonically increasing count. */
-export type Counter = ValueFamily<CounterSeries>;
-/** A value that goes up and down. */
-export type Gauge = ValueFamily<GaugeSeries>;
-
 /** One histogram series: a count per bucket (not cumulative until rendered), sum and count. */
 export class HistogramSeries extends Series {
-  readonly counts: Float64Array;
+  readonly #counts: Float64Array;
   sum = 0;
   count = 0;
-  constructor(labelNames: readonly string[], values: readonly string[], readonly bounds: number[]) {
-    super(labelNames, values);
-    this.counts = new Float64Array(bounds.length);
+  constructor(text: string, readonly bounds: readonly number[], readonly le: readonly string[]) {
+    super(text);
+    this.#counts = new Float64Array(bounds.length);
   }
+
   /** Records one observation. */
   observe(value: number): void {
-    const bounds = this.bounds;
     let i = 0;
-    while (i < bounds.length && value > bounds[i]) i++;
-    if (i < bounds.length) this.counts[i]++;
+    while (i < this.bounds.length && value > this.bounds[i]) i++;
+    if (i < this.bounds.length) this.#counts[i]++;
     this.sum += value;
     this.count++;
   }
-}
 
-/** A distribution over fixed buckets. */
-export class Histogram extends LabelledFamily<HistogramSeries> {
-  readonly #bounds: number[];
-  readonly #leTexts: string[];
-  constructor(
-    name: string,
-    help: string,
-    labelNames: readonly string[],
-    buckets: readonly number[],
-  ) {
-    super(name, help, labelNames, "histogram");
-    const bounds = [...buckets];
-    for (let i = 0; i < bounds.length; i++) {
-      if (!Number.isFinite(bounds[i]) || (i > 0 && bounds[i] <= bounds[i - 1])) {
-        throw new Error(`${name}: buckets must be finite and increasing`);
-      }
+  write(name: string, out: string[]): void {
+    // `le` goes last inside the braces of the series' own labels.
+    const open = this.text === "" ? "{" : `${this.text.slice(0, -1)},`;
+    let cumulative = 0;
+    for (let i = 0; i < this.le.length; i++) {
+      cumulative = i < this.#counts.length ? cumulative + this.#counts[i] : this.count;
+      out.push(`${name}_bucket${open}le="${this.le[i]}"} ${formatNumber(cumulative)}`);
     }
-    this.#bounds = bounds;
-    this.#leTexts = [...bounds.map(formatNumber), "+Inf"];
+    out.push(`${name}_sum${this.text} ${formatNumber(this.sum)}`);
+    out.push(`${name}_count${this.text} ${formatNumber(this.count)}`);
   }
-  protected make(values: readonly string[]) {
-    return new HistogramSeries(this.labelNames, values, this.#bounds);
-  }
-  protected samples(out: string[]): void {
-    for (const series of this.series.values()) {
-      // `le` goes last inside the braces of the series' own labels.
-      const open = series.text === "" ? "{" : `${series.text.slice(0, -1)},`;
-      let cumulative = 0;
-      for (let i = 0; i < this.#leTexts.length; i++) {
-        cumulative = i < series.counts.length ? cumulative + series.counts[i] : series.count;
-        out.push(`${this.name}_bucket${open}le="${this.#leTexts[i]}"} ${formatNumber(cumulative)}`);
-      }
-      out.push(`${this.name}_sum${series.text} ${formatNumber(series.sum)}`);
-      out.push(`${this.name}_count${series.text} ${formatNumber(series.count)}`);
-    }
-  }
-}
-
-function labelText(names: readonly string[], values: readonly string[]): string {
-  if (names.length === 0) return "";
-  return `{${names.map((name, i) => `${name}="${escapeLabelValue(values[i])}"`).join(",")}}`;
 }
 
 /** A label value as the format wants it: `\`, `"` and line feed escaped. */

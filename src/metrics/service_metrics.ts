@@ -1,62 +1,54 @@
 /**
- * The service's metric families (docs/metrics.md lists them with what to alert on). Requests are
- * counted through series bound once per route template and method, so the per-request cost is a
- * map lookup, an increment and a histogram bucket: the label text is built once, at first use.
- * Everything that can be read instead of tracked (pets per status, file bytes, memory) is read at
- * scrape time.
+ * The service's own metric families; each store registers its own in `registry` once it is open
+ * (docs/metrics.md lists them all, with what to alert on). Requests are counted through series
+ * bound once per route template and method, so a request builds no label text; what can be read
+ * instead of tracked (memory, CPU, in flight) is read at scrape time.
  */
-import { PET_STATUSES } from "../schemas/pet.ts";
-import type { PetStore, StoreObserver, StoreStats } from "../store/store.ts";
-import { processMetrics } from "./process_metrics.ts";
+import process from "node:process";
 import {
-  type Counter,
   type CounterSeries,
-  type Gauge,
+  type Family,
   type GaugeSeries,
-  type Histogram,
   type HistogramSeries,
   Registry,
 } from "./registry.ts";
 
 /** The `method` label: these as they are, any other method as `OTHER` (bounded cardinality). */
-const KNOWN_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+const KNOWN_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "OTHER"];
 
-/** The `route` label of a request that matched no route. */
-const UNMATCHED = "unmatched";
+/** From a page served from memory to a slow database (milliseconds here, seconds in the text). */
+const DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000]
+  .map((ms) => ms / 1000);
 
-/** Seconds; from a cached list page (~50 µs) to a slow database (10 s). */
-const DURATION_BUCKETS = [
-  0.0005,
-  0.001,
-  0.0025,
-  0.005,
-  0.01,
-  0.025,
-  0.05,
-  0.1,
-  0.25,
-  0.5,
-  1,
-  2.5,
-  5,
-  10,
-];
-/** Seconds; a healthy disk syncs in about a millisecond, a struggling one in tens. */
-const FSYNC_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-/** Creates per batch; the writer takes at most 1024. */
-const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+/** Where the metrics of one request go; `pattern` is the router's, e.g. `/pets/:petId`. */
+export interface RouteTable {
+  /** Patterns outside BASE_PATH (health, metrics): the template is the pattern. */
+  readonly rootPatterns: readonly string[];
+  /** Patterns under BASE_PATH: the template is BASE_PATH plus the pattern. */
+  readonly apiPatterns: readonly string[];
+  readonly basePath: string;
+}
 
-/**
- * The series of one route template and method, bound on first use (so a scrape shows only what
- * was requested): the label text is built once, never per request.
- */
-class RouteMethodSeries {
+/** What the app knows, read at each scrape. */
+export interface AppState {
+  /** As `/readyz`: the store is loaded and reachable, and the service is not shutting down. */
+  readonly ready: () => boolean;
+  readonly inFlight: () => number;
+}
+
+interface RequestFamilies {
+  readonly requests: Family<CounterSeries>;
+  readonly duration: Family<HistogramSeries>;
+}
+
+/** The series of one route template and method, bound on first use (scrapes show what was used). */
+class RouteSeries {
   readonly #byStatus = new Map<number, CounterSeries>();
   #duration: HistogramSeries | undefined;
   constructor(
-    private readonly families: { requests: Counter; duration: Histogram },
-    private readonly method: string,
-    private readonly route: string,
+    readonly families: RequestFamilies,
+    readonly method: string,
+    readonly route: string,
   ) {}
 
   /** Counts one request of this status that took `seconds`. */
@@ -71,139 +63,69 @@ class RouteMethodSeries {
   }
 }
 
-/** Where the metrics of one request go; `pattern` is the router's, e.g. `/pets/:petId`. */
-export interface RouteTable {
-  /** Patterns outside BASE_PATH (health, metrics): the template is the pattern. */
-  readonly rootPatterns: readonly string[];
-  /** Patterns under BASE_PATH: the template is BASE_PATH plus the pattern. */
-  readonly apiPatterns: readonly string[];
-  readonly basePath: string;
-}
-
-/** What the app knows at scrape time. */
-export interface ScrapeSources {
-  readonly store: PetStore | undefined;
-  readonly ready: boolean;
-  readonly inFlight: number;
-}
-
 /** The service's registry and the hooks that feed it. */
 export class ServiceMetrics {
-  readonly #registry = new Registry();
+  /** Where the store registers its own families once it is open. */
+  readonly registry = new Registry();
   /** Router pattern → method → series; `""` is the unmatched route. */
-  readonly #routes = new Map<string, Map<string, RouteMethodSeries>>();
-  readonly #refreshProcess: () => void;
+  readonly #routes = new Map<string, Map<string, RouteSeries>>();
   readonly #rateLimited: CounterSeries;
-  readonly #inFlight: GaugeSeries;
-  readonly #ready: GaugeSeries;
-  readonly #loadSeconds: Gauge;
-  /** Store families: their series appear once the store reports them (its backend's only). */
-  readonly #pets: Gauge;
-  readonly #fileBytes: Gauge;
-  readonly #keys: Gauge;
-  readonly #poolInUse: Gauge;
-  readonly #poolSize: Gauge;
-  readonly #queryErrors: Counter;
-  readonly #fsync: Histogram;
-  readonly #batch: Histogram;
+  readonly #loadSeconds: Family<GaugeSeries>;
 
-  /** Told by the JSON-lines store of each batch fdatasync'd. */
-  readonly storeObserver: StoreObserver;
-
-  constructor(routes: RouteTable) {
-    const r = this.#registry;
-    const requests = r.counter(
-      "animal_store_http_requests_total",
-      "HTTP requests answered, by method, route template and status.",
-      ["method", "route", "status"],
-    );
-    const duration = r.histogram(
-      "animal_store_http_request_duration_seconds",
-      "Time from a request's arrival to its response being built, by method and route template.",
-      { buckets: DURATION_BUCKETS, labelNames: ["method", "route"] },
-    );
-    const templates: [string, string][] = [
-      ...routes.rootPatterns.map((pattern): [string, string] => [pattern, pattern]),
-      ...routes.apiPatterns.map((pattern): [string, string] => [
-        pattern,
-        routes.basePath + pattern,
-      ]),
-      ["", UNMATCHED],
+  constructor(routes: RouteTable, app: AppState) {
+    const r = this.registry;
+    const families = {
+      requests: r.counter(
+        "animal_store_http_requests_total",
+        "HTTP requests answered, by method, route template and status.",
+        ["method", "route", "status"],
+      ),
+      duration: r.histogram(
+        "animal_store_http_request_duration_seconds",
+        "Time from a request's arrival to its response being built, by method and route template.",
+        { buckets: DURATION_BUCKETS, labelNames: ["method", "route"] },
+      ),
+    };
+    const templates = [
+      ...routes.rootPatterns.map((pattern) => [pattern, pattern]),
+      ...routes.apiPatterns.map((pattern) => [pattern, routes.basePath + pattern]),
+      ["", "unmatched"],
     ];
     for (const [pattern, template] of templates) {
       if (this.#routes.has(pattern)) continue; // a root path shadows an API one, as in routing
       const route = template.replace(/:([A-Za-z0-9]+)/g, "{$1}");
-      const byMethod = new Map<string, RouteMethodSeries>();
-      for (const method of [...KNOWN_METHODS, "OTHER"]) {
-        byMethod.set(method, new RouteMethodSeries({ requests, duration }, method, route));
-      }
+      const byMethod = new Map(
+        KNOWN_METHODS.map((method) => [method, new RouteSeries(families, method, route)]),
+      );
       this.#routes.set(pattern, byMethod);
     }
     this.#rateLimited = r.counter(
       "animal_store_rate_limited_requests_total",
       "Requests refused with 429 by RATE_LIMIT.",
     ).labels();
-    this.#inFlight = r.gauge(
+    const inFlight = r.gauge(
       "animal_store_http_requests_in_flight",
       "Requests being handled, this scrape included.",
     ).labels();
-    this.#ready = r.gauge(
+    const ready = r.gauge(
       "animal_store_ready",
       "1 when the store is loaded and reachable and the service is not shutting down (as /readyz).",
     ).labels();
+    r.onScrape(() => {
+      inFlight.set(app.inFlight());
+      ready.set(app.ready() ? 1 : 0);
+    });
     this.#loadSeconds = r.gauge(
       "animal_store_store_load_seconds",
       "Time the last start spent opening the store (replaying the data file, or migrating).",
     );
-    this.#pets = r.gauge("animal_store_pets", "Pets in the store by status.", ["status"]);
-    this.#refreshProcess = processMetrics(r);
-    this.#fsync = r.histogram(
-      "animal_store_jsonl_fsync_duration_seconds",
-      "Time one fdatasync of a batch of creates took (JSON-lines store).",
-      { buckets: FSYNC_BUCKETS },
-    );
-    this.#batch = r.histogram(
-      "animal_store_jsonl_batch_size",
-      "Creates written and fdatasync'd together (JSON-lines store).",
-      { buckets: BATCH_BUCKETS },
-    );
-    this.#fileBytes = r.gauge(
-      "animal_store_jsonl_data_file_bytes",
-      "Size of the durable part of the data file (JSON-lines store).",
-    );
-    this.#keys = r.gauge(
-      "animal_store_jsonl_idempotency_keys",
-      "Idempotency keys held in memory (JSON-lines store).",
-    );
-    this.#poolInUse = r.gauge(
-      "animal_store_postgres_pool_connections_in_use",
-      "Pool connections busy with a statement or transaction (PostgreSQL store).",
-    );
-    this.#poolSize = r.gauge(
-      "animal_store_postgres_pool_size",
-      "Most connections the pool opens, DATABASE_POOL_SIZE (PostgreSQL store).",
-    );
-    this.#queryErrors = r.counter(
-      "animal_store_postgres_query_errors_total",
-      "Statements, transactions and connection probes that failed (PostgreSQL store).",
-    );
-    let fsync: HistogramSeries | undefined;
-    let batch: HistogramSeries | undefined;
-    const fsyncFamily = this.#fsync;
-    const batchFamily = this.#batch;
-    this.storeObserver = {
-      batchSynced(seconds, creates) {
-        (fsync ??= fsyncFamily.labels()).observe(seconds);
-        (batch ??= batchFamily.labels()).observe(creates);
-      },
-    };
+    registerProcessMetrics(r);
   }
 
   /** Counts one answered request; `pattern` is the matched router pattern, undefined for none. */
   observe(method: string, pattern: string | undefined, status: number, seconds: number): void {
     const byMethod = this.#routes.get(pattern ?? "") ?? this.#routes.get("")!;
-    const series = byMethod.get(method) ?? byMethod.get("OTHER")!;
-    series.observe(status, seconds);
+    (byMethod.get(method) ?? byMethod.get("OTHER")!).observe(status, seconds);
     if (status === 429) this.#rateLimited.inc();
   }
 
@@ -211,41 +133,26 @@ export class ServiceMetrics {
   storeLoaded(seconds: number): void {
     this.#loadSeconds.labels().set(seconds);
   }
+}
 
-  /**
-   * The text exposition. Numbers a store cannot give right now (database gone) keep their last
-   * values, so the scrape still succeeds and the other families still arrive.
-   */
-  async render(sources: ScrapeSources): Promise<string> {
-    let stats: StoreStats | undefined;
-    try {
-      stats = await sources.store?.stats?.();
-    } catch {
-      // Reported by readiness (and by the query error counter); the scrape goes on.
-    }
-    if (stats !== undefined) {
-      const pets = stats.pets;
-      if (pets !== undefined) {
-        for (const status of [...PET_STATUSES, "none"] as const) {
-          this.#pets.labels(status).set(pets[status]);
-        }
-      }
-      if (stats.dataFileBytes !== undefined) {
-        this.#fileBytes.labels().set(stats.dataFileBytes);
-        // Present (at zero) before the first create, so rate() over them starts at once.
-        this.#fsync.labels();
-        this.#batch.labels();
-      }
-      if (stats.idempotencyKeys !== undefined) this.#keys.labels().set(stats.idempotencyKeys);
-      if (stats.poolSize !== undefined) this.#poolSize.labels().set(stats.poolSize);
-      if (stats.poolConnectionsInUse !== undefined) {
-        this.#poolInUse.labels().set(stats.poolConnectionsInUse);
-      }
-      if (stats.queryErrors !== undefined) this.#queryErrors.labels().mirror(stats.queryErrors);
-    }
-    this.#inFlight.set(sources.inFlight);
-    this.#ready.set(sources.ready ? 1 : 0);
-    this.#refreshProcess();
-    return this.#registry.render();
-  }
+/**
+ * The standard process families every Prometheus client exports, from `node:process`, which
+ * answers the same on Deno, Bun and Node (no /proc reading, so it also works off Linux).
+ */
+function registerProcessMetrics(registry: Registry): void {
+  const rss = registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes.")
+    .labels();
+  const cpu = registry.counter(
+    "process_cpu_seconds_total",
+    "Total user and system CPU time spent in seconds.",
+  ).labels();
+  registry.gauge(
+    "process_start_time_seconds",
+    "Start time of the process since unix epoch in seconds.",
+  ).labels().set(Math.round((Date.now() / 1000 - process.uptime()) * 1000) / 1000);
+  registry.onScrape(() => {
+    rss.set(process.memoryUsage().rss);
+    const usage = process.cpuUsage();
+    cpu.mirror((usage.user + usage.system) / 1e6);
+  });
 }

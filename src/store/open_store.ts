@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config/config.ts";
 import { openJsonlStore } from "./jsonl/jsonl_store.ts";
-import type { PetStore, StoreObserver } from "./store.ts";
+import type { PetStore } from "./store.ts";
 
 /** An open store and how many pets it held at start (undefined when counting would cost a scan). */
 export interface OpenedStore {
@@ -26,8 +26,6 @@ export async function openStore(
     onWaiting: (message: string) => void;
     lockWaitMs: number;
     signal: AbortSignal;
-    /** Told of store events for metrics (METRICS=on). */
-    observer?: StoreObserver;
   },
 ): Promise<OpenedStore> {
   if (config.database !== undefined) {
@@ -46,7 +44,6 @@ export async function openStore(
     onWarning: options.onWarning,
     onError: options.onError,
     lockWaitMs: options.lockWaitMs,
-    observer: options.observer,
   });
   return { store, backend: "jsonl", size: store.size };
 }

@@ -6,7 +6,8 @@
  * never passes through a JavaScript number and list pages are built by joining strings
  * (`joinPageJson`) — or, from a store that keeps pets as UTF-8 bytes, by copying those bytes.
  */
-import type { NewPet, PetStatus } from "../schemas/pet.ts";
+import type { Registry } from "../metrics/registry.ts";
+import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
 /** A pet as the store holds it. `json` is the Pet body exactly as clients receive it. */
 export interface StoredPet {
@@ -75,10 +76,10 @@ export interface PetStore {
    */
   isAvailable?(): boolean;
   /**
-   * The store's numbers for `GET /metrics`, read at scrape time (never per request). Optional:
-   * a store without it reports no store metrics.
+   * Registers the store's metric families with `METRICS=on`, once it is open: `animal_store_pets`
+   * (`petCountsGauge`) and its backend's own, read at scrape time or counted as things happen.
    */
-  stats?(): MaybePromise<StoreStats>;
+  registerMetrics(registry: Registry): void;
   /** Waits for pending writes, then releases every resource (file handles, the lock). */
   close(): Promise<void>;
 }
@@ -89,25 +90,14 @@ export type PetCounts = Readonly<Record<PetStatus | "none", number>>;
 /** `PetCounts` being counted (verify, backup, restore, export). */
 export type StatusCounts = { -readonly [Status in keyof PetCounts]: number };
 
-/** A store's numbers at one instant; each backend fills what it has. */
-export interface StoreStats {
-  /** Undefined when the store could not count them this time (the last numbers stay). */
-  readonly pets: PetCounts | undefined;
-  /** JSON-lines: bytes of the durable data file. */
-  readonly dataFileBytes?: number;
-  /** JSON-lines: idempotency keys held in memory. */
-  readonly idempotencyKeys?: number;
-  /** PostgreSQL: connections busy with a statement or transaction, and the pool's maximum. */
-  readonly poolConnectionsInUse?: number;
-  readonly poolSize?: number;
-  /** PostgreSQL: statements or transactions that failed since start. */
-  readonly queryErrors?: number;
-}
-
-/** Events a store reports as they happen, for metrics; both hooks must be cheap. */
-export interface StoreObserver {
-  /** JSON-lines: a batch of `creates` pets was fdatasync'd in `seconds`. */
-  batchSynced(seconds: number, creates: number): void;
+/** Declares `animal_store_pets`, which every store reports; returns what sets it at a scrape. */
+export function petCountsGauge(registry: Registry): (counts: PetCounts) => void {
+  const pets = registry.gauge("animal_store_pets", "Pets in the store by status.", ["status"]);
+  return (counts) => {
+    for (const status of [...PET_STATUSES, "none"] as const) {
+      pets.labels(status).set(counts[status]);
+    }
+  };
 }
 
 /**

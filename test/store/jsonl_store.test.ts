@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { Registry } from "../../src/metrics/registry.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { processStartTime } from "../../src/store/jsonl/lock.ts";
 import { StoreOpenError } from "../../src/store/open_error.ts";
@@ -410,33 +411,57 @@ describe("JsonlStore limits", () => {
 });
 
 describe("JsonlStore metrics", () => {
-  it("stats() reports pets per status, the durable file bytes and the idempotency keys", async () => {
+  /** The samples of a scrape of `registry`, by series. */
+  async function samples(registry: Registry): Promise<Map<string, number>> {
+    const lines = (await registry.render()).split("\n").filter((l) => l !== "" && l[0] !== "#");
+    return new Map(lines.map((l) => [l.slice(0, l.lastIndexOf(" ")), Number(l.split(" ").at(-1))]));
+  }
+
+  it("registerMetrics() reports pets per status, the durable file bytes and the keys at scrape time", async () => {
     const dir = tempDir({
       "data/pets.jsonl": line(1, { status: "sold" }) + line(2) +
         line(3, { status: "available" }, { scope: "s", key: "k", digest: "d".repeat(64) }),
     });
     const dataDir = join(dir, "data");
     const store = await openJsonlStore({ dataDir });
+    const registry = new Registry();
+    store.registerMetrics(registry);
     await store.create({ name: "Rex", categoryId: 1n, status: "pending" });
-    assert.deepEqual(store.stats(), {
-      pets: { available: 1, pending: 1, sold: 1, none: 1 },
-      dataFileBytes: readFileSync(join(dataDir, "pets.jsonl")).byteLength,
-      idempotencyKeys: 1,
-    });
+    const scraped = await samples(registry);
+    assert.deepEqual(
+      [
+        'animal_store_pets{status="available"}',
+        'animal_store_pets{status="pending"}',
+        'animal_store_pets{status="sold"}',
+        'animal_store_pets{status="none"}',
+        "animal_store_jsonl_data_file_bytes",
+        "animal_store_jsonl_idempotency_keys",
+      ].map((series) => scraped.get(series)),
+      [1, 1, 1, 1, readFileSync(join(dataDir, "pets.jsonl")).byteLength, 1],
+    );
     await store.close();
   });
 
-  it("tells its observer of each batch's fdatasync: seconds and creates", async () => {
-    const synced: [number, number][] = [];
-    const store = await openJsonlStore({
-      dataDir: tempDir(),
-      observer: { batchSynced: (seconds, creates) => synced.push([seconds, creates]) },
-    });
+  it("registerMetrics() observes each batch's fdatasync: seconds and creates", async () => {
+    const store = await openJsonlStore({ dataDir: tempDir() });
+    const registry = new Registry();
+    store.registerMetrics(registry);
     // Created in one tick: one batch of three.
     await Promise.all([1, 2, 3].map((n) => store.create({ name: `P${n}`, categoryId: 1n })));
     await store.create({ name: "P4", categoryId: 1n });
     await store.close();
-    assert.deepEqual(synced.map(([, creates]) => creates), [3, 1]);
-    for (const [seconds] of synced) assert.ok(seconds >= 0 && seconds < 10, String(seconds));
+    const scraped = await samples(registry);
+    assert.deepEqual(
+      [
+        'animal_store_jsonl_batch_size_bucket{le="1"}',
+        'animal_store_jsonl_batch_size_bucket{le="4"}',
+        "animal_store_jsonl_batch_size_sum",
+        "animal_store_jsonl_batch_size_count",
+        "animal_store_jsonl_fsync_duration_seconds_count",
+      ].map((series) => scraped.get(series)),
+      [1, 2, 4, 2, 2],
+    );
+    const seconds = scraped.get("animal_store_jsonl_fsync_duration_seconds_sum")!;
+    assert.ok(seconds >= 0 && seconds < 20, String(seconds));
   });
 });

@@ -1,10 +1,11 @@
 /**
  * The behaviour every PetStore backend owes the HTTP core, as one suite run against each backend
  * (jsonl_contract.test.ts, postgres_contract.test.ts): ids, exact values, pages, idempotency,
- * persistence across a reopen, and closing.
+ * persistence across a reopen, closing, and the pets per status every store reports to metrics.
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { Registry } from "../../src/metrics/registry.ts";
 import type { NewPet } from "../../src/schemas/pet.ts";
 import type {
   CreateOutcome,
@@ -252,6 +253,25 @@ export function storeContract(backend: StoreBackend): void {
       const reopened = await location.open();
       assert.equal((await walk(reopened, undefined, 100)).length, 20);
       await reopened.close();
+    });
+
+    it("registerMetrics() reports animal_store_pets per status, read at each scrape", async () => {
+      const store = await (await fresh()).open();
+      const registry = new Registry();
+      store.registerMetrics(registry);
+      for (const status of ["sold", "sold", undefined, "available"] as const) {
+        createdPet(await store.create({ name: "M", categoryId: 1n, status }));
+      }
+      const pets = (await registry.render()).split("\n").filter((l) =>
+        l.startsWith("animal_store_pets")
+      );
+      assert.deepEqual(pets, [
+        'animal_store_pets{status="available"} 1',
+        'animal_store_pets{status="pending"} 0',
+        'animal_store_pets{status="sold"} 2',
+        'animal_store_pets{status="none"} 1',
+      ]);
+      await store.close();
     });
   });
 }

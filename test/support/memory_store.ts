@@ -2,6 +2,7 @@
  * An in-memory PetStore for handler tests: the same observable behaviour as the file store
  * (ids from 1, ascending pages, idempotency outcomes), plus switches to make writes fail or hang.
  */
+import type { Registry } from "../../src/metrics/registry.ts";
 import type { NewPet } from "../../src/schemas/pet.ts";
 import { keyId } from "../../src/store/idempotency.ts";
 import { joinPageJson } from "../../src/store/page_json.ts";
@@ -10,10 +11,10 @@ import {
   type CreateOutcome,
   type IdempotencyClaim,
   type PageQuery,
+  petCountsGauge,
   type PetPageJson,
   type PetStore,
   type StoredPet,
-  type StoreStats,
   StoreUnavailableError,
 } from "../../src/store/store.ts";
 
@@ -98,12 +99,15 @@ export class MemoryStore implements PetStore {
     return joinPageJson(matching.slice(0, query.limit), matching.length > query.limit);
   }
 
-  /** Pets per status, as a store reports them to the metrics. */
-  stats(): StoreStats {
-    this.checkAvailable();
-    const pets = { available: 0, pending: 0, sold: 0, none: 0 };
-    for (const pet of this.pets) pets[pet.status ?? "none"]++;
-    return { pets };
+  /** Pets per status, as every store reports them to the metrics. */
+  registerMetrics(registry: Registry): void {
+    const setPets = petCountsGauge(registry);
+    registry.onScrape(() => {
+      this.checkAvailable();
+      const pets = { available: 0, pending: 0, sold: 0, none: 0 };
+      for (const pet of this.pets) pets[pet.status ?? "none"]++;
+      setPets(pets);
+    });
   }
 
   async close(): Promise<void> {

@@ -17,20 +17,20 @@
  */
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { Registry } from "../../metrics/registry.ts";
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
 import { keyId } from "../idempotency.ts";
 import { StoreOpenError } from "../open_error.ts";
 import type { PendingCreate } from "../pending_create.ts";
 import { StatusIndex } from "../status_index.ts";
-import type {
-  CreateOutcome,
-  IdempotencyClaim,
-  PageQuery,
-  PetPageJson,
-  PetStore,
-  StoredPet,
-  StoreObserver,
-  StoreStats,
+import {
+  type CreateOutcome,
+  type IdempotencyClaim,
+  type PageQuery,
+  petCountsGauge,
+  type PetPageJson,
+  type PetStore,
+  type StoredPet,
 } from "../store.ts";
 import {
   type DataFile,
@@ -70,8 +70,6 @@ export interface JsonlStoreOptions {
    * service restarted right after its predecessor was told to stop may find it still exiting.
    */
   readonly lockWaitMs?: number;
-  /** Told of each batch's fdatasync (metrics). */
-  readonly observer?: StoreObserver;
 }
 
 /**
@@ -85,7 +83,6 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
     onError = onWarning,
     files = nodeFileLayer,
     lockWaitMs = 0,
-    observer,
   } = options;
   try {
     await mkdir(dataDir, { recursive: true });
@@ -107,7 +104,7 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
   let file: DataFile | undefined;
   try {
     file = await openDataFile(dataDir, files);
-    return await JsonlStore.load(file, lock, { dataDir, onWarning, onError, observer });
+    return await JsonlStore.load(file, lock, { dataDir, onWarning, onError });
   } catch (error) {
     await file?.close().catch(() => {});
     await lock.release();
@@ -157,6 +154,11 @@ const OPEN_BRACKET = 0x5b;
 const COMMA = 0x2c;
 const CLOSE_BRACKET = 0x5d;
 
+/** Seconds; from a fast disk's fdatasync to a struggling one's. */
+const FSYNC_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+/** Creates per batch; the writer takes at most 1024. */
+const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
 /** A PetStore kept in a JSON-lines file; see openJsonlStore. */
 export class JsonlStore implements PetStore {
   readonly #file: DataFile;
@@ -170,6 +172,8 @@ export class JsonlStore implements PetStore {
   readonly #keysInFlight = new Set<string>();
   #writer!: GroupWriter<PendingCreate, EncodedBatch>;
   #closing: Promise<void> | undefined;
+  /** Set by registerMetrics: each batch's fdatasync seconds and creates. */
+  #batchSynced: ((seconds: number, creates: number) => void) | undefined;
 
   private constructor(file: DataFile, lock: DirectoryLock) {
     this.#file = file;
@@ -184,7 +188,6 @@ export class JsonlStore implements PetStore {
       dataDir: string;
       onWarning: (message: string) => void;
       onError: (message: string) => void;
-      observer: StoreObserver | undefined;
     },
   ): Promise<JsonlStore> {
     const path = join(options.dataDir, DATA_FILE);
@@ -211,7 +214,7 @@ export class JsonlStore implements PetStore {
       fileLength: read.length,
       encode: (entries) => store.#encode(entries),
       onWarning: options.onWarning,
-      onBatchSynced: options.observer?.batchSynced.bind(options.observer),
+      onBatchSynced: (seconds, creates) => store.#batchSynced?.(seconds, creates),
       checkFile: () => stillTheDataFile(path, identity),
       onHalted: (reason) =>
         options.onError(
@@ -289,17 +292,40 @@ export class JsonlStore implements PetStore {
     return this.#writer.halted === undefined;
   }
 
-  /** Pets per status, data file bytes and idempotency keys held: a few reads, no scan. */
-  stats(): StoreStats {
-    const index = this.#index;
-    const available = index.count("available");
-    const pending = index.count("pending");
-    const sold = index.count("sold");
-    return {
-      pets: { available, pending, sold, none: index.size - available - pending - sold },
-      dataFileBytes: this.#writer.durableLength,
-      idempotencyKeys: this.#keys.size,
+  /** Pets per status, durable file bytes and keys held, read at scrape time; each fdatasync. */
+  registerMetrics(registry: Registry): void {
+    const setPets = petCountsGauge(registry);
+    const fsync = registry.histogram(
+      "animal_store_jsonl_fsync_duration_seconds",
+      "Time one fdatasync of a batch of creates took (JSON-lines store).",
+      { buckets: FSYNC_BUCKETS },
+    ).labels();
+    const batch = registry.histogram(
+      "animal_store_jsonl_batch_size",
+      "Creates written and fdatasync'd together (JSON-lines store).",
+      { buckets: BATCH_BUCKETS },
+    ).labels();
+    const fileBytes = registry.gauge(
+      "animal_store_jsonl_data_file_bytes",
+      "Size of the durable part of the data file (JSON-lines store).",
+    ).labels();
+    const keys = registry.gauge(
+      "animal_store_jsonl_idempotency_keys",
+      "Idempotency keys held in memory (JSON-lines store).",
+    ).labels();
+    this.#batchSynced = (seconds, creates) => {
+      fsync.observe(seconds);
+      batch.observe(creates);
     };
+    registry.onScrape(() => {
+      const index = this.#index;
+      const available = index.count("available");
+      const pending = index.count("pending");
+      const sold = index.count("sold");
+      setPets({ available, pending, sold, none: index.size - available - pending - sold });
+      fileBytes.set(this.#writer.durableLength);
+      keys.set(this.#keys.size);
+    });
   }
 
   /** Waits for pending writes, closes the file and removes the lock. Safe to call twice. */

@@ -7,6 +7,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { setInterval } from "node:timers";
 import type { DatabaseConfig } from "../../config/config.ts";
+import type { Registry } from "../../metrics/registry.ts";
 import type { NewPet } from "../../schemas/pet.ts";
 import { StoreOpenError } from "../open_error.ts";
 import { joinPageJson } from "../page_json.ts";
@@ -14,11 +15,11 @@ import {
   type CreateOutcome,
   type IdempotencyClaim,
   type PageQuery,
+  petCountsGauge,
   type PetPageJson,
   type PetStore,
   type StatusCounts,
   type StoredPet,
-  type StoreStats,
   StoreUnavailableError,
 } from "../store.ts";
 import { connectPool, type Sql } from "./connect.ts";
@@ -172,29 +173,39 @@ export class PostgresStore implements PetStore {
    * are counted here: each read holds one, and creates hold one between them (`CreateBatches`
    * commits one transaction at a time).
    */
-  async stats(): Promise<StoreStats> {
-    // Taken before this scrape's own query, so it counts the traffic only.
-    const busy = this.#readsInFlight + (this.#createsInFlight > 0 ? 1 : 0);
-    let pets: StatusCounts | undefined;
-    try {
-      const rows = await this.#read(() =>
-        this.#sql<{ status: string | null; count: string }[]>`
-          SELECT status, count(*) AS count FROM pets GROUP BY status`
-      );
-      pets = { available: 0, pending: 0, sold: 0, none: 0 };
-      for (const row of rows) {
-        const status = row.status ?? "none";
-        if (status in pets) pets[status as keyof typeof pets] = Number(row.count);
+  registerMetrics(registry: Registry): void {
+    const setPets = petCountsGauge(registry);
+    const inUse = registry.gauge(
+      "animal_store_postgres_pool_connections_in_use",
+      "Pool connections busy with a statement or transaction (PostgreSQL store).",
+    ).labels();
+    registry.gauge(
+      "animal_store_postgres_pool_size",
+      "Most connections the pool opens, DATABASE_POOL_SIZE (PostgreSQL store).",
+    ).labels().set(this.#poolSize);
+    const errors = registry.counter(
+      "animal_store_postgres_query_errors_total",
+      "Statements, transactions and connection probes that failed (PostgreSQL store).",
+    ).labels();
+    registry.onScrape(async () => {
+      // Taken before this scrape's own query, so it counts the traffic only.
+      const busy = this.#readsInFlight + (this.#createsInFlight > 0 ? 1 : 0);
+      inUse.set(Math.min(busy, this.#poolSize));
+      try {
+        const rows = await this.#read(() =>
+          this.#sql<{ status: string | null; count: string }[]>`
+            SELECT status, count(*) AS count FROM pets GROUP BY status`
+        );
+        const pets: StatusCounts = { available: 0, pending: 0, sold: 0, none: 0 };
+        for (const row of rows) {
+          const status = row.status ?? "none";
+          if (status in pets) pets[status as keyof typeof pets] = Number(row.count);
+        }
+        setPets(pets);
+      } finally {
+        errors.mirror(this.#queryErrors); // this count's own failure included
       }
-    } catch {
-      // Counted in queryErrors; the pool and error numbers still matter most right now.
-    }
-    return {
-      pets,
-      poolConnectionsInUse: Math.min(busy, this.#poolSize),
-      poolSize: this.#poolSize,
-      queryErrors: this.#queryErrors,
-    };
+    });
   }
 
   /** Waits for creates in flight, stops the probe and closes the pool. Safe to call twice. */
