@@ -36,7 +36,7 @@ describe("the 500 path", () => {
     const throwing = () => {
       throw new TypeError(secret);
     };
-    Object.assign(store, { get: throwing, list: throwing, create: throwing });
+    Object.assign(store, { get: throwing, listJson: throwing, create: throwing });
     const cases: [string, RequestInit][] = [
       ["/v1/pets/1", {}],
       ["/v1/pets", {}],
@@ -217,7 +217,7 @@ describe("the request log", () => {
     ids.push((await request("/v1/pets")).headers.get("x-request-id")!);
     const limitless = testApp();
     Object.assign(limitless.store, {
-      list: () => {
+      listJson: () => {
         throw new Error("boom");
       },
     });

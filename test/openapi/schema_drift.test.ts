@@ -310,7 +310,7 @@ describe("responses match the document", () => {
     const broken = () => {
       throw new Error("disk on fire");
     };
-    Object.assign(app.store, { get: broken, list: broken, create: broken });
+    Object.assign(app.store, { get: broken, listJson: broken, create: broken });
     await check(app, [
       ["/v1/pets", { method: "POST", body: rex }],
       ["/v1/pets", {}],
