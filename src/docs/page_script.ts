@@ -7,43 +7,30 @@
  * the function uses nothing declared outside it, and the module holds only types besides.
  */
 
-/** The parts of a JSON Schema the page shows. */
-interface Schema {
-  $ref?: string;
-  type?: string;
-  format?: string;
-  enum?: unknown[];
-  items?: Schema;
-  minimum?: number | bigint;
-  maximum?: number | bigint;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-  default?: unknown;
-  description?: string;
-  properties?: Record<string, Schema>;
-  required?: string[];
-  additionalProperties?: unknown;
-}
-
 /** A `$ref`, or anything that may be one. */
 type Ref = { $ref?: string };
+/** A JSON Schema: the page follows the keywords typed here and only prints the others. */
+interface Schema extends Ref {
+  type?: string;
+  enum?: unknown[];
+  items?: Schema;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  description?: string;
+  [keyword: string]: unknown;
+}
 /** A request body or a response, once its `$ref` is followed. */
 interface Message extends Ref {
-  required?: boolean;
   description?: string;
   schema?: Schema;
   content?: Record<string, Media>;
   headers?: object;
 }
 /** A parameter, once its `$ref` is followed. */
-type Parameter = Message & { name: string; in: string };
-/** A `content` entry. */
-type Media = {
-  schema?: Schema;
-  example?: unknown;
-  examples?: Record<string, Ref & { value?: unknown }>;
-};
+type Parameter = Message & { name: string; in: string; required?: boolean };
+/** A `content` entry, and one of its examples. */
+type Media = { schema?: Schema; example?: unknown; examples?: Record<string, Example> };
+type Example = Ref & { value?: unknown };
 
 /** An operation of `paths`. */
 interface Operation {
@@ -67,11 +54,8 @@ interface OpenApiDocument {
 
 /** A child for `el`: falsy ones are left out. */
 type Child = Node | string | false | null | undefined;
-/** A request as sent, which "Revalidate" repeats. */
-type Sent = {
-  url: string;
-  init: { method: string; headers: Record<string, string>; body?: string };
-};
+/** A request as sent, which "Revalidate" repeats: fetch's options and the URL. */
+type Sent = { url: string; method: string; headers: Record<string, string>; body?: string };
 
 /** Renders the page from `openapi.json`; runs in the browser only, as the text of `DOCS_SCRIPT`. */
 function docsPageScript(): void {
@@ -90,18 +74,15 @@ function docsPageScript(): void {
       if (name === "text") node.textContent = value ?? "";
       else if (value !== undefined) node.setAttribute(name, value);
     }
-    node.append(...present(children));
+    node.append(...children.filter((child): child is Node | string => !!child));
     return node;
   }
 
-  function present(children: Child[]): (Node | string)[] {
-    return children.filter((child): child is Node | string => !!child);
-  }
+  const code = (text: string) => el("code", { text });
 
   // Descriptions mark code with backticks (U+0060): shown as <code>, still as text.
   function rich(text = ""): HTMLSpanElement {
-    const parts = text.split("\u0060");
-    return el("span", {}, parts.map((part, i) => i % 2 ? el("code", { text: part }) : part));
+    return el("span", {}, text.split("\u0060").map((part, i) => i % 2 ? code(part) : part));
   }
 
   // Integers beyond 2^53 stay exact (as BigInt) where the browser gives the reviver the source
@@ -117,9 +98,7 @@ function docsPageScript(): void {
 
   function toJson(value: unknown): string {
     const { rawJSON } = JSON as unknown as { rawJSON(text: string): unknown };
-    const exact = (_key: string, item: unknown) =>
-      typeof item === "bigint" ? rawJSON(`${item}`) : item;
-    return JSON.stringify(value, exact, 2);
+    return JSON.stringify(value, (_, v) => typeof v === "bigint" ? rawJSON(`${v}`) : v, 2);
   }
 
   /** Follows `$ref`s within the document (at most ten deep). */
@@ -138,17 +117,16 @@ function docsPageScript(): void {
   const refName = (schema?: Schema) => schema?.$ref?.split("/").pop();
 
   function describeSchema(schema: Schema = {}): string {
-    const { minimum, maximum, minLength, maxLength, type, format } = schema;
+    const { type, format, minimum: min, maximum: max, minLength: fewest, maxLength: most } = schema;
     const parts = [
       schema.enum?.map((value) => JSON.stringify(value)).join(" | "),
       type === "array"
         ? "array of " + describeSchema(schema.items)
-        : type && type + (format ? " (" + format + ")" : ""),
-      (minimum ?? maximum) !== undefined && `from ${minimum ?? "…"} to ${maximum ?? "…"}`,
-      (minLength ?? maxLength) !== undefined && `${minLength || 0} to ${maxLength || "…"}` +
-        " characters",
-      schema.pattern && "pattern " + schema.pattern,
-      schema.default !== undefined && "default " + String(schema.default),
+        : type && type + (format ? ` (${format})` : ""),
+      (min ?? max) !== undefined && `from ${min ?? "…"} to ${max ?? "…"}`,
+      (fewest ?? most) !== undefined && `${fewest || 0} to ${most || "…"} characters`,
+      schema.pattern && `pattern ${schema.pattern}`,
+      schema.default !== undefined && `default ${schema.default}`,
     ];
     return refName(schema) || parts.filter(Boolean).join(", ") || "any";
   }
@@ -164,7 +142,7 @@ function docsPageScript(): void {
     const schema = resolve(given);
     if (schema?.type !== "object") return el("p", { text: describeSchema(schema) });
     const rows = Object.entries(schema.properties || {}).map(([name, property]) => [
-      el("code", { text: name }),
+      code(name),
       describeSchema(property),
       schema.required?.includes(name) ? "yes" : "no",
       rich(resolve(property)?.description),
@@ -182,17 +160,15 @@ function docsPageScript(): void {
     const body = resolve(operation.requestBody)?.content?.["application/json"];
     const responses = Object.entries(operation.responses || {}).map(([status, given]) => {
       const { description, content, headers } = resolve(given) || {};
-      const type = content?.["application/json"] &&
-        describeSchema(content["application/json"].schema);
-      return [
-        el("strong", { text: status }),
-        description,
-        type,
-        Object.keys(headers || {}).join(", "),
-      ];
+      const media = content?.["application/json"];
+      const type = media && describeSchema(media.schema);
+      const names = Object.keys(headers || {}).join(", ");
+      return [el("strong", { text: status }), description, type, names];
     });
-    const parameterRows = parameters.map((p) => [
-      el("code", { text: p.name }),
+    const parameterRows = parameters.map((
+      p,
+    ) => [
+      code(p.name),
       p.in,
       describeSchema(p.schema),
       p.required ? "yes" : "no",
@@ -265,14 +241,14 @@ function docsPageScript(): void {
       const search = String(query);
       const url = apiBase + path.replace(/\{([^}]+)\}/g, (_, name) => value(name)) +
         (search ? "?" + search : "");
-      dispatch({ url, init: { method: verb, headers, body: bodyInput?.value } });
+      dispatch({ url, method: verb, headers, body: bodyInput?.value });
     }
 
     function dispatch(sent: Sent): void {
       lastSent = sent;
-      const line = sent.init.method + " " + sent.url;
+      const line = sent.method + " " + sent.url;
       output.replaceChildren(el("p", { class: "muted", text: line + " …" }));
-      fetch(sent.url, sent.init)
+      fetch(sent.url, sent)
         .then(async (response) => show(line, response, await response.text()))
         .catch((error: Error) => {
           const text = "Request failed: " + error.message;
@@ -282,17 +258,14 @@ function docsPageScript(): void {
 
     function show(line: string, response: Response, text: string): void {
       const { status, headers } = response;
-      const headerLines: string[] = [];
-      headers.forEach((value, name) => headerLines.push(name + ": " + value));
+      const headerLines = [...headers].map(([name, value]) => name + ": " + value);
       let pretty = text;
       try {
         pretty = toJson(parseExact(text));
       } catch {
         // not JSON: shown as is
       }
-      const notModified = "Not modified: the copy tagged " + lastEtag +
-        " is still current, so no body was sent.";
-      output.replaceChildren(...present([
+      output.replaceChildren(
         el("p", { class: "muted", text: line }),
         el("p", {
           class: "status-line " + (response.ok || status === 304 ? "ok" : "error"),
@@ -303,8 +276,12 @@ function docsPageScript(): void {
         el("pre", { class: "response-headers", text: headerLines.join("\n") }),
         el("h3", { text: "Response body" }),
         el("pre", { class: "response-body", text: pretty }),
-        status === 304 && el("p", { class: "muted not-modified", text: notModified }),
-      ]));
+      );
+      if (status === 304) {
+        const text =
+          `Not modified: the copy tagged ${lastEtag} is still current, so no body was sent.`;
+        output.append(el("p", { class: "muted not-modified", text }));
+      }
       lastEtag = headers.get("etag") || lastEtag;
       revalidate.hidden = !(lastEtag && inputs["If-None-Match"]);
       const link = /<([^>]*)>\s*;\s*rel="next"/.exec(headers.get("link") || "");
@@ -316,21 +293,12 @@ function docsPageScript(): void {
 
     send.onclick = next.onclick = request;
     revalidate.onclick = () => {
-      if (!lastSent) return;
-      const headers = { ...lastSent.init.headers, "If-None-Match": lastEtag ?? "" };
-      dispatch({ url: lastSent.url, init: { ...lastSent.init, headers } });
+      const headers = { ...lastSent?.headers, "If-None-Match": lastEtag ?? "" };
+      if (lastSent) dispatch({ ...lastSent, headers });
     };
     const bodyLabel = bodyInput && el("label", { text: "body (application/json)" });
-    return el("section", { class: "try" }, [
-      el("h3", { text: "Try it" }),
-      fields,
-      bodyLabel,
-      bodyInput,
-      send,
-      next,
-      revalidate,
-      output,
-    ]);
+    const parts = [fields, bodyLabel, bodyInput, send, next, revalidate, output];
+    return el("section", { class: "try" }, [el("h3", { text: "Try it" }), ...parts]);
   }
 
   function render(text: string): void {
@@ -343,9 +311,9 @@ function docsPageScript(): void {
       for (const method of ["get", "put", "post", "patch", "delete"]) {
         const operation = item[method];
         if (!operation) continue;
-        const label = method.toUpperCase() + " " + path +
-          (operation.deprecated ? " (deprecated)" : "");
-        byId("toc").append(el("a", { href: "#op-" + operation.operationId, text: label }));
+        const { operationId, deprecated } = operation;
+        const label = method.toUpperCase() + " " + path + (deprecated ? " (deprecated)" : "");
+        byId("toc").append(el("a", { href: "#op-" + operationId, text: label }));
         byId("operations").append(renderOperation(path, method, operation));
       }
     }
