@@ -165,9 +165,7 @@ function docsPageScript(): void {
       const names = Object.keys(headers || {}).join(", ");
       return [el("strong", { text: status }), description, type, names];
     });
-    const parameterRows = parameters.map((
-      p,
-    ) => [
+    const parameterRows = parameters.map((p) => [
       code(p.name),
       p.in,
       describeSchema(p.schema),
