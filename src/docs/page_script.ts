@@ -1,61 +1,36 @@
 /// <reference lib="dom" />
 /**
- * The docs page's script, run in the browser as `{BASE_PATH}/docs/app.js`: it renders
- * `openapi.json` (same directory as the page) and lets a person try each operation with their key.
- * Plain DOM building with `textContent` only: nothing from the document or a response is ever
- * parsed as HTML. No framework, no CDN.
- *
- * The script is served as the text of one function, `docsPageScript`, called once. The text is
- * what the runtime itself compiled from this TypeScript (Deno's and Bun's transpilers from source,
- * esbuild in the Node bundle, `bun build` in the single executable), so there is no generated copy
- * to keep in step and no build step before `deno task start`. Only the function's text reaches
- * the browser, so it must use nothing declared outside it: besides the function, this module
- * holds types and `DOCS_SCRIPT` only.
+ * The docs page's script: it renders `openapi.json` and lets a person try each operation with
+ * their key, building the DOM from text only (nothing is ever parsed as HTML). It is served as the
+ * text of one function, `docsPageScript`, as the runtime compiled it (Deno's or Bun's transpiler,
+ * esbuild, `bun build`), so no generated copy is kept in step. Only that text reaches the browser:
+ * the function uses nothing declared outside it, and the module holds only types besides.
  */
 
-/** The parts of a JSON Schema the page shows. */
-interface Schema {
-  $ref?: string;
+/** A `$ref`, or anything that may be one. */
+type Ref = { $ref?: string };
+/** A JSON Schema: the page follows the keywords typed here and only prints the others. */
+interface Schema extends Ref {
   type?: string;
-  format?: string;
   enum?: unknown[];
   items?: Schema;
-  minimum?: number | bigint;
-  maximum?: number | bigint;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-  default?: unknown;
-  description?: string;
   properties?: Record<string, Schema>;
   required?: string[];
-  additionalProperties?: unknown;
+  description?: string;
+  [keyword: string]: unknown;
 }
-
-/** A `content` entry: its schema and examples. */
-interface Media {
-  schema?: Schema;
-  example?: unknown;
-  examples?: Record<string, { $ref?: string; value?: unknown }>;
-}
-
-/** A parameter, after `$ref`s are followed. */
-interface Parameter {
-  $ref?: string;
-  name: string;
-  in: string;
-  required?: boolean;
+/** A request body or a response, once its `$ref` is followed. */
+interface Message extends Ref {
   description?: string;
   schema?: Schema;
-}
-
-/** A request body or a response, after `$ref`s are followed. */
-interface Message {
-  $ref?: string;
-  description?: string;
   content?: Record<string, Media>;
-  headers?: Record<string, unknown>;
+  headers?: object;
 }
+/** A parameter, once its `$ref` is followed. */
+type Parameter = Message & { name: string; in: string; required?: boolean };
+/** A `content` entry, and one of its examples. */
+type Media = { schema?: Schema; example?: unknown; examples?: Record<string, Example> };
+type Example = Ref & { value?: unknown };
 
 /** An operation of `paths`. */
 interface Operation {
@@ -77,341 +52,211 @@ interface OpenApiDocument {
   components?: { schemas?: Record<string, Schema> };
 }
 
-/** What `el` sets on a new element. */
-interface ElementOptions {
-  className?: string;
-  text?: unknown;
-  attrs?: Record<string, string>;
-}
-
-type Child = Node | string | null | undefined;
-
-/** A request as sent: "Revalidate" repeats it. */
-interface SentRequest {
-  url: string;
-  init: { method: string; headers: Record<string, string>; body?: string };
-}
+/** A child for `el`: falsy ones are left out. */
+type Child = Node | string | false | null | undefined;
+/** A request as sent, which "Revalidate" repeats: fetch's options and the URL. */
+type Sent = { url: string; method: string; headers: Record<string, string>; body?: string };
 
 /** Renders the page from `openapi.json`; runs in the browser only, as the text of `DOCS_SCRIPT`. */
 function docsPageScript(): void {
   const apiBase = location.pathname.replace(/\/docs\/?$/, "");
   let doc: OpenApiDocument = {};
+  const byId = (id: string) => document.getElementById(id) as HTMLInputElement;
 
-  function byId<T extends HTMLElement = HTMLElement>(id: string): T {
-    return document.getElementById(id) as T;
-  }
-
+  /** A new element: the key `text` sets its text, every other key an attribute. */
   function el<K extends keyof HTMLElementTagNameMap>(
     tag: K,
-    options: ElementOptions = {},
+    attrs: Record<string, string | undefined> = {},
     children: Child[] = [],
   ): HTMLElementTagNameMap[K] {
     const node = document.createElement(tag);
-    if (options.className) node.className = options.className;
-    if (options.text !== undefined) node.textContent = String(options.text);
-    if (options.attrs) {
-      for (const name in options.attrs) node.setAttribute(name, options.attrs[name]);
+    for (const [name, value] of Object.entries(attrs)) {
+      if (name === "text") node.textContent = value ?? "";
+      else if (value !== undefined) node.setAttribute(name, value);
     }
-    for (const child of children) {
-      if (child !== null && child !== undefined) node.append(child);
-    }
+    node.append(...children.filter((child): child is Node | string => !!child));
     return node;
   }
 
-  // Descriptions mark code with backticks (U+0060): shown as <code>, still as text nodes.
-  function rich(text: string | undefined): HTMLSpanElement {
-    const span = document.createElement("span");
-    String(text || "").split("\u0060").forEach((part, i) => {
-      span.append(i % 2 ? el("code", { text: part }) : document.createTextNode(part));
-    });
-    return span;
+  const code = (text: string) => el("code", { text });
+
+  // Descriptions mark code with backticks (U+0060): shown as <code>, still as text.
+  function rich(text = ""): HTMLSpanElement {
+    return el("span", {}, text.split("\u0060").map((part, i) => i % 2 ? code(part) : part));
   }
 
-  // JSON.parse that keeps integers beyond 2^53 exact (as BigInt) where the browser gives the
-  // source text to the reviver; elsewhere they are shown rounded.
+  // Integers beyond 2^53 stay exact (as BigInt) where the browser gives the reviver the source
+  // text, and are printed back with JSON.rawJSON, which such a browser has too (both come from the
+  // same proposal). Elsewhere they are shown rounded.
   function parseExact(text: string): unknown {
     return JSON.parse(text, (_key: string, value: unknown, context?: { source?: string }) => {
-      if (
-        typeof value === "number" && !Number.isSafeInteger(value) && context &&
-        context.source !== undefined && /^-?[0-9]+$/.test(context.source)
-      ) return BigInt(context.source);
-      return value;
+      const source = context?.source ?? "";
+      const exact = typeof value === "number" && !Number.isSafeInteger(value);
+      return exact && /^-?[0-9]+$/.test(source) ? BigInt(source) : value;
     });
   }
 
-  function toJson(value: unknown, indent = ""): string {
-    if (typeof value === "bigint") return value.toString();
-    if (value === null || typeof value !== "object") return JSON.stringify(value);
-    const inner = indent + "  ";
-    if (Array.isArray(value)) {
-      if (value.length === 0) return "[]";
-      return "[\n" + value.map((item) => inner + toJson(item, inner)).join(",\n") + "\n" + indent +
-        "]";
-    }
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record);
-    if (keys.length === 0) return "{}";
-    return "{\n" +
-      keys.map((key) => inner + JSON.stringify(key) + ": " + toJson(record[key], inner)).join(
-        ",\n",
-      ) + "\n" + indent + "}";
+  function toJson(value: unknown): string {
+    const { rawJSON } = JSON as unknown as { rawJSON(text: string): unknown };
+    return JSON.stringify(value, (_, v) => typeof v === "bigint" ? rawJSON(`${v}`) : v, 2);
   }
 
   /** Follows `$ref`s within the document (at most ten deep). */
-  function resolve<T extends { $ref?: string }>(item: T | undefined): T | undefined {
-    let seen = 0;
-    while (item && item.$ref && seen++ < 10) {
+  function resolve<T extends Ref>(item: T | undefined): T | undefined {
+    for (let depth = 0; item?.$ref && depth < 10; depth++) {
       let target: unknown = doc;
-      item.$ref.replace(/^#\//, "").split("/").forEach((part) => {
-        target = target && (target as Record<string, unknown>)[
-          part.replace(/~1/g, "/").replace(/~0/g, "~")
-        ];
-      });
+      for (const part of item.$ref.replace(/^#\//, "").split("/")) {
+        const key = part.replace(/~1/g, "/").replace(/~0/g, "~");
+        target = (target as Record<string, unknown> | undefined)?.[key];
+      }
       item = target as T | undefined;
     }
     return item;
   }
 
-  function refName(schema: Schema | undefined): string | null {
-    return schema && schema.$ref ? schema.$ref.split("/").pop() ?? null : null;
+  const refName = (schema?: Schema) => schema?.$ref?.split("/").pop();
+
+  function describeSchema(schema: Schema = {}): string {
+    const { type, format, minimum: min, maximum: max, minLength: fewest, maxLength: most } = schema;
+    const parts = [
+      schema.enum?.map((value) => JSON.stringify(value)).join(" | "),
+      type === "array"
+        ? "array of " + describeSchema(schema.items)
+        : type && type + (format ? ` (${format})` : ""),
+      (min ?? max) !== undefined && `from ${min ?? "…"} to ${max ?? "…"}`,
+      (fewest ?? most) !== undefined && `${fewest || 0} to ${most || "…"} characters`,
+      schema.pattern && `pattern ${schema.pattern}`,
+      schema.default !== undefined && `default ${schema.default}`,
+    ];
+    return refName(schema) || parts.filter(Boolean).join(", ") || "any";
   }
 
-  function describeSchema(schema: Schema | undefined): string {
-    const name = refName(schema);
-    if (name) return name;
-    schema = schema || {};
-    const parts: string[] = [];
-    if (schema.enum) parts.push(schema.enum.map((v) => JSON.stringify(v)).join(" | "));
-    if (schema.type === "array") parts.push("array of " + describeSchema(schema.items));
-    else if (schema.type) {
-      parts.push(schema.type + (schema.format ? " (" + schema.format + ")" : ""));
-    }
-    if (schema.minimum !== undefined || schema.maximum !== undefined) {
-      parts.push(
-        "from " + (schema.minimum !== undefined ? String(schema.minimum) : "…") + " to " +
-          (schema.maximum !== undefined ? String(schema.maximum) : "…"),
-      );
-    }
-    if (schema.minLength !== undefined || schema.maxLength !== undefined) {
-      parts.push((schema.minLength || 0) + " to " + (schema.maxLength || "…") + " characters");
-    }
-    if (schema.pattern) parts.push("pattern " + schema.pattern);
-    if (schema.default !== undefined) parts.push("default " + String(schema.default));
-    return parts.join(", ") || "any";
-  }
-
-  function table(headings: string[], rows: (Node | string)[][]): HTMLTableElement {
+  function table(headings: string[], rows: Child[][]): HTMLTableElement {
     return el("table", {}, [
-      el("thead", {}, [el("tr", {}, headings.map((h) => el("th", { text: h })))]),
-      el(
-        "tbody",
-        {},
-        rows.map((cells) =>
-          el(
-            "tr",
-            {},
-            cells.map((cell) =>
-              el("td", {}, [typeof cell === "string" ? document.createTextNode(cell) : cell])
-            ),
-          )
-        ),
-      ),
+      el("thead", {}, [el("tr", {}, headings.map((text) => el("th", { text })))]),
+      el("tbody", {}, rows.map((row) => el("tr", {}, row.map((cell) => el("td", {}, [cell]))))),
     ]);
   }
 
   function schemaTable(given: Schema | undefined): HTMLElement {
     const schema = resolve(given);
-    if (!schema || schema.type !== "object") return el("p", { text: describeSchema(schema) });
-    const required = schema.required || [];
-    const properties = schema.properties || {};
-    const rows = Object.keys(properties).map((name) => {
-      const property = properties[name];
-      return [
-        el("code", { text: name }),
-        describeSchema(property),
-        required.indexOf(name) >= 0 ? "yes" : "no",
-        rich((resolve(property) || {}).description),
-      ];
-    });
-    const extra = schema.additionalProperties === false
-      ? el("p", { className: "muted", text: "No other fields are allowed." })
-      : null;
-    return el("div", {}, [table(["field", "type", "required", "notes"], rows), extra]);
-  }
-
-  function firstExample(media: Media | undefined): unknown {
-    if (!media) return undefined;
-    if (media.example !== undefined) return media.example;
-    const examples = media.examples || {};
-    const names = Object.keys(examples);
-    return names.length ? resolve(examples[names[0]])?.value : undefined;
+    if (schema?.type !== "object") return el("p", { text: describeSchema(schema) });
+    const rows = Object.entries(schema.properties || {}).map(([name, property]) => [
+      code(name),
+      describeSchema(property),
+      schema.required?.includes(name) ? "yes" : "no",
+      rich(resolve(property)?.description),
+    ]);
+    const closed = schema.additionalProperties === false;
+    return el("div", {}, [
+      table(["field", "type", "required", "notes"], rows),
+      closed && el("p", { class: "muted", text: "No other fields are allowed." }),
+    ]);
   }
 
   function renderOperation(path: string, method: string, operation: Operation): HTMLElement {
-    const id = operation.operationId;
-    const deprecated = operation.deprecated === true;
-    const article = el("article", {
-      className: "card operation" + (deprecated ? " deprecated" : ""),
-      attrs: { id: "op-" + id, "data-operation-id": id },
-    });
-    article.append(el("h2", {}, [
-      el("span", { className: "method " + method, text: method.toUpperCase() }),
-      el("code", { className: "path", text: apiBase + path }),
-      el("span", { className: "op-id", text: id }),
-      deprecated ? el("span", { className: "badge deprecated", text: "Deprecated" }) : null,
-    ]));
-    if (operation.summary) article.append(el("p", { text: operation.summary }));
-    if (deprecated) {
-      const sunsetAt = operation["x-sunset"];
-      const sunset = sunsetAt ? new Date(sunsetAt).toUTCString() : "";
-      article.append(el("p", { className: "sunset" }, [
-        el("strong", { text: "Deprecated. " }),
-        document.createTextNode(sunset ? "Sunset: " : "This operation will be removed."),
-        sunset
-          ? el("time", {
-            className: "sunset-date",
-            text: sunset,
-            attrs: { datetime: sunsetAt as string },
-          })
-          : null,
-      ]));
-    }
-    if (operation.description) {
-      article.append(el("p", { className: "muted" }, [rich(operation.description)]));
-    }
-
+    const { operationId: id, deprecated, summary, description, "x-sunset": sunset } = operation;
     const parameters = (operation.parameters || []).map((p) => resolve(p) as Parameter);
-    if (parameters.length) {
-      article.append(
-        el("h3", { text: "Parameters" }),
-        table(
-          ["name", "in", "type", "required", "notes"],
-          parameters.map((p) => [
-            el("code", { text: p.name }),
-            p.in,
-            describeSchema(p.schema),
-            p.required ? "yes" : "no",
-            rich(p.description),
-          ]),
-        ),
-      );
-    }
-    const body = operation.requestBody && resolve(operation.requestBody);
-    const bodyMedia = body && body.content && body.content["application/json"];
-    if (bodyMedia) {
-      article.append(
-        el("h3", { text: "Request body: " + (refName(bodyMedia.schema) || "JSON") }),
-        schemaTable(bodyMedia.schema),
-      );
-    }
-    const responses = operation.responses || {};
-    article.append(
+    const body = resolve(operation.requestBody)?.content?.["application/json"];
+    const responses = Object.entries(operation.responses || {}).map(([status, given]) => {
+      const { description, content, headers } = resolve(given) || {};
+      const media = content?.["application/json"];
+      const type = media && describeSchema(media.schema);
+      const names = Object.keys(headers || {}).join(", ");
+      return [el("strong", { text: status }), description, type, names];
+    });
+    const parameterRows = parameters.map((p) => [
+      code(p.name),
+      p.in,
+      describeSchema(p.schema),
+      p.required ? "yes" : "no",
+      rich(p.description),
+    ]);
+    const sunsetDate = sunset && new Date(sunset).toUTCString();
+    const className = "card operation" + (deprecated ? " deprecated" : "");
+    return el("article", { class: className, id: "op-" + id, "data-operation-id": id }, [
+      el("h2", {}, [
+        el("span", { class: "method " + method, text: method.toUpperCase() }),
+        el("code", { class: "path", text: apiBase + path }),
+        el("span", { class: "op-id", text: id }),
+        deprecated && el("span", { class: "badge deprecated", text: "Deprecated" }),
+      ]),
+      summary && el("p", { text: summary }),
+      deprecated && el("p", { class: "sunset" }, [
+        el("strong", { text: "Deprecated. " }),
+        sunset ? "Sunset: " : "This operation will be removed.",
+        sunset && el("time", { class: "sunset-date", datetime: sunset, text: sunsetDate }),
+      ]),
+      description && el("p", { class: "muted" }, [rich(description)]),
+      parameters.length > 0 && el("h3", { text: "Parameters" }),
+      parameters.length > 0 && table(["name", "in", "type", "required", "notes"], parameterRows),
+      body && el("h3", { text: "Request body: " + (refName(body.schema) || "JSON") }),
+      body && schemaTable(body.schema),
       el("h3", { text: "Responses" }),
-      table(
-        ["status", "meaning", "body", "headers"],
-        Object.keys(responses).map((status) => {
-          const response = resolve(responses[status]) || {};
-          const media = response.content && response.content["application/json"];
-          return [
-            el("strong", { text: status }),
-            response.description || "",
-            media ? describeSchema(media.schema) : "",
-            Object.keys(response.headers || {}).join(", "),
-          ];
-        }),
-      ),
-    );
-    article.append(tryIt(path, method, parameters, bodyMedia));
-    return article;
+      table(["status", "meaning", "body", "headers"], responses),
+      tryIt(path, method, parameters, body),
+    ]);
   }
 
-  function tryIt(
-    path: string,
-    method: string,
-    parameters: Parameter[],
-    bodyMedia: Media | undefined,
-  ): HTMLElement {
-    const section = el("section", { className: "try" }, [el("h3", { text: "Try it" })]);
-    const fields = el("div", { className: "fields" });
+  function tryIt(path: string, method: string, parameters: Parameter[], body?: Media): HTMLElement {
+    const verb = method.toUpperCase();
     const inputs: Record<string, HTMLInputElement> = {};
-    parameters.forEach((p) => {
-      const input = el("input", {
-        attrs: { name: p.name, "data-in": p.in, placeholder: describeSchema(p.schema) },
-      });
-      inputs[p.name] = input;
-      fields.append(el("label", { text: p.name + " (" + p.in + ")" }), input);
-    });
-    section.append(fields);
-    let bodyInput: HTMLTextAreaElement | null = null;
-    if (bodyMedia) {
-      const example = firstExample(bodyMedia);
-      bodyInput = el("textarea", { attrs: { name: "body", "aria-label": "request body" } });
-      bodyInput.value = example === undefined ? "{}" : toJson(example);
-      section.append(el("label", { text: "body (application/json)" }), bodyInput);
+    const fields = el("div", { class: "fields" });
+    for (const p of parameters) {
+      inputs[p.name] = el("input", { name: p.name, placeholder: describeSchema(p.schema) });
+      fields.append(el("label", { text: p.name + " (" + p.in + ")" }), inputs[p.name]);
     }
-    const send = el("button", {
-      text: "Send " + method.toUpperCase(),
-      attrs: { type: "button", "data-action": "send" },
-    });
-    const next = el("button", {
-      className: "secondary",
-      text: "Next page",
-      attrs: { type: "button", hidden: "" },
-    });
-    // Revalidation: sends the last response's ETag in If-None-Match; an unchanged response
-    // answers 304 with no body. A request with its own If-None-Match bypasses the browser's
-    // cache (Fetch standard), so the 304 itself is shown, not the browser's stored copy.
-    const revalidate = el("button", {
-      className: "secondary",
-      text: "Revalidate (If-None-Match)",
-      attrs: { type: "button", hidden: "", "data-action": "revalidate" },
-    });
+    const bodyInput = body && el("textarea", { name: "body", "aria-label": "request body" });
+    if (bodyInput) {
+      const example = body.example ?? resolve(Object.values(body.examples || {})[0])?.value;
+      bodyInput.value = example === undefined ? "{}" : toJson(example);
+    }
+    const button = (text: string, attrs: Record<string, string>) =>
+      el("button", { type: "button", text, ...attrs });
+    const send = button("Send " + verb, { "data-action": "send" });
+    const next = button("Next page", { class: "secondary", hidden: "" });
+    // A request with its own If-None-Match bypasses the browser's cache (Fetch standard), so the
+    // 304 itself is shown, not the browser's stored copy.
+    const again = { class: "secondary", hidden: "", "data-action": "revalidate" };
+    const revalidate = button("Revalidate (If-None-Match)", again);
+    const output = el("div", { class: "result", "aria-live": "polite" });
     let lastEtag: string | null = null;
-    const output = el("div", { className: "result", attrs: { "aria-live": "polite" } });
-    section.append(send, next, revalidate, output);
+    // The last request as sent, for "Revalidate": the cursor input may hold the next page's now.
+    let lastSent: Sent | undefined;
 
     function request(): void {
-      let url = apiBase + path.replace(/\{([^}]+)\}/g, (_match: string, name: string) => {
-        return encodeURIComponent(inputs[name] ? inputs[name].value : "");
-      });
       const query = new URLSearchParams();
       const headers: Record<string, string> = {};
-      parameters.forEach((p) => {
-        const value = inputs[p.name].value;
-        if (value === "") return;
-        if (p.in === "query") query.append(p.name, value);
-        if (p.in === "header") headers[p.name] = value;
-      });
-      if (query.toString()) url += "?" + query.toString();
-      const key = byId<HTMLInputElement>("api-key").value.trim();
-      if (key) headers.Authorization = "Bearer " + key;
-      const init: SentRequest["init"] = { method: method.toUpperCase(), headers };
-      if (bodyInput) {
-        headers["Content-Type"] = "application/json";
-        init.body = bodyInput.value;
+      for (const { name, in: place } of parameters) {
+        const value = inputs[name].value;
+        if (value && place === "query") query.append(name, value);
+        if (value && place === "header") headers[name] = value;
       }
-      dispatch(url, init);
+      const key = byId("api-key").value.trim();
+      if (key) headers.Authorization = "Bearer " + key;
+      if (bodyInput) headers["Content-Type"] = "application/json";
+      const value = (name: string) => encodeURIComponent(inputs[name]?.value ?? "");
+      const search = String(query);
+      const url = apiBase + path.replace(/\{([^}]+)\}/g, (_, name) => value(name)) +
+        (search ? "?" + search : "");
+      dispatch({ url, method: verb, headers, body: bodyInput?.value });
     }
 
-    // The last request as sent, so that "Revalidate" repeats it (the cursor input may already
-    // hold the next page's cursor).
-    let lastSent: SentRequest | null = null;
-
-    function dispatch(url: string, init: SentRequest["init"]): void {
-      lastSent = { url, init };
-      output.replaceChildren(el("p", { className: "muted", text: init.method + " " + url + " …" }));
-      fetch(url, init).then((response) =>
-        response.text().then((text) => show(init.method + " " + url, response, text))
-      ).catch((error: Error) => {
-        output.replaceChildren(
-          el("p", { className: "error-box", text: "Request failed: " + error.message }),
-        );
-      });
+    function dispatch(sent: Sent): void {
+      lastSent = sent;
+      const line = sent.method + " " + sent.url;
+      output.replaceChildren(el("p", { class: "muted", text: line + " …" }));
+      fetch(sent.url, sent)
+        .then(async (response) => show(line, response, await response.text()))
+        .catch((error: Error) => {
+          const text = "Request failed: " + error.message;
+          output.replaceChildren(el("p", { class: "error-box", text }));
+        });
     }
 
     function show(line: string, response: Response, text: string): void {
-      const headerLines: string[] = [];
-      response.headers.forEach((value, name) => headerLines.push(name + ": " + value));
+      const { status, headers } = response;
+      const headerLines = [...headers].map(([name, value]) => name + ": " + value);
       let pretty = text;
       try {
         pretty = toJson(parseExact(text));
@@ -419,43 +264,39 @@ function docsPageScript(): void {
         // not JSON: shown as is
       }
       output.replaceChildren(
-        el("p", { className: "muted", text: line }),
+        el("p", { class: "muted", text: line }),
         el("p", {
-          className: "status-line " + (response.ok || response.status === 304 ? "ok" : "error"),
-          text: response.status + " " + response.statusText,
-          attrs: { "data-status": String(response.status) },
+          class: "status-line " + (response.ok || status === 304 ? "ok" : "error"),
+          "data-status": String(status),
+          text: status + " " + response.statusText,
         }),
         el("h3", { text: "Response headers" }),
-        el("pre", { className: "response-headers", text: headerLines.join("\n") }),
+        el("pre", { class: "response-headers", text: headerLines.join("\n") }),
         el("h3", { text: "Response body" }),
-        el("pre", { className: "response-body", text: pretty }),
-        ...(response.status === 304
-          ? [el("p", {
-            className: "muted not-modified",
-            text: "Not modified: the copy tagged " + lastEtag +
-              " is still current, so no body was sent.",
-          })]
-          : []),
+        el("pre", { class: "response-body", text: pretty }),
       );
-      const etag = response.headers.get("etag");
-      if (etag) lastEtag = etag;
+      if (status === 304) {
+        const text =
+          `Not modified: the copy tagged ${lastEtag} is still current, so no body was sent.`;
+        output.append(el("p", { class: "muted not-modified", text }));
+      }
+      lastEtag = headers.get("etag") || lastEtag;
       revalidate.hidden = !(lastEtag && inputs["If-None-Match"]);
-      const link = response.headers.get("link") || "";
-      const match = /<([^>]*)>\s*;\s*rel="next"/.exec(link);
-      next.hidden = !(match && inputs.cursor);
-      if (match && inputs.cursor) {
-        inputs.cursor.value = new URL(match[1], location.href).searchParams.get("cursor") || "";
+      const link = /<([^>]*)>\s*;\s*rel="next"/.exec(headers.get("link") || "");
+      next.hidden = !(link && inputs.cursor);
+      if (link && inputs.cursor) {
+        inputs.cursor.value = new URL(link[1], location.href).searchParams.get("cursor") || "";
       }
     }
 
-    send.addEventListener("click", request);
-    next.addEventListener("click", request);
-    revalidate.addEventListener("click", () => {
-      if (lastSent === null) return;
-      const headers = { ...lastSent.init.headers, "If-None-Match": lastEtag ?? "" };
-      dispatch(lastSent.url, { ...lastSent.init, headers });
-    });
-    return section;
+    send.onclick = next.onclick = request;
+    revalidate.onclick = () => {
+      const headers = { ...lastSent?.headers, "If-None-Match": lastEtag ?? "" };
+      if (lastSent) dispatch({ ...lastSent, headers });
+    };
+    const bodyLabel = bodyInput && el("label", { text: "body (application/json)" });
+    const parts = [fields, bodyLabel, bodyInput, send, next, revalidate, output];
+    return el("section", { class: "try" }, [el("h3", { text: "Try it" }), ...parts]);
   }
 
   function render(text: string): void {
@@ -464,31 +305,24 @@ function docsPageScript(): void {
     byId("title").textContent = info.title || "API";
     byId("summary").replaceChildren(rich(info.description || info.summary));
     byId("version").textContent = "· version " + info.version + " · OpenAPI " + doc.openapi;
-    const toc = byId("toc");
-    const operations = byId("operations");
-    const paths = doc.paths || {};
-    Object.keys(paths).forEach((path) => {
-      ["get", "put", "post", "patch", "delete"].forEach((method) => {
-        const operation = paths[path][method];
-        if (!operation) return;
-        toc.append(el("a", {
-          text: method.toUpperCase() + " " + path + (operation.deprecated ? " (deprecated)" : ""),
-          attrs: { href: "#op-" + operation.operationId },
-        }));
-        operations.append(renderOperation(path, method, operation));
-      });
-    });
-    const schemas = byId("schemas");
-    schemas.append(el("h2", { text: "Schemas" }));
-    const components = (doc.components && doc.components.schemas) || {};
-    Object.keys(components).forEach((name) => {
-      const schema = components[name];
-      schemas.append(el("div", { className: "card schema", attrs: { id: "schema-" + name } }, [
+    for (const [path, item] of Object.entries(doc.paths || {})) {
+      for (const method of ["get", "put", "post", "patch", "delete"]) {
+        const operation = item[method];
+        if (!operation) continue;
+        const { operationId, deprecated } = operation;
+        const label = method.toUpperCase() + " " + path + (deprecated ? " (deprecated)" : "");
+        byId("toc").append(el("a", { href: "#op-" + operationId, text: label }));
+        byId("operations").append(renderOperation(path, method, operation));
+      }
+    }
+    const schemas = Object.entries(doc.components?.schemas || {}).map(([name, schema]) =>
+      el("div", { class: "card schema", id: "schema-" + name }, [
         el("h3", { text: name }),
-        schema.description ? el("p", { text: schema.description }) : null,
+        schema.description && el("p", { text: schema.description }),
         schemaTable(schema),
-      ]));
-    });
+      ])
+    );
+    byId("schemas").append(el("h2", { text: "Schemas" }), ...schemas);
     document.body.setAttribute("data-ready", "true");
   }
 
