@@ -1,5 +1,5 @@
 /** `GET /metrics` (METRICS=on): the Prometheus text format, behind an API key, never limited. */
-import type { RequestContext } from "../http/context.ts";
+import type { RequestContext } from "./context.ts";
 import { EXPOSITION_CONTENT_TYPE } from "../metrics/registry.ts";
 import type { ScrapeSources, ServiceMetrics } from "../metrics/service_metrics.ts";
 import type { Reply } from "../http/responses.ts";
@@ -14,10 +14,10 @@ export function metricsRoutes(
     method: "GET",
     pattern: "/metrics",
     options: { public: false },
-    handler: async () => ({
+    handler: async (context) => ({
       status: 200,
       body: await metrics.render(sources()),
-      headers: { "content-type": EXPOSITION_CONTENT_TYPE },
+      headers: { ...context.headers.reply, "content-type": EXPOSITION_CONTENT_TYPE },
     }),
   }];
 }
