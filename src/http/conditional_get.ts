@@ -146,6 +146,8 @@ export function negotiateCoding(acceptEncoding: string | null): ContentCoding {
 
 // ---- The two reads ----
 
+type MaybePromise<T> = T | Promise<T>;
+
 /** A page as the store serialises it: the JSON array's UTF-8 and the facts of its tag. */
 export interface PageJson {
   readonly body: Uint8Array<ArrayBuffer>;
@@ -155,30 +157,25 @@ export interface PageJson {
   readonly hasMore: boolean;
 }
 
-/** The store's two reads the conditional GET uses; `PetStore` (store/store.ts) has both. */
+/** The store's two reads used here; `PetStore` (store/store.ts) has both. */
 export interface PetReads {
-  get(
-    id: number,
-  ): Promise<{ readonly json: string } | undefined> | { readonly json: string } | undefined;
-  listJson(query: PageRequest): Promise<PageJson> | PageJson;
+  get(id: number): MaybePromise<{ readonly json: string } | undefined>;
+  listJson(query: PageRequest): MaybePromise<PageJson>;
+}
+
+/** What a read needs of its request (a route's context fits); `store` throws 503 when not ready. */
+export interface ReadContext {
+  readonly request: Request;
+  readonly store: () => PetReads;
+  readonly headers: ReplyHeaders;
 }
 
 /** The cacheable reads over one response cache. */
 export interface ConditionalGet {
   /** A list page, from the cache when it holds it (a full page never changes). */
-  page(
-    request: Request,
-    store: PetReads,
-    query: PageRequest,
-    headers: ReplyHeaders,
-  ): Promise<Reply> | Reply;
+  page(context: ReadContext, query: PageRequest): MaybePromise<Reply>;
   /** The pet `id`, or undefined when the store has none. */
-  pet(
-    request: Request,
-    store: PetReads,
-    id: number,
-    headers: ReplyHeaders,
-  ): Promise<Reply | undefined> | Reply | undefined;
+  pet(context: ReadContext, id: number): MaybePromise<Reply | undefined>;
 }
 
 /**
@@ -188,84 +185,70 @@ export interface ConditionalGet {
 export function createConditionalGet(
   options: { cacheBytes: number; brotli?: BrotliEncoder; publicBase: string },
 ): ConditionalGet {
-  const { cacheBytes, brotli, publicBase } = options;
-  const cache = cacheBytes > 0 ? new ResponseCache(cacheBytes) : undefined;
+  const { brotli, publicBase } = options;
+  const cache = options.cacheBytes > 0 ? new ResponseCache(options.cacheBytes) : undefined;
 
-  function page(
-    request: Request,
-    store: PetReads,
-    query: PageRequest,
-    headers: ReplyHeaders,
-  ): Promise<Reply> | Reply {
-    const wanted = negotiateCoding(request.headers.get("accept-encoding"));
+  function page(context: ReadContext, query: PageRequest): MaybePromise<Reply> {
+    // First, so that a cached page too is refused while the store loads or the service drains.
+    const store = context.store();
+    const wanted = negotiateCoding(context.request.headers.get("accept-encoding"));
     const key = cache === undefined ? undefined : pageKey(query, wanted);
     const hit = key === undefined ? undefined : cache!.get(key);
-    if (hit !== undefined) return reply(request, hit, headers);
+    if (hit !== undefined) return reply(context, hit);
     const built = store.listJson(query);
-    if (built instanceof Promise) return built.then((page) => pageReply(page));
-    return pageReply(built);
+    return built instanceof Promise
+      ? built.then((built) => pageReply(context, query, built, wanted, key))
+      : pageReply(context, query, built, wanted, key);
+  }
 
-    function pageReply(built: PageJson): Reply {
-      const coding = built.body.byteLength > COMPRESSION_THRESHOLD ? wanted : "identity";
-      const etag = pageTag({
-        status: query.status,
-        afterId: query.afterId,
-        limit: query.limit,
-        firstId: built.firstId,
-        lastId: built.lastId,
-        count: built.count,
-        hasMore: built.hasMore,
-      }, coding);
-      // No compression for a client that holds the tag already.
-      if (ifNoneMatchMatches(request.headers.get("if-none-match"), etag)) {
-        return notModified(etag, headers);
-      }
-      // A page with pets after it is full and never changes again; any other page can still grow.
-      const immutable = built.hasMore;
-      const response: CachedResponse = {
-        body: compressBody(built.body, coding, immutable ? "once" : "per_request", brotli),
-        etag,
-        coding,
-        link: immutable ? nextPageLink(publicBase, query, built.lastId) : undefined,
-      };
-      if (immutable && key !== undefined) cache!.offer(key, response);
-      return ok(response, headers);
+  function pageReply(
+    context: ReadContext,
+    query: PageRequest,
+    built: PageJson,
+    wanted: ContentCoding,
+    key: number | string | undefined,
+  ): Reply {
+    const coding = built.body.byteLength > COMPRESSION_THRESHOLD ? wanted : "identity";
+    const { firstId, lastId, count, hasMore } = built;
+    const etag = pageTag({ ...query, firstId, lastId, count, hasMore }, coding);
+    // No compression for a client that holds the tag already.
+    if (ifNoneMatchMatches(context.request.headers.get("if-none-match"), etag)) {
+      return notModified(context.headers, etag);
     }
+    // A page with pets after it is full and never changes again; any other page can still grow.
+    const response: CachedResponse = {
+      body: compressBody(built.body, coding, hasMore ? "once" : "per_request", brotli),
+      etag,
+      coding,
+      link: hasMore ? nextPageLink(publicBase, query, lastId) : undefined,
+    };
+    if (hasMore && key !== undefined) cache!.offer(key, response);
+    return ok(context.headers, response);
   }
 
   // A pet is not kept in the cache: its JSON stays under the compression threshold (at most 200
-  // code points of name, an int64 and a status), so it goes out as the store holds it, and
-  // keeping a copy would only cost an insert and an eviction per miss. For the same reason the
-  // request's Accept-Encoding is only read for a body that could be compressed.
-  function pet(
-    request: Request,
-    store: PetReads,
-    id: number,
-    headers: ReplyHeaders,
-  ): Promise<Reply | undefined> | Reply | undefined {
-    const stored = store.get(id);
-    if (stored instanceof Promise) {
-      return stored.then((pet) => pet && petReply(request, id, pet.json, headers));
-    }
-    return stored && petReply(request, id, stored.json, headers);
+  // code points of name, an int64 and a status), so it goes out as the string the store holds,
+  // and keeping a copy would only cost an insert and an eviction per miss. For the same reason
+  // the request's Accept-Encoding is only read for a body that could be compressed.
+  function pet(context: ReadContext, id: number): MaybePromise<Reply | undefined> {
+    const stored = context.store().get(id);
+    return stored instanceof Promise
+      ? stored.then((pet) => pet && petReply(context, id, pet.json))
+      : stored && petReply(context, id, stored.json);
   }
 
-  function petReply(request: Request, id: number, json: string, headers: ReplyHeaders): Reply {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit: most pets need no encoding to know.
+  function petReply(context: ReadContext, id: number, json: string): Reply {
     let body: string | Uint8Array<ArrayBuffer> = json;
     let coding: ContentCoding = "identity";
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: most pets need no encoding to know.
     if (json.length * 3 > COMPRESSION_THRESHOLD) {
       const bytes = encoder.encode(json);
       if (bytes.byteLength > COMPRESSION_THRESHOLD) {
-        coding = negotiateCoding(request.headers.get("accept-encoding"));
+        coding = negotiateCoding(context.request.headers.get("accept-encoding"));
         body = compressBody(bytes, coding, "once", brotli);
       }
     }
-    const etag = petTag(id, coding);
-    if (ifNoneMatchMatches(request.headers.get("if-none-match"), etag)) {
-      return notModified(etag, headers);
-    }
-    return ok({ body, etag, coding, link: undefined }, headers);
+    return reply(context, { body, etag: petTag(id, coding), coding, link: undefined });
   }
 
   return { page, pet };
@@ -273,29 +256,24 @@ export function createConditionalGet(
 
 const encoder = new TextEncoder();
 
+/** What the 200 of a read is made of. */
+type Fresh = Omit<CachedResponse, "body"> & { readonly body: string | Uint8Array<ArrayBuffer> };
+
 /** 304 when the request's If-None-Match matches `response`'s tag, else the 200 with the body. */
-function reply(request: Request, response: CachedResponse, headers: ReplyHeaders): Reply {
-  return ifNoneMatchMatches(request.headers.get("if-none-match"), response.etag)
-    ? notModified(response.etag, headers)
-    : ok(response, headers);
+function reply(context: ReadContext, response: Fresh): Reply {
+  return ifNoneMatchMatches(context.request.headers.get("if-none-match"), response.etag)
+    ? notModified(context.headers, response.etag)
+    : ok(context.headers, response);
 }
 
-function ok(
-  response: {
-    body: string | Uint8Array<ArrayBuffer>;
-    etag: string;
-    coding: string;
-    link: string | undefined;
-  },
-  headers: ReplyHeaders,
-): Reply {
-  const own = { ...headers.ok, etag: response.etag } as Record<string, string>;
+function ok(headers: ReplyHeaders, response: Fresh): Reply {
+  const own: Record<string, string> = { ...headers.ok, etag: response.etag };
   if (response.coding !== "identity") own["content-encoding"] = response.coding;
   if (response.link !== undefined) own.link = response.link;
   return { status: 200, body: response.body, headers: own };
 }
 
-function notModified(etag: string, headers: ReplyHeaders): Reply {
+function notModified(headers: ReplyHeaders, etag: string): Reply {
   return { status: 304, body: null, headers: { ...headers.notModified, etag } };
 }
 
@@ -308,8 +286,7 @@ const CODINGS: Record<ContentCoding, number> = { identity: 0, gzip: 1, br: 2 };
  */
 function pageKey(query: PageRequest, coding: ContentCoding): number | string {
   const limit = query.limit << 1 | (query.limitGiven ? 1 : 0);
-  const low =
-    (limit << 2 | (query.status === undefined ? 0 : PET_STATUSES.indexOf(query.status) + 1)) << 2 |
-    CODINGS[coding];
+  const status = query.status === undefined ? 0 : PET_STATUSES.indexOf(query.status) + 1;
+  const low = (limit << 2 | status) << 2 | CODINGS[coding];
   return query.afterId < 2 ** 40 ? query.afterId * 4096 + low : `${query.afterId}.${low}`;
 }

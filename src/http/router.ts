@@ -153,8 +153,7 @@ function splitPath(path: string): string[] | undefined {
 /**
  * The params of `path` (which starts with `/`) if it matches the pattern's segments. Walks the
  * path in place, as `splitPath` would cut it (an empty segment matches nothing), without the
- * array of segments a split makes per request: the split and its loop were 10% of a Bun
- * `GET /v1/pets/{id}`.
+ * array of segments a split makes per request (it showed in every profile of a get by id).
  */
 function matchSegments(
   pattern: readonly string[],

@@ -110,7 +110,7 @@ export function petRoutes(
 
   function listPets(context: RequestContext): Promise<Reply> | Reply {
     const query = parseListQuery(context.query);
-    return reads.page(context.request, context.store(), query, context.headers);
+    return reads.page(context, query);
   }
 
   async function createPet(context: RequestContext): Promise<Reply> {
@@ -179,9 +179,7 @@ export function petRoutes(
 
   function getPet(context: RequestContext): Promise<Reply> | Reply {
     const id = parsePetId(context.params.petId);
-    const reply = id === undefined
-      ? undefined
-      : reads.pet(context.request, context.store(), id, context.headers);
+    const reply = id === undefined ? undefined : reads.pet(context, id);
     const found = (reply: Reply | undefined) => {
       if (reply !== undefined) return reply;
       throw new HttpError(404, "not_found", `No pet with id ${context.params.petId}`);
