@@ -66,6 +66,7 @@ describe("ResponseCache", () => {
     cache.offer("a", entry(1));
     cache.offer("b", entry(1));
     assert.equal(cache.get("a"), undefined);
+    assert.equal(cache.size, 0);
     cache.offer("a", entry(1));
     assert.notEqual(cache.get("a"), undefined);
     assert.equal(cache.get("b"), undefined);
@@ -76,6 +77,7 @@ describe("ResponseCache", () => {
     cache.offer("a", entry(1));
     cache.offer("b", entry(1));
     cache.offer("c", entry(1)); // the window was full: starts over with c
+    assert.equal(cache.size, 0, "a first miss is never kept");
     cache.offer("a", entry(1));
     assert.equal(cache.get("a"), undefined);
     cache.offer("c", entry(1));
