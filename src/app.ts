@@ -1,33 +1,34 @@
 /**
  * The application: `createApp(...)` returns one fetch-style handler,
- * `(request: Request) => Promise<Response>`, that every runtime adapter serves unchanged.
+ * `(request: Request) => Response | Promise<Response>`, that every runtime adapter serves
+ * unchanged; it answers synchronously when nothing on the way awaits.
  *
  * A request walks one line of named steps, in an order that carries rules (docs/api.md, "Errors":
  * which error wins): `handle` splits the URL, `route` matches the path, answers OPTIONS, checks
  * the key, the rate limit and the URL length, answers 404, 410 and 405, and runs the route's
- * handler; `handle` then refunds a 304's token, builds the one Response, observes the metrics
+ * handler; `respond` then refunds a 304's token, builds the one Response, observes the metrics
  * and writes the log line. test/request_steps.test.ts pins each rule the order carries. Errors
  * are values (`HttpError`) turned into the Error body in one place; anything else is logged and
- * answered with a bare 500.
+ * answered with a bare 500. Every reply starts from one of its path's constant header sets
+ * (`ReplyHeaders`, made once from the route's declaration); the steps add only what varies.
  */
 import type { Config } from "./config/config.ts";
 import { authenticate, type KeyRing } from "./http/auth.ts";
 import type { BrotliEncoder } from "./http/compression.ts";
-import type { Readiness, RequestContext } from "./http/context.ts";
+import type { Readiness, RequestContext } from "./routes/context.ts";
 import { corsPolicyFor } from "./http/cors.ts";
 import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
-import { CLIENT_CLOSED_REQUEST, ClientGoneError, errorReply, HttpError } from "./http/errors.ts";
+import { ClientGoneError, errorReply, HttpError } from "./http/errors.ts";
 import { enforceRateLimit, RateLimiter, refundRateLimit } from "./http/rate_limit.ts";
-import { buildResponse, type HeaderSet, headerSet } from "./http/header_sets.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { traceIdOf } from "./http/trace_context.ts";
 import {
-  AUTHENTICATED_CACHE_CONTROL,
   plainHeaderTarget,
   type Reply,
+  replyHeaders,
   type ResponseConstructor,
 } from "./http/responses.ts";
-import { handlerFor, type PathMatch, Router } from "./http/router.ts";
+import { handlerFor, type PathMatch, type Route, Router } from "./http/router.ts";
 import { checkUrlLength } from "./http/url_limit.ts";
 import type { Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics/service_metrics.ts";
@@ -40,7 +41,7 @@ import { type PetStore, StoreUnavailableError } from "./store/store.ts";
 
 /** The handler and the levers `main.ts` pulls at start and shutdown. */
 export interface App {
-  readonly fetch: (request: Request) => Promise<Response>;
+  readonly fetch: (request: Request) => Response | Promise<Response>;
   /** The store finished loading: API requests are served from now on. */
   ready(store: PetStore): void;
   /** Shutting down: readiness goes 503 and requests that arrive from now on get 503. */
@@ -73,6 +74,7 @@ export interface AppOptions {
 /** Creates the service's fetch handler. */
 export function createApp(options: AppOptions): App {
   const { config, keys, log } = options;
+  const { basePath } = config;
   const clock = options.clock ?? Date.now;
   const ResponseClass: ResponseConstructor = options.Response ?? Response;
   let readiness: Readiness = options.store === undefined ? "loading" : "ready";
@@ -96,6 +98,24 @@ export function createApp(options: AppOptions): App {
 
   /** The store can answer at all (a lost database connection says no): `/readyz` and metrics. */
   const storeAvailable = () => store?.isAvailable?.() !== false;
+  const successorUrl = `${config.publicUrl ?? ""}${basePath}/pets`;
+  const deprecation = deprecationHeaders(successorUrl);
+  /**
+   * The routes with their paths' constant headers, made once from what each declares: the
+   * deprecation trio on every response of a deprecated path, and `no-store` where a key is asked
+   * for (under BASE_PATH unless public; outside it only where `public: false`).
+   */
+  const declared = <R extends Route<RequestContext, Reply>>(routes: R[], underBase: boolean) =>
+    routes.map((route) => ({
+      ...route,
+      options: {
+        ...route.options,
+        headers: replyHeaders({
+          keyed: underBase ? route.options?.public !== true : route.options?.public === false,
+          deprecation: route.options?.deprecated ? deprecation : undefined,
+        }),
+      },
+    }));
   const apiRoutes = [...petRoutes(options), ...openapiRoutes({ config }), ...docsRoutes()];
   const rootRoutes = healthRoutes({ readiness: () => readiness, storeAvailable });
   const metrics = config.metrics
@@ -108,95 +128,54 @@ export function createApp(options: AppOptions): App {
     store?.registerMetrics(metrics.registry);
     rootRoutes.push(...metricsRoutes(metrics.registry));
   }
-  const apiRouter = new Router<RequestContext, Reply>(apiRoutes);
-  const healthRouter = new Router<RequestContext, Reply>(rootRoutes);
-  const successorUrl = `${config.publicUrl ?? ""}${config.basePath}/pets`;
-  const deprecated = deprecationHeaders(successorUrl);
+  const apiRouter = new Router<RequestContext, Reply>(declared(apiRoutes, true));
+  const healthRouter = new Router<RequestContext, Reply>(declared(rootRoutes, false));
+  /** The headers of a path no route has: a key is asked for under BASE_PATH only. */
+  const unknownUnderBase = replyHeaders({ keyed: true });
+  const unknownOutside = replyHeaders({ keyed: false });
   /** The deprecated route's one answer from its sunset on, whatever the method. */
   const gone = () =>
     new HttpError(
       410,
       "gone",
-      `This endpoint was removed on ${deprecated.sunset}; use GET ${config.basePath}/pets`,
+      `This endpoint was removed on ${deprecation.sunset}; use GET ${basePath}/pets`,
     );
   const cors = corsPolicyFor(config.corsOrigins);
   const rateLimiter = config.rateLimit > 0
     ? new RateLimiter({ limit: config.rateLimit, clock })
     : undefined;
 
-  // The headers every response of a kind starts with, made once: nosniff always; `no-store` on
-  // paths that ask for a key, set before the key check so that a 401 is not stored by caches
-  // either; the deprecation trio on every response of the deprecated path.
-  const nosniff = { "x-content-type-options": "nosniff" };
-  const noStore = { "cache-control": AUTHENTICATED_CACHE_CONTROL };
-  /** By route kind, then by whether the path asks for a key. */
-  const baseHeaders = {
-    current: {
-      keyless: headerSet(nosniff),
-      keyed: headerSet({ ...nosniff, ...noStore }),
-    },
-    deprecated: {
-      keyless: headerSet({ ...nosniff, ...deprecated }),
-      keyed: headerSet({ ...nosniff, ...deprecated, ...noStore }),
-    },
-  };
-
-  // The steps of `route`, in its order; each says which rule its place carries.
-
-  /** Step 2: the path, in the health table first, then in the API table under BASE_PATH. */
-  function matchPath(context: MutableContext): void {
-    const { path } = context;
-    let match = healthRouter.match(path);
-    if (match !== undefined) {
-      // Outside BASE_PATH only /metrics asks for a key, and nothing there is rate limited.
-      context.isPublic = match.options.public !== false;
-    } else if (
-      config.basePath === "" || path === config.basePath ||
-      path.startsWith(config.basePath + "/")
-    ) {
-      match = apiRouter.match(path.slice(config.basePath.length) || "/");
-      context.isPublic = match?.options.public === true;
-      context.rateLimited = true;
-      if (match?.options.deprecated) context.headerKind = baseHeaders.deprecated;
-    }
-    context.match = match;
-    context.baseHeaders = context.headerKind.keyless;
-    context.pastSunset = match?.options.deprecated === true && isPastSunset(clock());
-  }
-
-  /** Step 3: OPTIONS on a known path needs no key: 204 with `Allow` (and CORS preflight). */
-  function answerOptions(context: MutableContext, match: PathMatch<RequestContext, Reply>): Reply {
-    // A removed route allows nothing any more: no 204, no Allow.
-    if (context.pastSunset) throw gone();
-    context.headers.allow = match.allow;
-    cors?.preflight(context.request, match.allow, plainHeaderTarget(context.headers));
-    return { status: 204, body: null, headers: {} };
-  }
-
-  /** Step 4: the key, before anything else can be wrong (401 wins over 404, 405, 410 and 429). */
-  function checkKey(context: MutableContext): void {
-    context.baseHeaders = context.headerKind.keyed;
-    context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
-  }
-
-  /**
-   * Step 5: the key's rate limit, counted after the key check (only accepted keys get buckets,
-   * and 401s cost nothing) and before the path and method checks (429 wins over 404, 405, 410).
-   */
-  function limitRate(context: MutableContext): void {
-    if (rateLimiter !== undefined && context.rateLimited) {
-      enforceRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(context.headers));
-    }
-  }
-
   /** Steps 2 to 9: from the path to the route handler's reply, or the error that wins. */
-  function route(context: MutableContext): Promise<Reply> | Reply {
-    matchPath(context);
-    const { match, method, path } = context;
-    if (match !== undefined && method === "OPTIONS") return answerOptions(context, match);
-    if (!context.isPublic) {
-      checkKey(context);
-      limitRate(context);
+  function route(context: Steps): Promise<Reply> | Reply {
+    const { path, method } = context;
+    // Step 2: the path, in the health table first, then in the API table under BASE_PATH.
+    let match = healthRouter.match(path);
+    const underBase = match === undefined &&
+      (basePath === "" || path === basePath || path.startsWith(basePath + "/"));
+    if (underBase) match = apiRouter.match(path.slice(basePath.length) || "/");
+    context.match = match;
+    context.headers = match?.options.headers ?? (underBase ? unknownUnderBase : unknownOutside);
+    const pastSunset = match?.options.deprecated === true && isPastSunset(clock());
+    // Step 3: OPTIONS on a known path needs no key: 204 with `Allow` (and CORS preflight). A
+    // removed route allows nothing any more: no 204, no Allow.
+    if (match !== undefined && method === "OPTIONS") {
+      if (pastSunset) throw gone();
+      const headers = { ...context.headers.options, allow: match.allow };
+      cors?.preflight(context.request, match.allow, plainHeaderTarget(headers));
+      return { status: 204, body: null, headers };
+    }
+    // Step 4: the key, before anything else can be wrong (401 wins over 404, 405, 410 and 429).
+    // Outside BASE_PATH only /metrics asks for one.
+    const keyed = underBase ? match?.options.public !== true : match?.options.public === false;
+    if (keyed) {
+      context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
+      // Step 5: the key's rate limit, under BASE_PATH, counted after the key check (only
+      // accepted keys get buckets, and 401s cost nothing) and before the path and method checks
+      // (429 wins over 404, 405, 410).
+      if (rateLimiter !== undefined && underBase) {
+        context.rate = {};
+        enforceRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(context.rate));
+      }
     }
     // Step 6: the URL's length (414), once the key is known good.
     checkUrlLength(path, context.query);
@@ -205,7 +184,7 @@ export function createApp(options: AppOptions): App {
       throw new HttpError(404, "not_found", `No such path: ${path.slice(0, 200)}`);
     }
     // Step 8: past the sunset the path answers 410 to every method, so before the method check.
-    if (context.pastSunset) throw gone();
+    if (pastSunset) throw gone();
     // Step 9: the method; HEAD runs GET's handler (the router's default), others get 405.
     const handler = handlerFor(match, method);
     if (handler === undefined) {
@@ -220,51 +199,35 @@ export function createApp(options: AppOptions): App {
     return handler(context);
   }
 
-  /**
-   * One request, from the adapter's Request to its one Response: the in-flight count (for
-   * `idle()` at shutdown) is kept here rather than in a wrapper, one async frame fewer a request.
-   */
-  async function handle(request: Request): Promise<Response> {
-    inFlight++;
+  /** The reply to a request whose steps threw `error`. */
+  function failed(context: Steps, error: unknown): Reply {
+    // An OPTIONS answer on a known path came before the key check: no `no-store`.
+    const base = context.method === "OPTIONS" && context.match !== undefined
+      ? context.headers.options
+      : context.headers.reply;
+    if (error instanceof ClientGoneError) {
+      // It reaches nobody, but its status is what the log line and the metrics show (499, at
+      // level info: the client's doing, not a 5xx).
+      return { status: error.status, body: null, headers: { ...base } };
+    }
+    return errorReply(toHttpError(error, context.requestId, log), context.requestId, base);
+  }
+
+  /** Steps 10 to 13: the reply made the request's one Response, counted and logged. */
+  function respond(context: Steps, reply: Reply, started: number): Response {
     try {
-      const started = performance.now();
-      const method = request.method;
-      const requestId = requestIdFor(request.headers.get("x-request-id"));
-      // Step 1: path and query, by slicing the URL.
-      const { path, query } = splitUrl(request.url);
-      const context: MutableContext = {
-        request,
-        method,
-        path,
-        query,
-        params: NO_PARAMS,
-        requestId,
-        keyScope: "",
-        store: storeFor[readiness],
-        match: undefined,
-        isPublic: true,
-        rateLimited: false,
-        pastSunset: false,
-        headerKind: baseHeaders.current,
-        baseHeaders: baseHeaders.current.keyless,
-        headers: {},
-      };
-      let reply: Reply;
-      try {
-        reply = await route(context);
+      const { request, method, requestId } = context;
+      const headers = reply.headers;
+      const rate = context.rate;
+      if (rate !== undefined) {
         // Step 10: a 304 costs no quota (its token was taken by step 5, so a key with none left
         // got 429 instead).
-        if (reply.status === 304 && rateLimiter !== undefined && context.keyScope !== "") {
-          refundRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(context.headers));
+        if (reply.status === 304) {
+          refundRateLimit(rateLimiter!, context.keyScope, plainHeaderTarget(rate));
         }
-      } catch (error) {
-        reply = error instanceof ClientGoneError
-          ? CLIENT_GONE
-          : errorReply(toHttpError(error, requestId, log), requestId);
+        for (const name in rate) headers[name] ??= rate[name];
       }
-      // Step 11: the one Response. The reply's own headers win over the ones the steps earned.
-      const headers = context.headers;
-      for (const name in reply.headers) headers[name] = reply.headers[name];
+      // Step 11: the one Response.
       headers["x-request-id"] = requestId;
       cors?.decorate(request.headers.get("origin"), plainHeaderTarget(headers));
       // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same,
@@ -275,16 +238,13 @@ export function createApp(options: AppOptions): App {
         headers["content-length"] = String(byteLength(body));
         body = null;
       }
-      const response = buildResponse(ResponseClass, { status: reply.status, body }, {
-        base: context.baseHeaders,
-        own: headers,
-      });
+      const response = new ResponseClass(body, { status: reply.status, headers });
       // Steps 12 and 13: the metrics and the request's one log line.
       const elapsedMs = performance.now() - started;
       metrics?.observe(method, context.match?.pattern, reply.status, elapsedMs / 1000);
       log.request({
         method,
-        path,
+        path: context.path,
         status: reply.status,
         durationMs: Math.round(elapsedMs * 1000) / 1000,
         requestId,
@@ -298,6 +258,43 @@ export function createApp(options: AppOptions): App {
         idleWaiters = [];
       }
     }
+  }
+
+  /**
+   * One request, from the adapter's Request to its one Response: synchronous unless the route
+   * awaits (a body, a write, a database), so a read of the file store makes no promise at all.
+   */
+  function handle(request: Request): Response | Promise<Response> {
+    inFlight++;
+    const started = performance.now();
+    // Step 1: path and query, by slicing the URL.
+    const { path, query } = splitUrl(request.url);
+    const context: Steps = {
+      request,
+      method: request.method,
+      path,
+      query,
+      params: NO_PARAMS,
+      requestId: requestIdFor(request.headers.get("x-request-id")),
+      keyScope: "",
+      store: storeFor[readiness],
+      headers: unknownOutside,
+      match: undefined,
+      rate: undefined,
+    };
+    let reply: Promise<Reply> | Reply;
+    try {
+      reply = route(context);
+    } catch (error) {
+      reply = failed(context, error);
+    }
+    if (reply instanceof Promise) {
+      return reply.then(
+        (reply) => respond(context, reply, started),
+        (error) => respond(context, failed(context, error), started),
+      );
+    }
+    return respond(context, reply, started);
   }
 
   return {
@@ -328,34 +325,15 @@ function byteLength(body: string | Uint8Array): number {
   return typeof body === "string" ? utf8.encode(body).byteLength : body.byteLength;
 }
 
-/**
- * The reply to a request whose client went away mid-body: it reaches nobody, but its status is
- * what the log line and the metrics show (499, at level info: the client's doing, not a 5xx).
- */
-const CLIENT_GONE: Reply = Object.freeze({
-  status: CLIENT_CLOSED_REQUEST,
-  body: null,
-  headers: Object.freeze({}),
-});
-
 /** Params of a path with none: one frozen object rather than one per request. */
 const NO_PARAMS: Record<string, string> = Object.freeze({});
 
-/** The context and what the steps work out for the later ones. */
-type MutableContext = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
+/** The handler's context, and what the steps hand on to `respond`. */
+type Steps = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
+  /** The matched path (its pattern labels the metrics). */
   match: PathMatch<RequestContext, Reply> | undefined;
-  /** No key asked (health, docs, OpenAPI, or no path at all outside BASE_PATH). */
-  isPublic: boolean;
-  /** Under BASE_PATH: the key's requests count against its rate limit. */
-  rateLimited: boolean;
-  /** The deprecated path, from its sunset on. */
-  pastSunset: boolean;
-  /** The constant headers the response starts with (nosniff, no-store, deprecation). */
-  baseHeaders: HeaderSet;
-  /** The header sets of the matched route's kind (deprecated or not), keyless and keyed. */
-  headerKind: { readonly keyless: HeaderSet; readonly keyed: HeaderSet };
-  /** Headers the steps earned (rate limit, Allow, CORS), then the reply's own. */
-  headers: Record<string, string>;
+  /** The rate-limit headers the key's request earned, when it is counted. */
+  rate: Record<string, string> | undefined;
 };
 
 /** The route patterns the metrics label requests with: health and metrics at the root. */

@@ -55,7 +55,7 @@ function isValidNewPet(generated: HostileRequest): boolean {
 
 /** Sends one generated request and asserts every invariant; returns whether a pet was made. */
 async function checkOne(
-  fetch: (request: Request) => Promise<Response>,
+  fetch: (request: Request) => Response | Promise<Response>,
   count: () => number,
   generated: HostileRequest,
 ): Promise<boolean> {

@@ -46,6 +46,14 @@ const gzip = { "accept-encoding": "gzip" };
 const br = { "accept-encoding": "br" };
 
 describe("ETag and Cache-Control on the cacheable GETs", () => {
+  it("a page the cache holds is refused 503 once the service drains, like any other", async () => {
+    const { app, store, request } = testApp();
+    await addPets(store, 30);
+    for (let i = 0; i < 3; i++) assert.equal((await request("/v1/pets")).status, 200);
+    app.drain();
+    assert.equal((await request("/v1/pets")).status, 503);
+  });
+
   it("GET /pets and /pets/{petId} carry a strong ETag, private, no-cache and Vary", async () => {
     const { request, store } = testApp();
     await addPets(store, 3);

@@ -4,8 +4,8 @@
  * the comparison nor the key's length leaks through timing.
  *
  * A key that passed that check is remembered (`verified`), so a client's later requests skip the
- * hash: SHA-256 through node:crypto costs 2–20 µs a request on Deno and Node, more than the rest
- * of a list request (docs/performance.md). Only accepted keys enter the map, so it never holds
+ * hash, which through node:crypto costs more than the rest of a list request (docs/performance.md).
+ * Only accepted keys enter the map, so it never holds
  * more entries than there are accepted keys, and a wrong key always takes the constant-time
  * path. The map's own lookup compares strings only after their hashes match, and V8 seeds string
  * hashes randomly per process, so it reveals nothing an attacker can steer.

@@ -3,8 +3,8 @@
  * few KB at most (a page of 100 pets), so the synchronous calls are cheaper than a round trip
  * through the thread pool.
  *
- * Two sets of levels (measured with scripts/bench/measure_compression.ts; docs/caching.md has the
- * figures): a body made for one request gets a cheap gzip level, because its cost is paid on
+ * Two sets of levels (scripts/bench/measure_compression.ts; docs/caching.md has the figures): a
+ * body made for one request gets a cheap gzip level, because its cost is paid on
  * every request; an immutable body (a full page) gets a higher one, because it is compressed once
  * and then served from the response cache. Brotli is quality 5 for both (see below). Which set applies depends only on whether the
  * response is immutable, never on whether the cache holds it, so a client receives the same
@@ -16,7 +16,6 @@
  */
 import { createRequire } from "node:module";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import type { ContentCoding } from "./content_coding.ts";
 
 /**
  * Brotli quality for bodies built per request. Below 5, Deno's brotli (a Rust port) and the C
@@ -37,6 +36,9 @@ export const GZIP_ONCE = 9;
 
 /** Bodies of this many bytes or fewer are always sent as they are. */
 export const COMPRESSION_THRESHOLD = 1024;
+
+/** A content coding the service can send. */
+export type ContentCoding = "br" | "gzip" | "identity";
 
 /** When the bytes are compressed: for one request, or once for every later one. */
 export type CompressionUse = "per_request" | "once";

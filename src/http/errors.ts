@@ -4,7 +4,7 @@
  * the detail shape are defined in `schemas/error.ts`.
  */
 import type { ErrorCode, ErrorDetail } from "../schemas/error.ts";
-import { jsonReply, type Reply } from "./responses.ts";
+import type { HeaderSet, Reply } from "./responses.ts";
 
 /** An error a handler returns or throws; turned into a reply by `errorReply`. */
 export class HttpError extends Error {
@@ -28,8 +28,8 @@ export class HttpError extends Error {
   }
 }
 
-/** The Error body of the contract as a JSON reply. */
-export function errorReply(error: HttpError, requestId: string): Reply {
+/** The Error body of the contract as a JSON reply, on top of the path's constant `base` headers. */
+export function errorReply(error: HttpError, requestId: string, base: HeaderSet): Reply {
   const body: Record<string, unknown> = {
     code: error.code,
     message: error.message,
@@ -37,7 +37,11 @@ export function errorReply(error: HttpError, requestId: string): Reply {
   };
   if (error.details !== undefined) body.details = error.details;
   body.requestId = requestId;
-  return jsonReply(JSON.stringify(body), error.status, { ...error.headers });
+  return {
+    status: error.status,
+    body: JSON.stringify(body),
+    headers: { ...base, "content-type": "application/json", ...error.headers },
+  };
 }
 
 /** nginx's status for a request whose client went away before it was answered. */

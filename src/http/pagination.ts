@@ -14,6 +14,27 @@ import { CURSOR_MAX_LENGTH } from "../schemas/limits.ts";
 import { digest64Hex } from "./digest64.ts";
 import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
+/** A list request as the conditional GET sees it (a validated `GET /pets` query). */
+export interface PageRequest {
+  readonly status: PetStatus | undefined;
+  readonly afterId: number;
+  readonly limit: number;
+  /** Whether `limit` was given, so the next page's link repeats exactly what was asked. */
+  readonly limitGiven: boolean;
+}
+
+/**
+ * The `Link` header to the page after `lastId`: the same `limit` (when given) and `status` as
+ * asked, plus the cursor. `base` is the public URL of BASE_PATH.
+ */
+export function nextPageLink(base: string, request: PageRequest, lastId: number): string {
+  let query = "";
+  if (request.limitGiven) query += `limit=${request.limit}&`;
+  if (request.status !== undefined) query += `status=${request.status}&`;
+  const cursor = encodeCursor({ afterId: lastId, status: request.status });
+  return `<${base}/pets?${query}cursor=${cursor}>; rel="next"`;
+}
+
 /** Where a page starts: after `afterId`, for the given status filter. */
 export interface CursorPosition {
   readonly afterId: number;

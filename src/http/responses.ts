@@ -1,10 +1,11 @@
 /**
- * Replies and the one place that turns them into responses. Route handlers return a `Reply` (a
- * status, a body that is already JSON text or bytes, and their own headers); the app adds the
- * common headers to the same plain object and builds exactly one response per request with the
- * `ResponseConstructor` it was given. That constructor defaults to the global `Response`; a
- * runtime adapter may supply a lighter, Response-compatible class (Node does: building an undici
- * Response and its web stream costs about a fifth of a request there).
+ * Replies, and the constant headers they are made from. Route handlers return a `Reply` (a
+ * status, a body that is already JSON text or bytes, and its headers); the app adds the
+ * request's own headers (request id, rate limit, CORS) to the same plain object and builds
+ * exactly one response per request with the `ResponseConstructor` it was given. That constructor
+ * defaults to the global `Response`; a runtime adapter may supply a lighter, Response-compatible
+ * class (Node does: building an undici Response and its web stream costs about a fifth of a
+ * request there).
  */
 
 /** A response body: text, UTF-8 bytes, or null for no content. */
@@ -14,7 +15,10 @@ export type ReplyBody = string | Uint8Array<ArrayBuffer> | null;
 export interface Reply {
   readonly status: number;
   readonly body: ReplyBody;
-  /** Lower-case header names. They win over the app's common headers of the same name. */
+  /**
+   * Lower-case header names: one of the route's `ReplyHeaders` sets and the reply's own. A fresh
+   * object per reply: the app adds the request's headers to it.
+   */
   readonly headers: Record<string, string>;
 }
 
@@ -30,14 +34,56 @@ export type ResponseConstructor = new (body: ReplyBody, init: PlainResponseInit)
 /** `Cache-Control` of authenticated responses: nothing may store them (they depend on the key). */
 export const AUTHENTICATED_CACHE_CONTROL = "no-store";
 
-/** A reply whose body is the given JSON text or bytes. */
+/** `Cache-Control` of the cacheable GETs' 200s and 304s (see http/conditional_get.ts). */
+export const REVALIDATE = "private, no-cache";
+
+/** A set of constant headers with lower-case names, made once. */
+export type HeaderSet = Readonly<Record<string, string>>;
+
+/**
+ * The constant headers of a path's replies, one set per kind of reply, made once when the route
+ * is registered, from what the route declares.
+ */
+export interface ReplyHeaders {
+  /** An OPTIONS answer, given before any key check: nosniff and the path's deprecation trio. */
+  readonly options: HeaderSet;
+  /** Any other reply (errors included): also JSON, and `no-store` where a key is asked for. */
+  readonly reply: HeaderSet;
+  /** The 200 of a cacheable GET: the tag's revalidation rules instead of `no-store`. */
+  readonly ok: HeaderSet;
+  /** The 304 of a cacheable GET: the 200's headers without the content's type. */
+  readonly notModified: HeaderSet;
+}
+
+/**
+ * The header sets of a path that asks for a key (`keyed`: `no-store` is set before the key check,
+ * so a 401 is not stored either) or not, and carries `deprecation` (the trio of a deprecated
+ * path, on every response whatever its status) or not.
+ */
+export function replyHeaders(
+  declaration: { keyed: boolean; deprecation?: Record<string, string> },
+): ReplyHeaders {
+  const options = { "x-content-type-options": "nosniff", ...declaration.deprecation };
+  const json = { ...options, "content-type": "application/json" };
+  const revalidate = { "cache-control": REVALIDATE, vary: "Accept-Encoding" };
+  return {
+    options: Object.freeze(options),
+    reply: Object.freeze(
+      declaration.keyed ? { ...json, "cache-control": AUTHENTICATED_CACHE_CONTROL } : json,
+    ),
+    ok: Object.freeze({ ...json, ...revalidate }),
+    notModified: Object.freeze({ ...options, ...revalidate }),
+  };
+}
+
+/** A reply whose body is the given JSON text or bytes, on top of `base` (a `reply` set). */
 export function jsonReply(
+  base: HeaderSet,
   body: string | Uint8Array<ArrayBuffer>,
   status = 200,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ): Reply {
-  headers["content-type"] = "application/json";
-  return { status, body, headers };
+  return { status, body, headers: { ...base, ...headers } };
 }
 
 /** The two `Headers` methods the CORS and rate-limit helpers use; `Headers` itself fits. */
@@ -46,7 +92,7 @@ export interface HeaderTarget {
   append(name: string, value: string): void;
 }
 
-/** `HeaderTarget` over a plain object of lower-case header names (the app's common headers). */
+/** `HeaderTarget` over a plain object of lower-case header names (a reply's headers). */
 export function plainHeaderTarget(headers: Record<string, string>): HeaderTarget {
   return {
     set(name, value) {

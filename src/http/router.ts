@@ -4,6 +4,7 @@
  * `Allow`, OPTIONS and HEAD in one place, and can decorate every response for a path (the
  * deprecated route's headers) whatever its status.
  */
+import type { ReplyHeaders } from "./responses.ts";
 
 /** A route handler; params come from `:name` segments of the pattern. */
 export type Handler<Context, Result = Response> = (context: Context) => Promise<Result> | Result;
@@ -14,6 +15,8 @@ export interface PathOptions {
   readonly public?: boolean;
   /** Marks a deprecated path (headers on every response, 410 after sunset). */
   readonly deprecated?: boolean;
+  /** The constant headers of the path's replies (the app makes them from the two above). */
+  readonly headers?: ReplyHeaders;
 }
 
 /** One route: a method and a pattern such as `/pets/:petId`. */
@@ -150,8 +153,7 @@ function splitPath(path: string): string[] | undefined {
 /**
  * The params of `path` (which starts with `/`) if it matches the pattern's segments. Walks the
  * path in place, as `splitPath` would cut it (an empty segment matches nothing), without the
- * array of segments a split makes per request: the split and its loop were 10% of a Bun
- * `GET /v1/pets/{id}`.
+ * array of segments a split makes per request (it showed in every profile of a get by id).
  */
 function matchSegments(
   pattern: readonly string[],

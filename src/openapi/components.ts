@@ -5,8 +5,7 @@
  */
 import { CHALLENGE_INVALID_KEY, CHALLENGE_NO_KEY } from "../http/auth.ts";
 import { DEPRECATION_VALUE, SUCCESSOR_REL, SUNSET_VALUE } from "../http/deprecation.ts";
-import { AUTHENTICATED_CACHE_CONTROL } from "../http/responses.ts";
-import { REVALIDATE } from "../http/cacheable_reply.ts";
+import { AUTHENTICATED_CACHE_CONTROL, REVALIDATE } from "../http/responses.ts";
 import {
   DEFAULT_LIMIT,
   IDEMPOTENCY_KEY,

@@ -4,7 +4,7 @@
  * single executable. A strict Content-Security-Policy allows only this origin: the page can load
  * nothing from elsewhere and can call only this API.
  */
-import type { RequestContext } from "../http/context.ts";
+import type { RequestContext } from "./context.ts";
 import { DOCS_HTML } from "../docs/page_html.ts";
 import { DOCS_SCRIPT } from "../docs/page_script.ts";
 import { DOCS_CSS } from "../docs/page_style.ts";
@@ -27,10 +27,11 @@ export function docsRoutes(): Route<RequestContext, Reply>[] {
   return ASSETS.map(([pattern, text, contentType]) => ({
     method: "GET",
     pattern,
-    handler: (): Reply => ({
+    handler: (context): Reply => ({
       status: 200,
       body: text,
       headers: {
+        ...context.headers.reply,
         "content-type": contentType,
         "cache-control": "no-cache",
         "content-security-policy": CONTENT_SECURITY_POLICY,

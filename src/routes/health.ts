@@ -1,5 +1,5 @@
 /** Liveness and readiness probes (docs/operations.md); public, never rate limited. */
-import type { Readiness, RequestContext } from "../http/context.ts";
+import type { Readiness, RequestContext } from "./context.ts";
 import type { Route } from "../http/router.ts";
 import { HttpError } from "../http/errors.ts";
 import { jsonReply, type Reply } from "../http/responses.ts";
@@ -16,15 +16,17 @@ export function healthRoutes(deps: {
     {
       method: "GET",
       pattern: "/healthz",
-      handler: () => jsonReply('{"status":"ok"}'),
+      handler: (context) => jsonReply(context.headers.reply, '{"status":"ok"}'),
     },
     {
       method: "GET",
       pattern: "/readyz",
-      handler: () => {
+      handler: (context) => {
         const readiness = deps.readiness();
         const available = deps.storeAvailable();
-        if (readiness === "ready" && available) return jsonReply('{"status":"ready"}');
+        if (readiness === "ready" && available) {
+          return jsonReply(context.headers.reply, '{"status":"ready"}');
+        }
         const message = readiness === "loading"
           ? "The store is still loading"
           : readiness === "draining"

@@ -1,5 +1,5 @@
 /** `GET /metrics` (METRICS=on): the Prometheus text format, behind an API key, never limited. */
-import type { RequestContext } from "../http/context.ts";
+import type { RequestContext } from "./context.ts";
 import { EXPOSITION_CONTENT_TYPE, type Registry } from "../metrics/registry.ts";
 import type { Reply } from "../http/responses.ts";
 import type { Route } from "../http/router.ts";
@@ -10,10 +10,10 @@ export function metricsRoutes(registry: Registry): Route<RequestContext, Reply>[
     method: "GET",
     pattern: "/metrics",
     options: { public: false },
-    handler: async () => ({
+    handler: async (context) => ({
       status: 200,
       body: await registry.render(),
-      headers: { "content-type": EXPOSITION_CONTENT_TYPE },
+      headers: { ...context.headers.reply, "content-type": EXPOSITION_CONTENT_TYPE },
     }),
   }];
 }

@@ -1,7 +1,7 @@
 /** `GET {BASE_PATH}/openapi.json`: the OpenAPI document, public (no key) like the docs page. */
-import type { RequestContext } from "../http/context.ts";
+import type { RequestContext } from "./context.ts";
 import type { Config } from "../config/config.ts";
-import type { Reply } from "../http/responses.ts";
+import { jsonReply, type Reply } from "../http/responses.ts";
 import type { Route } from "../http/router.ts";
 import { type DocumentOptions, openApiDocument } from "../openapi/document.ts";
 import { stringifyExact } from "../openapi/exact_json.ts";
@@ -19,11 +19,8 @@ export function openapiRoutes(deps: { config: Config }): Route<RequestContext, R
     {
       method: "GET",
       pattern: "/openapi.json",
-      handler: () => ({
-        status: 200,
-        body: text,
-        headers: { "content-type": "application/json", "cache-control": "no-cache" },
-      }),
+      handler: (context) =>
+        jsonReply(context.headers.reply, text, 200, { "cache-control": "no-cache" }),
       options: { public: true },
     },
   ];

@@ -3,7 +3,7 @@
  * coercion: `Number("")` is 0 and `parseInt("5abc")` is 5, and both would hide a client's bug.
  */
 import { HttpError } from "../http/errors.ts";
-import { decodeCursor } from "../http/pagination.ts";
+import { decodeCursor, type PageRequest } from "../http/pagination.ts";
 import {
   DEFAULT_LIMIT,
   IDEMPOTENCY_KEY,
@@ -15,13 +15,7 @@ import {
 import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
 /** A validated `GET /pets` query. */
-export interface ListQuery {
-  readonly limit: number;
-  /** Whether `limit` was given, so the next-page link repeats exactly what was asked. */
-  readonly limitGiven: boolean;
-  readonly status: PetStatus | undefined;
-  readonly afterId: number;
-}
+export type ListQuery = PageRequest;
 
 function invalidQuery(message: string): HttpError {
   return new HttpError(400, "invalid_query", message);
@@ -103,19 +97,13 @@ export function parseListQuery(query: string): ListQuery {
   return { limit, limitGiven: rawLimit !== undefined, status, afterId };
 }
 
-/** The query of the next page: the same `limit` and `status` as asked, plus the cursor. */
-export function listQueryString(query: ListQuery, cursor: string): string {
-  let text = "";
-  if (query.limitGiven) text += `limit=${query.limit}&`;
-  if (query.status !== undefined) text += `status=${query.status}&`;
-  return `${text}cursor=${cursor}`;
-}
-
 /**
  * Parses `petId`: an integer from 1 to 2^63−1, else 400 `invalid_path`. Returns undefined for a
  * valid int64 beyond 2^53−1: ids are assigned from 1 upwards, so no such pet exists (404).
  */
 export function parsePetId(raw: string): number | undefined {
+  // Below 16 digits an id is a safe integer, and far below the maximum: no BigInt needed.
+  if (raw.length < 16 && PET_ID_PATTERN.test(raw)) return Number(raw);
   if (!PET_ID_PATTERN.test(raw) || BigInt(raw) > PET_ID_MAX) {
     throw new HttpError(
       400,

@@ -1,15 +1,14 @@
 /** The three pet operations of the seed: listPets, createPet and getPet (deprecated). */
-import type { RequestContext } from "../http/context.ts";
+import type { RequestContext } from "./context.ts";
 import type { Config } from "../config/config.ts";
 import { isJsonContentType, readJsonBody } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
-import { encodeCursor } from "../http/pagination.ts";
 import { jsonReply, type Reply } from "../http/responses.ts";
 import type { Route } from "../http/router.ts";
 import { validateNewPet } from "../schemas/validate.ts";
-import { listQueryString, parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
+import { parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { idempotencyClaim } from "../store/idempotency.ts";
-import { createCacheableReads } from "../cache/cacheable_reads.ts";
+import { createConditionalGet } from "../http/conditional_get.ts";
 import type { BrotliEncoder } from "../http/compression.ts";
 import type { Operation } from "../openapi/document.ts";
 import { INT64_MAX } from "../schemas/pet.ts";
@@ -103,14 +102,15 @@ export function petRoutes(
   const { config } = deps;
   const publicBase = `${config.publicUrl ?? ""}${config.basePath}`;
 
-  const reads = createCacheableReads(config.cacheBytes, deps.brotli);
+  const reads = createConditionalGet({
+    cacheBytes: config.cacheBytes,
+    brotli: deps.brotli,
+    publicBase,
+  });
 
-  function listPets(context: RequestContext): Promise<Reply> {
+  function listPets(context: RequestContext): Promise<Reply> | Reply {
     const query = parseListQuery(context.query);
-    return reads.page(context.request, context.store(), query, (lastId) => {
-      const cursor = encodeCursor({ afterId: lastId, status: query.status });
-      return `<${publicBase}/pets?${listQueryString(query, cursor)}>; rel="next"`;
-    });
+    return reads.page(context, query);
   }
 
   async function createPet(context: RequestContext): Promise<Reply> {
@@ -146,7 +146,7 @@ export function petRoutes(
           location: `${publicBase}/pets/${outcome.pet.id}`,
         };
         if (outcome.kind === "replayed") headers["idempotent-replayed"] = "true";
-        return jsonReply(outcome.pet.json, 201, headers);
+        return jsonReply(context.headers.reply, outcome.pet.json, 201, headers);
       }
       case "key_reused":
         throw new HttpError(
@@ -177,15 +177,14 @@ export function petRoutes(
     }
   }
 
-  async function getPet(context: RequestContext): Promise<Reply> {
+  function getPet(context: RequestContext): Promise<Reply> | Reply {
     const id = parsePetId(context.params.petId);
-    const reply = id === undefined
-      ? undefined
-      : await reads.pet(context.request, context.store(), id);
-    if (reply === undefined) {
+    const reply = id === undefined ? undefined : reads.pet(context, id);
+    const found = (reply: Reply | undefined) => {
+      if (reply !== undefined) return reply;
       throw new HttpError(404, "not_found", `No pet with id ${context.params.petId}`);
-    }
-    return reply;
+    };
+    return reply instanceof Promise ? reply.then(found) : found(reply);
   }
 
   const handlers = { listPets, createPet, getPet };

@@ -28,7 +28,7 @@ declare const Bun: {
     hostname: string;
     maxRequestBodySize: number;
     tls?: { cert: string; key: string };
-    fetch: (request: Request) => Promise<Response>;
+    fetch: (request: Request) => Response | Promise<Response>;
     error: (error: Error) => Response;
   }): BunServer;
 };

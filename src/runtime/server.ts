@@ -7,7 +7,7 @@ import type { ResponseConstructor } from "../http/responses.ts";
 
 /** What an adapter needs to serve the app. */
 export interface ServeOptions {
-  readonly fetch: (request: Request) => Promise<Response>;
+  readonly fetch: (request: Request) => Response | Promise<Response>;
   readonly port: number;
   readonly host: string;
   /** The app enforces the body limit itself; runtimes must not answer over-size bodies first. */

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { loadConfig } from "../../src/config/config.ts";
-import { pageTag } from "../../src/http/etag.ts";
+import { pageTag } from "../../src/http/conditional_get.ts";
 import type { PetStatus } from "../../src/schemas/pet.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres_store.ts";

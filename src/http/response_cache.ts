@@ -1,10 +1,8 @@
 /**
  * The response cache: the bytes of full list pages (immutable: they have a `next` link), each in
  * the coding it is sent in, within a budget of bytes (`CACHE_BYTES`). Least recently used
- * entries go first.
- *
- * Only immutable responses may enter: an entry is never invalidated, only evicted. A budget of
- * 0 keeps nothing, and a body larger than the budget is simply not kept.
+ * entries go first. Only immutable responses may enter: an entry is never invalidated, only
+ * evicted. A body larger than the budget is simply not kept.
  */
 
 /** A response kept in the cache: its body in its coding, and what its headers need. */
@@ -18,15 +16,24 @@ export interface CachedResponse {
 }
 
 /**
- * What an entry costs beyond its body: the key string, the Map slot and the entry object, the
- * tag and link strings. An estimate that keeps many small entries (compressed pages) honest against
- * the budget.
+ * What an entry costs beyond its body and a string key: the Map slot and the entry object, the
+ * tag and link strings. An estimate that keeps many small entries (compressed pages) honest
+ * against the budget.
  */
 export const ENTRY_OVERHEAD_BYTES = 256;
 
+/** The hit rate is judged over this many lookups. */
+const RATE_WINDOW = 1024;
+/** Fewer hits than this in a window: the load is cache-hostile (under 1% hits). */
+const COLD_HITS = 10;
+/** While cold, one offer in this many still goes through admission, so a hot page gets in. */
+const COLD_SAMPLE = 16;
+
+type Key = number | string;
+
 /** An entry in recency order: a doubly linked list, most recently used at the head. */
 interface Node {
-  readonly key: string;
+  readonly key: Key;
   entry: CachedResponse;
   cost: number;
   newer: Node | undefined;
@@ -34,24 +41,38 @@ interface Node {
 }
 
 /**
- * A byte-bounded LRU map from request keys to cached responses.
+ * A byte-bounded LRU map from request keys to cached responses, with a doorkeeper (TinyLFU's):
+ * an offered response enters the second time its key misses within the last `admissionWindow`
+ * distinct misses, so a page asked for once never displaces one that clients keep asking for.
+ * While the recent hit rate is near zero (random pages over a large catalogue) most offers skip
+ * even the doorkeeper's bookkeeping; one in `COLD_SAMPLE` still counts, so a page that becomes
+ * popular enters all the same.
  *
  * Recency is a linked list beside the Map, not the Map's own insertion order: moving an entry by
  * delete-and-set, and evicting by iterating from the Map's start, left deleted slots that every
- * eviction walked again. Under a cache-hostile load (random pages over a large catalogue, every
- * miss inserted and an old entry evicted) that cost 6–9 µs per request on Bun and Deno; with the
- * list a hit or an eviction is a few pointer moves.
+ * eviction walked again.
  */
 export class ResponseCache {
-  readonly #nodes = new Map<string, Node>();
+  readonly #nodes = new Map<Key, Node>();
   readonly #capacity: number;
+  readonly #window: number;
   #bytes = 0;
   #newest: Node | undefined;
   #oldest: Node | undefined;
+  #seen = new Set<Key>();
+  #lookups = 0;
+  #hits = 0;
+  #cold = false;
+  #offers = 0;
 
-  /** `capacity`: the most bytes the entries may take, overhead included; 0 keeps nothing. */
-  constructor(capacity: number) {
+  /**
+   * `capacity`: the most bytes the entries may take, overhead included; 0 keeps nothing.
+   * `admissionWindow`: how many distinct missed keys the doorkeeper remembers before it starts
+   * over (10,000 keys: about 0.5 MB).
+   */
+  constructor(capacity: number, admissionWindow = 10_000) {
     this.#capacity = capacity;
+    this.#window = admissionWindow;
   }
 
   /** Bytes the entries take now, overhead included. */
@@ -65,9 +86,14 @@ export class ResponseCache {
   }
 
   /** The entry for `key`, now the most recently used, or undefined. */
-  get(key: string): CachedResponse | undefined {
+  get(key: Key): CachedResponse | undefined {
+    if (++this.#lookups === RATE_WINDOW) {
+      this.#cold = this.#hits < COLD_HITS;
+      this.#lookups = this.#hits = 0;
+    }
     const node = this.#nodes.get(key);
     if (node === undefined) return undefined;
+    this.#hits++;
     if (node !== this.#newest) {
       this.#unlink(node);
       this.#pushNewest(node);
@@ -75,9 +101,23 @@ export class ResponseCache {
     return node.entry;
   }
 
+  /** Keeps `entry` under `key` if the doorkeeper admits it (the key missed before). */
+  offer(key: Key, entry: CachedResponse): void {
+    if (this.#cold && ++this.#offers % COLD_SAMPLE !== 0) return;
+    if (this.#seen.has(key)) {
+      this.#seen.delete(key);
+      this.set(key, entry);
+      return;
+    }
+    // Starting over (rather than forgetting one by one) keeps this a Set lookup and an add.
+    if (this.#seen.size >= this.#window) this.#seen = new Set();
+    this.#seen.add(key);
+  }
+
   /** Keeps `entry` under `key` unless it alone exceeds the budget; evicts the oldest to fit. */
-  set(key: string, entry: CachedResponse): void {
-    const cost = entry.body.byteLength + key.length + ENTRY_OVERHEAD_BYTES;
+  set(key: Key, entry: CachedResponse): void {
+    const cost = entry.body.byteLength + (typeof key === "string" ? key.length : 8) +
+      ENTRY_OVERHEAD_BYTES;
     if (cost > this.#capacity) return;
     const before = this.#nodes.get(key);
     if (before !== undefined) this.#remove(before);

@@ -4,7 +4,7 @@ import {
   type CachedResponse,
   ENTRY_OVERHEAD_BYTES,
   ResponseCache,
-} from "../../src/cache/response_cache.ts";
+} from "../../src/http/response_cache.ts";
 
 function entry(bytes: number, etag = '"x"'): CachedResponse {
   return { body: new Uint8Array(bytes), etag, coding: "identity", link: undefined };
@@ -59,5 +59,39 @@ describe("ResponseCache", () => {
     cache.set("a", entry(200, '"2"'));
     assert.equal(cache.get("a")?.etag, '"2"');
     assert.equal(cache.bytes, cost(200));
+  });
+
+  it("admits an offered key the second time it misses, not the first", () => {
+    const cache = new ResponseCache(10_000, 4);
+    cache.offer("a", entry(1));
+    cache.offer("b", entry(1));
+    assert.equal(cache.get("a"), undefined);
+    assert.equal(cache.size, 0);
+    cache.offer("a", entry(1));
+    assert.notEqual(cache.get("a"), undefined);
+    assert.equal(cache.get("b"), undefined);
+  });
+
+  it("forgets what it saw once `admissionWindow` distinct keys missed", () => {
+    const cache = new ResponseCache(10_000, 2);
+    cache.offer("a", entry(1));
+    cache.offer("b", entry(1));
+    cache.offer("c", entry(1)); // the window was full: starts over with c
+    assert.equal(cache.size, 0, "a first miss is never kept");
+    cache.offer("a", entry(1));
+    assert.equal(cache.get("a"), undefined);
+    cache.offer("c", entry(1));
+    assert.notEqual(cache.get("c"), undefined);
+    assert.equal(cache.size, 1);
+  });
+
+  it("skips most offers while nearly every lookup misses, and still admits a popular key", () => {
+    const cache = new ResponseCache(10_000, 4);
+    for (let i = 0; i < 1024; i++) cache.get(-i - 1); // a window of misses: cold
+    cache.offer(1, entry(1));
+    cache.offer(1, entry(1));
+    assert.equal(cache.get(1), undefined, "two offers in a row are not enough while cold");
+    for (let i = 0; i < 32 && cache.get(1) === undefined; i++) cache.offer(1, entry(1));
+    assert.notEqual(cache.get(1), undefined, "a key offered again and again gets in");
   });
 });

@@ -3,6 +3,7 @@
  * share. They live here, below both, so that a route never imports the app that assembles it.
  */
 import type { PetStore } from "../store/store.ts";
+import type { ReplyHeaders } from "../http/responses.ts";
 
 /** What a route handler gets: the request and everything already worked out about it. */
 export interface RequestContext {
@@ -17,6 +18,8 @@ export interface RequestContext {
   readonly keyScope: string;
   /** The ready store; throws 503 while the store is loading or the service is shutting down. */
   readonly store: () => PetStore;
+  /** The constant headers of the matched path's replies, by kind: each reply starts from one. */
+  readonly headers: ReplyHeaders;
 }
 
 /** The service's lifecycle as `/readyz` reports it. */

@@ -1,0 +1,292 @@
+/**
+ * The conditional GET of the two cacheable reads, list page and single pet, in one place: the
+ * coding the client accepts (`Accept-Encoding`), the strong tag from the store's facts, a 304
+ * when the client holds that tag (`If-None-Match`), the body compressed as needed, and the byte
+ * cache of full pages. Every 200 and 304 carries the `ETag`, `Cache-Control: private, no-cache`
+ * (a browser may keep the body but revalidates it; shared caches keep nothing: the responses need
+ * a key) and `Vary: Accept-Encoding`, the 304 as the 200 (RFC 9110 §15.4.5: a 304 carries the
+ * headers the 200 would have, for caches to update).
+ */
+import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
+import {
+  type BrotliEncoder,
+  compressBody,
+  COMPRESSION_THRESHOLD,
+  type ContentCoding,
+} from "./compression.ts";
+import { digest64Hex, type Digest64State, digest64State } from "./digest64.ts";
+import { nextPageLink, type PageRequest } from "./pagination.ts";
+import type { Reply, ReplyHeaders } from "./responses.ts";
+import { type CachedResponse, ResponseCache } from "./response_cache.ts";
+
+// ---- Entity tags (RFC 9110 §8.8.3) ----
+//
+// Derived from what the store knows about a response, never from its bytes: a pet never changes
+// once created and a page is the pets after a cursor in id order, so the ids served, whether a
+// `next` link exists and the coding fix the bytes exactly. The same facts give the same tag after
+// a restart, on every runtime and on every instance of a PostgreSQL deployment. The digest is not
+// cryptographic: a collision could only matter between two versions of the same URL's response
+// (a handful, differing in count or `next`), and a client can only fool itself by forging a tag.
+
+/**
+ * Stands for everything else that shapes the bytes (the Pet JSON layout, the compression levels):
+ * a release that changes them must change it, so that no client keeps a body under a tag that now
+ * means other bytes.
+ */
+export const FORMAT_VERSION = "animal-store/etag/1";
+
+/** What fixes a list page's bytes: the request's position and filter, and the ids served. */
+export interface PageFacts {
+  readonly status: PetStatus | undefined;
+  readonly afterId: number;
+  readonly limit: number;
+  /** The first and last ids of the page (0 when it is empty). */
+  readonly firstId: number;
+  readonly lastId: number;
+  readonly count: number;
+  /** Whether a `next` link is sent (a further matching pet exists). */
+  readonly hasMore: boolean;
+}
+
+const PAGE_PREFIX = digest64State(`${FORMAT_VERSION}|page|`);
+const PET_PREFIX: Digest64State = digest64State(`${FORMAT_VERSION}|pet|`);
+
+/** The tag of a list page sent in `coding`. */
+export function pageTag(facts: PageFacts, coding: ContentCoding): string {
+  const text = `${facts.status ?? ""}|${facts.afterId}|${facts.limit}|${facts.firstId}|` +
+    `${facts.lastId}|${facts.count}|${facts.hasMore ? 1 : 0}|${coding}`;
+  return `"${digest64Hex(text, PAGE_PREFIX)}"`;
+}
+
+/** The tag of the pet `id` sent in `coding` (a pet's bytes never change). */
+export function petTag(id: number, coding: ContentCoding): string {
+  return `"${digest64Hex(`${id}|${coding}`, PET_PREFIX)}"`;
+}
+
+// ---- If-None-Match (RFC 9110 §13.1.2) ----
+
+/**
+ * True when `header` (a list of entity tags, or `*`) matches `etag`, compared the weak way
+ * (§8.8.3.2: `W/"x"` matches `"x"`). A malformed header matches nothing, so the full response is
+ * sent: the safe outcome when unsure.
+ */
+export function ifNoneMatchMatches(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  const trimmed = header.trim();
+  if (trimmed === "*") return true;
+  let i = 0;
+  while (i < trimmed.length) {
+    // Skip the separators and white space between list members (RFC 9110 §5.6.1).
+    const char = trimmed.charCodeAt(i);
+    if (char === 0x2c || char === 0x20 || char === 0x09) {
+      i++;
+      continue;
+    }
+    if (trimmed.startsWith("W/", i)) i += 2;
+    if (trimmed.charCodeAt(i) !== 0x22) return false;
+    // An opaque tag may hold commas, so the tag ends at the next quote, not at a comma.
+    const end = trimmed.indexOf('"', i + 1);
+    if (end === -1) return false;
+    if (trimmed.slice(i, end + 1) === etag) return true;
+    i = end + 1;
+  }
+  return false;
+}
+
+// ---- Accept-Encoding (RFC 9110 §12.5.3) ----
+
+interface Weights {
+  br: number | undefined;
+  gzip: number | undefined;
+  identity: number | undefined;
+  any: number | undefined;
+}
+
+const QVALUE = /^(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)$/;
+
+/**
+ * The coding a compressible body is sent in: q-values honoured, `q=0` refuses a coding, `*`
+ * stands for every coding the header does not name, and br wins a tie with gzip (smaller for the
+ * same body). Without the header, or when nothing offered is acceptable, the body goes out as is
+ * (§12.5.3: "SHOULD send a response without any content coding").
+ */
+export function negotiateCoding(acceptEncoding: string | null): ContentCoding {
+  if (acceptEncoding === null || acceptEncoding === "") return "identity";
+  const weights: Weights = { br: undefined, gzip: undefined, identity: undefined, any: undefined };
+  for (const element of acceptEncoding.split(",")) {
+    const parameters = element.split(";");
+    const name = parameters[0].trim().toLowerCase();
+    let q = 1;
+    let valid = true;
+    for (let i = 1; i < parameters.length; i++) {
+      const parameter = parameters[i].trim();
+      const equals = parameter.indexOf("=");
+      if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== "q") continue;
+      const value = parameter.slice(equals + 1).trim();
+      if (QVALUE.test(value)) q = Number(value);
+      else valid = false; // an element with a malformed q is ignored
+    }
+    // RFC 9110 §8.4.1.3: x-gzip is an alias of gzip. A coding named twice keeps its highest q.
+    const coding = name === "x-gzip" ? "gzip" : name === "*" ? "any" : name;
+    if (
+      valid && (coding === "br" || coding === "gzip" || coding === "identity" || coding === "any")
+    ) {
+      const before = weights[coding];
+      weights[coding] = before === undefined ? q : Math.max(before, q);
+    }
+  }
+  const br = weights.br ?? weights.any ?? 0;
+  const gzip = weights.gzip ?? weights.any ?? 0;
+  const best = br >= gzip ? br : gzip;
+  if (best <= 0) return "identity";
+  // Identity is acceptable unless refused; it wins only when the client ranks it higher.
+  if (weights.identity !== undefined && weights.identity > best) return "identity";
+  return br >= gzip ? "br" : "gzip";
+}
+
+// ---- The two reads ----
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** A page as the store serialises it: the JSON array's UTF-8 and the facts of its tag. */
+export interface PageJson {
+  readonly body: Uint8Array<ArrayBuffer>;
+  readonly firstId: number;
+  readonly lastId: number;
+  readonly count: number;
+  readonly hasMore: boolean;
+}
+
+/** The store's two reads used here; `PetStore` (store/store.ts) has both. */
+export interface PetReads {
+  get(id: number): MaybePromise<{ readonly json: string } | undefined>;
+  listJson(query: PageRequest): MaybePromise<PageJson>;
+}
+
+/** What a read needs of its request (a route's context fits); `store` throws 503 when not ready. */
+export interface ReadContext {
+  readonly request: Request;
+  readonly store: () => PetReads;
+  readonly headers: ReplyHeaders;
+}
+
+/** The cacheable reads over one response cache. */
+export interface ConditionalGet {
+  /** A list page, from the cache when it holds it (a full page never changes). */
+  page(context: ReadContext, query: PageRequest): MaybePromise<Reply>;
+  /** The pet `id`, or undefined when the store has none. */
+  pet(context: ReadContext, id: number): MaybePromise<Reply | undefined>;
+}
+
+/**
+ * The reads with a cache of `cacheBytes` bytes (0: no cache, same responses), br bodies made
+ * with `brotli` (node:zlib's when absent), `next` links under `publicBase`.
+ */
+export function createConditionalGet(
+  options: { cacheBytes: number; brotli?: BrotliEncoder; publicBase: string },
+): ConditionalGet {
+  const { brotli, publicBase } = options;
+  const cache = options.cacheBytes > 0 ? new ResponseCache(options.cacheBytes) : undefined;
+
+  function page(context: ReadContext, query: PageRequest): MaybePromise<Reply> {
+    // First, so that a cached page too is refused while the store loads or the service drains.
+    const store = context.store();
+    const wanted = negotiateCoding(context.request.headers.get("accept-encoding"));
+    const key = cache === undefined ? undefined : pageKey(query, wanted);
+    const hit = key === undefined ? undefined : cache!.get(key);
+    if (hit !== undefined) return reply(context, hit);
+    const built = store.listJson(query);
+    return built instanceof Promise
+      ? built.then((built) => pageReply(context, query, built, wanted, key))
+      : pageReply(context, query, built, wanted, key);
+  }
+
+  function pageReply(
+    context: ReadContext,
+    query: PageRequest,
+    built: PageJson,
+    wanted: ContentCoding,
+    key: number | string | undefined,
+  ): Reply {
+    const coding = built.body.byteLength > COMPRESSION_THRESHOLD ? wanted : "identity";
+    const { firstId, lastId, count, hasMore } = built;
+    const etag = pageTag({ ...query, firstId, lastId, count, hasMore }, coding);
+    // No compression for a client that holds the tag already.
+    if (ifNoneMatchMatches(context.request.headers.get("if-none-match"), etag)) {
+      return notModified(context.headers, etag);
+    }
+    // A page with pets after it is full and never changes again; any other page can still grow.
+    const response: CachedResponse = {
+      body: compressBody(built.body, coding, hasMore ? "once" : "per_request", brotli),
+      etag,
+      coding,
+      link: hasMore ? nextPageLink(publicBase, query, lastId) : undefined,
+    };
+    if (hasMore && key !== undefined) cache!.offer(key, response);
+    return ok(context.headers, response);
+  }
+
+  // A pet is not kept in the cache: its JSON stays under the compression threshold (at most 200
+  // code points of name, an int64 and a status), so it goes out as the string the store holds,
+  // and keeping a copy would only cost an insert and an eviction per miss. For the same reason
+  // the request's Accept-Encoding is only read for a body that could be compressed.
+  function pet(context: ReadContext, id: number): MaybePromise<Reply | undefined> {
+    const stored = context.store().get(id);
+    return stored instanceof Promise
+      ? stored.then((pet) => pet && petReply(context, id, pet.json))
+      : stored && petReply(context, id, stored.json);
+  }
+
+  function petReply(context: ReadContext, id: number, json: string): Reply {
+    let body: string | Uint8Array<ArrayBuffer> = json;
+    let coding: ContentCoding = "identity";
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: most pets need no encoding to know.
+    if (json.length * 3 > COMPRESSION_THRESHOLD) {
+      const bytes = encoder.encode(json);
+      if (bytes.byteLength > COMPRESSION_THRESHOLD) {
+        coding = negotiateCoding(context.request.headers.get("accept-encoding"));
+        body = compressBody(bytes, coding, "once", brotli);
+      }
+    }
+    return reply(context, { body, etag: petTag(id, coding), coding, link: undefined });
+  }
+
+  return { page, pet };
+}
+
+const encoder = new TextEncoder();
+
+/** What the 200 of a read is made of. */
+type Fresh = Omit<CachedResponse, "body"> & { readonly body: string | Uint8Array<ArrayBuffer> };
+
+/** 304 when the request's If-None-Match matches `response`'s tag, else the 200 with the body. */
+function reply(context: ReadContext, response: Fresh): Reply {
+  return ifNoneMatchMatches(context.request.headers.get("if-none-match"), response.etag)
+    ? notModified(context.headers, response.etag)
+    : ok(context.headers, response);
+}
+
+function ok(headers: ReplyHeaders, response: Fresh): Reply {
+  const own: Record<string, string> = { ...headers.ok, etag: response.etag };
+  if (response.coding !== "identity") own["content-encoding"] = response.coding;
+  if (response.link !== undefined) own.link = response.link;
+  return { status: 200, body: response.body, headers: own };
+}
+
+function notModified(headers: ReplyHeaders, etag: string): Reply {
+  return { status: 304, body: null, headers: { ...headers.notModified, etag } };
+}
+
+const CODINGS: Record<ContentCoding, number> = { identity: 0, gzip: 1, br: 2 };
+
+/**
+ * The cache key of a page: everything the cached response depends on (the position and filter,
+ * the limit and whether it was given, which shows in the `next` link, and the coding), packed
+ * into one number while `afterId` leaves room (below 2^40), else a string.
+ */
+function pageKey(query: PageRequest, coding: ContentCoding): number | string {
+  const limit = query.limit << 1 | (query.limitGiven ? 1 : 0);
+  const status = query.status === undefined ? 0 : PET_STATUSES.indexOf(query.status) + 1;
+  const low = (limit << 2 | status) << 2 | CODINGS[coding];
+  return query.afterId < 2 ** 40 ? query.afterId * 4096 + low : `${query.afterId}.${low}`;
+}
