@@ -20,17 +20,17 @@ import { join } from "node:path";
 import type { Registry } from "../../metrics/registry.ts";
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
 import { keyId } from "../idempotency.ts";
-import { StoreOpenError } from "../open_error.ts";
-import type { PendingCreate } from "../pending_create.ts";
 import { StatusIndex } from "../status_index.ts";
 import {
   type CreateOutcome,
   type IdempotencyClaim,
   type PageQuery,
+  type PendingCreate,
   petCountsGauge,
   type PetPageJson,
   type PetStore,
   type StoredPet,
+  StoreOpenError,
 } from "../store.ts";
 import {
   type DataFile,

@@ -23,10 +23,9 @@
  * (or is 422 for another body). The unique index on (scope, key) stays as the last line of defence.
  */
 import { keyId } from "../idempotency.ts";
-import type { PendingCreate } from "../pending_create.ts";
 import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
-import type { CreateOutcome, IdempotencyClaim, StoredPet } from "../store.ts";
+import type { CreateOutcome, IdempotencyClaim, PendingCreate, StoredPet } from "../store.ts";
 import type { Sql, Transaction } from "./connect.ts";
 import { insertPets, type PetInsert, type PetRow, storedPetOf } from "./pet_rows.ts";
 

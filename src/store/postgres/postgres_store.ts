@@ -9,17 +9,17 @@ import { setInterval } from "node:timers";
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { Registry } from "../../metrics/registry.ts";
 import type { NewPet } from "../../schemas/pet.ts";
-import { StoreOpenError } from "../open_error.ts";
-import { joinPageJson } from "../page_json.ts";
 import {
   type CreateOutcome,
   type IdempotencyClaim,
+  joinPageJson,
   type PageQuery,
   petCountsGauge,
   type PetPageJson,
   type PetStore,
   type StatusCounts,
   type StoredPet,
+  StoreOpenError,
   StoreUnavailableError,
 } from "../store.ts";
 import { connectPool, type Sql } from "./connect.ts";
