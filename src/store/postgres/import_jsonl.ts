@@ -17,8 +17,7 @@ import { type DataFile, nodeFileLayer } from "../jsonl/file_layer.ts";
 import { acquireLock } from "../jsonl/lock.ts";
 import { fileSource, readRecords } from "../jsonl/records.ts";
 import { verifyDataFile } from "../jsonl/verify.ts";
-import { connectPool, type Transaction } from "./connect.ts";
-import { describeDatabaseError } from "./database_errors.ts";
+import { connectPool, describeDatabaseError, type Transaction } from "./connect.ts";
 import { insertPets, type PetInsert } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
 

@@ -22,29 +22,17 @@ import {
   StoreOpenError,
   StoreUnavailableError,
 } from "../store.ts";
-import { connectPool, type Sql } from "./connect.ts";
-import { CreateBatches } from "./create_batches.ts";
 import {
+  connectPool,
   describeDatabaseError,
   fatalStartReason,
   isConnectionLost,
   isTransientDatabaseError,
-} from "./database_errors.ts";
+  type Sql,
+} from "./connect.ts";
+import { CreateBatches } from "./create_batches.ts";
 import { type PetRow, storedPetOf } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
-
-/** How to open the store. */
-export interface PostgresStoreOptions {
-  readonly database: DatabaseConfig;
-  /** Passing trouble: a failed connection attempt, the connection lost or back. */
-  readonly onWarning?: (message: string) => void;
-  /** News worth a log line: the schema was migrated. */
-  readonly onInfo?: (message: string) => void;
-  /** The database cannot be reached at start; called before each retry. */
-  readonly onWaiting?: (message: string) => void;
-  /** Ends the wait for an unreachable database at start (a SIGTERM while loading). */
-  readonly signal?: AbortSignal;
-}
 
 const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 5000];
 
@@ -53,11 +41,18 @@ const PROBE_INTERVAL_MS = 2000;
 
 /**
  * Connects, applies missing migrations and returns the store. An unreachable database is waited
- * for (retried with backoff, each failure logged) so instances may start before it; settings
- * that no retry can fix (a refused password, a missing database, a certificate that does not
- * verify) throw `StoreOpenError` with one line.
+ * for (retried with backoff, each failure told to `onWaiting`, until `signal` ends the wait) so
+ * instances may start before it; settings that no retry can fix (a refused password, a missing
+ * database, a certificate that does not verify) throw `StoreOpenError` with one line.
+ * `onWarning` hears of the connection lost or back, `onInfo` of a migration.
  */
-export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+export async function openPostgresStore(options: {
+  readonly database: DatabaseConfig;
+  readonly onWarning?: (message: string) => void;
+  readonly onInfo?: (message: string) => void;
+  readonly onWaiting?: (message: string) => void;
+  readonly signal?: AbortSignal;
+}): Promise<PostgresStore> {
   const { database, onWarning = () => {}, onInfo = () => {}, signal } = options;
   const onWaiting = options.onWaiting ?? onWarning;
   let sql: Sql;
@@ -155,14 +150,11 @@ export class PostgresStore implements PetStore {
    */
   async listJson(query: PageQuery): Promise<PetPageJson> {
     const { status, afterId, limit } = query;
+    const sql = this.#sql;
+    const filter = status === undefined ? sql`` : sql`status = ${status} AND`;
     const rows = await this.#read(() =>
-      status === undefined
-        ? this.#sql<PetRow[]>`
-            SELECT id, name, category_id, status FROM pets
-            WHERE id > ${afterId} ORDER BY id LIMIT ${limit + 1}`
-        : this.#sql<PetRow[]>`
-            SELECT id, name, category_id, status FROM pets
-            WHERE status = ${status} AND id > ${afterId} ORDER BY id LIMIT ${limit + 1}`
+      sql<PetRow[]>`SELECT id, name, category_id, status FROM pets
+                    WHERE ${filter} id > ${afterId} ORDER BY id LIMIT ${limit + 1}`
     );
     return joinPageJson(rows.slice(0, limit).map(storedPetOf), rows.length > limit);
   }
