@@ -21,7 +21,7 @@ import { link, readFile, rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { type FileLayer, writeFully } from "./file_layer.ts";
+import { type FileLayer, nodeFileLayer, writeFully } from "./file_layer.ts";
 
 /** File name of the lock in the data directory. */
 export const LOCK_FILE = "animal-store.lock";
@@ -46,7 +46,7 @@ export interface DirectoryLock {
 /** Takes the lock or returns why not (a one-line reason naming the owner). */
 export async function acquireLock(
   dataDir: string,
-  files: FileLayer,
+  files: FileLayer = nodeFileLayer,
 ): Promise<DirectoryLock | { readonly refused: string }> {
   const path = join(dataDir, LOCK_FILE);
   const startTime = (await processStartTime(process.pid)) ?? null;

@@ -43,7 +43,7 @@ export async function importJsonlFile(options: {
   onWarning: (message: string) => void;
 }): Promise<ImportResult> {
   const { dataDir, database, onWarning } = options;
-  const lock = await acquireLock(dataDir, nodeFileLayer);
+  const lock = await acquireLock(dataDir);
   if ("refused" in lock) {
     return { ok: false, reason: `data directory ${dataDir} is in use by ${lock.refused}` };
   }
