@@ -111,13 +111,10 @@ export interface PetStore {
 }
 
 /** Pets per status; `none` counts pets stored without a status. */
-export type PetCounts = Readonly<Record<PetStatus | "none", number>>;
-
-/** `PetCounts` being counted (verify, backup, restore, export). */
-export type StatusCounts = { -readonly [Status in keyof PetCounts]: number };
+export type StatusCounts = Record<PetStatus | "none", number>;
 
 /** Declares `animal_store_pets`, which every store reports; returns what sets it at a scrape. */
-export function petCountsGauge(registry: Registry): (counts: PetCounts) => void {
+export function petCountsGauge(registry: Registry): (counts: Readonly<StatusCounts>) => void {
   const pets = registry.gauge("animal_store_pets", "Pets in the store by status.", ["status"]);
   return (counts) => {
     for (const status of [...PET_STATUSES, "none"] as const) {

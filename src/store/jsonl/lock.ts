@@ -151,17 +151,13 @@ async function moveAside(path: string, staleText: string): Promise<boolean> {
 
 function parseOwner(text: string): LockOwner | undefined {
   try {
-    const value = JSON.parse(text);
-    if (
-      Number.isSafeInteger(value?.pid) && typeof value.hostname === "string" &&
-      (typeof value.startTime === "string" || value.startTime === null)
-    ) {
-      return { pid: value.pid, startTime: value.startTime, hostname: value.hostname };
-    }
+    const { pid, startTime, hostname } = JSON.parse(text) ?? {};
+    const sound = Number.isSafeInteger(pid) && typeof hostname === "string" &&
+      (typeof startTime === "string" || startTime === null);
+    return sound ? { pid, startTime, hostname } : undefined;
   } catch {
-    // fall through: unreadable
+    return undefined; // unreadable
   }
-  return undefined;
 }
 
 let procChecked: boolean | undefined;
