@@ -41,9 +41,10 @@ export class CreateBatches {
   readonly #keysInFlight = new Set<string>();
   #draining: Promise<void> | undefined;
 
-  constructor(sql: Sql, options: { onFailure: (error: unknown) => void }) {
+  /** `onFailure` hears of each transaction that failed. */
+  constructor(sql: Sql, onFailure: (error: unknown) => void) {
     this.#sql = sql;
-    this.#onFailure = options.onFailure;
+    this.#onFailure = onFailure;
   }
 
   /** Resolves once the pet is committed (or with why not); never rejects. */

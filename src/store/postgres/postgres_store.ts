@@ -84,7 +84,7 @@ export async function openPostgresStore(options: {
       }
     }
   }
-  return new PostgresStore(sql, { onWarning, poolSize: database.poolSize });
+  return new PostgresStore(sql, database.poolSize, onWarning);
 }
 
 /** A PetStore on PostgreSQL; see openPostgresStore. */
@@ -103,19 +103,11 @@ export class PostgresStore implements PetStore {
   #queryErrors = 0;
 
   /** Use openPostgresStore. */
-  constructor(
-    sql: Sql,
-    options: { onWarning: (message: string) => void; poolSize: number },
-  ) {
+  constructor(sql: Sql, poolSize: number, onWarning: (message: string) => void) {
     this.#sql = sql;
-    this.#onWarning = options.onWarning;
-    this.#poolSize = options.poolSize;
-    this.#creates = new CreateBatches(sql, {
-      onFailure: (error) => {
-        this.#queryErrors++;
-        this.#failed(error);
-      },
-    });
+    this.#onWarning = onWarning;
+    this.#poolSize = poolSize;
+    this.#creates = new CreateBatches(sql, (error) => this.#failed(error));
     // Checked on a timer, not only when a request fails: an idle instance's /readyz must still
     // say when its database is gone. unref: the probe alone never keeps the process alive.
     this.#probe = setInterval(() => void this.#checkConnection(), PROBE_INTERVAL_MS);
@@ -219,17 +211,17 @@ export class PostgresStore implements PetStore {
     try {
       return await query();
     } catch (error) {
-      this.#queryErrors++;
-      if (!isTransientDatabaseError(error)) throw error;
       this.#failed(error);
+      if (!isTransientDatabaseError(error)) throw error;
       throw new StoreUnavailableError(describeDatabaseError(error), { cause: error });
     } finally {
       this.#readsInFlight--;
     }
   }
 
-  /** A query failed: when the connection itself is gone, the store is unavailable until a probe. */
+  /** A query failed: counted; when the connection is gone, unavailable until a probe. */
   #failed(error: unknown): void {
+    this.#queryErrors++;
     if (!isConnectionLost(error) || !this.#available || this.#closing !== undefined) return;
     this.#available = false;
     this.#onWarning(`Database connection lost: ${describeDatabaseError(error)}`);
@@ -245,7 +237,6 @@ export class PostgresStore implements PetStore {
         this.#onWarning("Database reachable again");
       }
     } catch (error) {
-      this.#queryErrors++;
       this.#failed(error);
     } finally {
       this.#probing = false;
