@@ -13,8 +13,8 @@ import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import { delay, detectRuntime, type RunningServer } from "../runtime/server.ts";
 import { watchLauncher } from "./launcher_watch.ts";
-import { StoreOpenError } from "../store/open_error.ts";
 import { type OpenedStore, openStore } from "../store/open_store.ts";
+import { StoreOpenError } from "../store/store.ts";
 import { VERSION } from "../version.ts";
 
 /**

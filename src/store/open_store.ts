@@ -30,20 +30,9 @@ export async function openStore(
 ): Promise<OpenedStore> {
   if (config.database !== undefined) {
     const { openPostgresStore } = await import("./postgres/postgres_store.ts");
-    const store = await openPostgresStore({
-      database: config.database,
-      onWarning: options.onWarning,
-      onInfo: options.onInfo,
-      onWaiting: options.onWaiting,
-      signal: options.signal,
-    });
+    const store = await openPostgresStore({ ...options, database: config.database });
     return { store, backend: "postgres", size: undefined };
   }
-  const store = await openJsonlStore({
-    dataDir: config.dataDir,
-    onWarning: options.onWarning,
-    onError: options.onError,
-    lockWaitMs: options.lockWaitMs,
-  });
+  const store = await openJsonlStore({ ...options, dataDir: config.dataDir });
   return { store, backend: "jsonl", size: store.size };
 }

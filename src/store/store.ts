@@ -5,6 +5,8 @@
  * Pets travel as `StoredPet`: the id plus the pet's exact JSON text, so an int64 `categoryId`
  * never passes through a JavaScript number and list pages are built by joining strings
  * (`joinPageJson`) — or, from a store that keeps pets as UTF-8 bytes, by copying those bytes.
+ * The rest of this file is what the backends share: the queued create, the page join, the
+ * `animal_store_pets` gauge and the two errors a store throws.
  */
 import type { Registry } from "../metrics/registry.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
@@ -38,6 +40,13 @@ export type CreateOutcome =
     readonly outcomeUnknown?: boolean;
   };
 
+/** A create waiting in a store's queue for its batch to be written, and how to answer it. */
+export interface PendingCreate {
+  readonly pet: NewPet;
+  readonly claim: IdempotencyClaim | undefined;
+  readonly resolve: (outcome: CreateOutcome) => void;
+}
+
 /** Which pets a page holds: ids strictly greater than `afterId`, at most `limit` of them. */
 export interface PageQuery {
   readonly status: PetStatus | undefined;
@@ -57,6 +66,23 @@ export interface PetPageJson {
   readonly count: number;
   /** True when at least one more matching pet exists after the last one of this page. */
   readonly hasMore: boolean;
+}
+
+const encoder = new TextEncoder();
+
+/** The page `[pet,pet,…]` from the pets' JSON texts, for a store that holds pets as text. */
+export function joinPageJson(pets: readonly StoredPet[], hasMore: boolean): PetPageJson {
+  const count = pets.length;
+  let text = "[";
+  for (let i = 0; i < count; i++) text += (i === 0 ? "" : ",") + pets[i].json;
+  text += "]";
+  return {
+    body: encoder.encode(text),
+    firstId: count === 0 ? 0 : pets[0].id,
+    lastId: count === 0 ? 0 : pets[count - 1].id,
+    count,
+    hasMore,
+  };
 }
 
 type MaybePromise<T> = T | Promise<T>;
@@ -85,13 +111,10 @@ export interface PetStore {
 }
 
 /** Pets per status; `none` counts pets stored without a status. */
-export type PetCounts = Readonly<Record<PetStatus | "none", number>>;
-
-/** `PetCounts` being counted (verify, backup, restore, export). */
-export type StatusCounts = { -readonly [Status in keyof PetCounts]: number };
+export type StatusCounts = Record<PetStatus | "none", number>;
 
 /** Declares `animal_store_pets`, which every store reports; returns what sets it at a scrape. */
-export function petCountsGauge(registry: Registry): (counts: PetCounts) => void {
+export function petCountsGauge(registry: Registry): (counts: Readonly<StatusCounts>) => void {
   const pets = registry.gauge("animal_store_pets", "Pets in the store by status.", ["status"]);
   return (counts) => {
     for (const status of [...PET_STATUSES, "none"] as const) {
@@ -106,8 +129,10 @@ export function petCountsGauge(registry: Registry): (counts: PetCounts) => void 
  * retry. Its message is for the log, never for the client.
  */
 export class StoreUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "StoreUnavailableError";
-  }
+  override name = "StoreUnavailableError";
+}
+
+/** Opening the store failed; `message` is one line, fit to print before exiting with code 1. */
+export class StoreOpenError extends Error {
+  override name = "StoreOpenError";
 }

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { Registry } from "../../src/metrics/registry.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { processStartTime } from "../../src/store/jsonl/lock.ts";
-import { StoreOpenError } from "../../src/store/open_error.ts";
+import { StoreOpenError } from "../../src/store/store.ts";
 import { bytesOf, line, listPets, removeTempDirs, statusOf, tempDir } from "./helpers.ts";
 
 after(removeTempDirs);

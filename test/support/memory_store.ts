@@ -5,11 +5,11 @@
 import type { Registry } from "../../src/metrics/registry.ts";
 import type { NewPet } from "../../src/schemas/pet.ts";
 import { keyId } from "../../src/store/idempotency.ts";
-import { joinPageJson } from "../../src/store/page_json.ts";
 import { petJson } from "../../src/store/pet_json.ts";
 import {
   type CreateOutcome,
   type IdempotencyClaim,
+  joinPageJson,
   type PageQuery,
   petCountsGauge,
   type PetPageJson,

@@ -26,7 +26,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { type DataFile, type FileLayer, nodeFileLayer } from "./file_layer.ts";
+import { type DataFile, nodeFileLayer } from "./file_layer.ts";
 import { MAX_LINE_BYTES } from "./format.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { type ByteSink, fileSource, readRecords } from "./records.ts";
@@ -43,7 +43,6 @@ const SETTLE_MS = 250;
 export interface BackupOptions {
   readonly dataDir: string;
   readonly sink: ByteSink;
-  readonly files?: FileLayer;
   readonly settleMs?: number;
   /** Runs between the copy and the re-check (tests cut the file back here). */
   readonly beforeRecheck?: () => Promise<void>;
@@ -51,11 +50,11 @@ export interface BackupOptions {
 
 /** Copies the data file's acknowledged records to `sink`; see the module comment. */
 export async function backupDataFile(options: BackupOptions): Promise<ToolResult> {
-  const { dataDir, sink, files = nodeFileLayer, settleMs = SETTLE_MS } = options;
+  const { dataDir, sink, settleMs = SETTLE_MS } = options;
   const path = join(dataDir, DATA_FILE);
   let file: DataFile;
   try {
-    file = await files.open(path, "r");
+    file = await nodeFileLayer.open(path, "r");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     // A service creates the data file when it first starts, so a DATA_DIR without one is most

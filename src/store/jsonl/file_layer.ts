@@ -46,23 +46,16 @@ export const nodeFileLayer: FileLayer = {
 };
 
 /**
- * Writes all of `bytes[offset, offset + length)` at `position`: a write may take fewer bytes
- * than asked (a signal, a full pipe), so it goes on until every byte is written or one throws.
+ * Writes all of `bytes` at `position`: a write may take fewer bytes than asked (a signal, a full
+ * pipe), so it goes on until every byte is written or one throws.
  */
 export async function writeFully(
-  file: Pick<DataFile, "write">,
+  file: DataFile,
   bytes: Uint8Array,
   position: number,
-  range: { offset: number; length: number } = { offset: 0, length: bytes.length },
 ): Promise<void> {
-  for (let written = 0; written < range.length;) {
-    const { bytesWritten } = await file.write(
-      bytes,
-      range.offset + written,
-      range.length - written,
-      position + written,
-    );
-    written += bytesWritten;
+  for (let done = 0; done < bytes.length;) {
+    done += (await file.write(bytes, done, bytes.length - done, position + done)).bytesWritten;
   }
 }
 
@@ -75,10 +68,9 @@ export async function writeFully(
 export async function installFile<R extends { readonly ok: boolean }>(
   path: string,
   produce: (sink: (bytes: Uint8Array) => Promise<void>) => Promise<R>,
-  files: FileLayer = nodeFileLayer,
 ): Promise<R> {
   const temporary = join(dirname(path), `.${basename(path)}.partial-${process.pid}`);
-  const file = await files.open(temporary, "w");
+  const file = await nodeFileLayer.open(temporary, "w");
   let installed = false;
   try {
     let position = 0;
@@ -91,7 +83,7 @@ export async function installFile<R extends { readonly ok: boolean }>(
     await file.close();
     await rename(temporary, path);
     installed = true;
-    await syncDirectory(dirname(path), files);
+    await syncDirectory(dirname(path));
     return result;
   } finally {
     if (!installed) {

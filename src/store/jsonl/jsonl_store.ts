@@ -20,17 +20,17 @@ import { join } from "node:path";
 import type { Registry } from "../../metrics/registry.ts";
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
 import { keyId } from "../idempotency.ts";
-import { StoreOpenError } from "../open_error.ts";
-import type { PendingCreate } from "../pending_create.ts";
 import { StatusIndex } from "../status_index.ts";
 import {
   type CreateOutcome,
   type IdempotencyClaim,
   type PageQuery,
+  type PendingCreate,
   petCountsGauge,
   type PetPageJson,
   type PetStore,
   type StoredPet,
+  StoreOpenError,
 } from "../store.ts";
 import {
   type DataFile,
@@ -77,25 +77,14 @@ export interface JsonlStoreOptions {
  * starts the writer. Throws `StoreOpenError` with a one-line message when it cannot.
  */
 export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlStore> {
-  const {
-    dataDir,
-    onWarning = () => {},
-    onError = onWarning,
-    files = nodeFileLayer,
-    lockWaitMs = 0,
-  } = options;
-  try {
-    await mkdir(dataDir, { recursive: true });
-  } catch (error) {
-    throw new StoreOpenError(
-      `Cannot open store: cannot create data directory ${dataDir}: ${errorCodeOf(error)}`,
-    );
-  }
-  const lock = await acquireLockWithin(dataDir, files, lockWaitMs).catch((error) => {
-    throw new StoreOpenError(
-      `Cannot open store: cannot lock data directory ${dataDir}: ${errorCodeOf(error)}`,
-    );
-  });
+  const { dataDir, onWarning = () => {}, onError = onWarning, files = nodeFileLayer } = options;
+  const cannot = (what: string) => (error: unknown): never => {
+    if (error instanceof StoreOpenError) throw error;
+    throw new StoreOpenError(`Cannot open store: cannot ${what}: ${errorCodeOf(error)}`);
+  };
+  await mkdir(dataDir, { recursive: true }).catch(cannot(`create data directory ${dataDir}`));
+  const lock = await acquireLockWithin(dataDir, files, options.lockWaitMs ?? 0)
+    .catch(cannot(`lock data directory ${dataDir}`));
   if ("refused" in lock) {
     throw new StoreOpenError(
       `Cannot open store: data directory ${dataDir} is in use by ${lock.refused}`,
@@ -108,10 +97,7 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
   } catch (error) {
     await file?.close().catch(() => {});
     await lock.release();
-    if (error instanceof StoreOpenError) throw error;
-    throw new StoreOpenError(
-      `Cannot open store: cannot read ${join(dataDir, DATA_FILE)}: ${errorCodeOf(error)}`,
-    );
+    return cannot(`read ${join(dataDir, DATA_FILE)}`)(error);
   }
 }
 

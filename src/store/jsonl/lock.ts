@@ -21,7 +21,7 @@ import { link, readFile, rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { type FileLayer, writeFully } from "./file_layer.ts";
+import { type FileLayer, nodeFileLayer, writeFully } from "./file_layer.ts";
 
 /** File name of the lock in the data directory. */
 export const LOCK_FILE = "animal-store.lock";
@@ -46,7 +46,7 @@ export interface DirectoryLock {
 /** Takes the lock or returns why not (a one-line reason naming the owner). */
 export async function acquireLock(
   dataDir: string,
-  files: FileLayer,
+  files: FileLayer = nodeFileLayer,
 ): Promise<DirectoryLock | { readonly refused: string }> {
   const path = join(dataDir, LOCK_FILE);
   const startTime = (await processStartTime(process.pid)) ?? null;
@@ -151,17 +151,13 @@ async function moveAside(path: string, staleText: string): Promise<boolean> {
 
 function parseOwner(text: string): LockOwner | undefined {
   try {
-    const value = JSON.parse(text);
-    if (
-      Number.isSafeInteger(value?.pid) && typeof value.hostname === "string" &&
-      (typeof value.startTime === "string" || value.startTime === null)
-    ) {
-      return { pid: value.pid, startTime: value.startTime, hostname: value.hostname };
-    }
+    const { pid, startTime, hostname } = JSON.parse(text) ?? {};
+    const sound = Number.isSafeInteger(pid) && typeof hostname === "string" &&
+      (typeof startTime === "string" || startTime === null);
+    return sound ? { pid, startTime, hostname } : undefined;
   } catch {
-    // fall through: unreadable
+    return undefined; // unreadable
   }
-  return undefined;
 }
 
 let procChecked: boolean | undefined;

@@ -8,14 +8,6 @@ const ARENA_BYTES = 256 * 1024;
 
 const decoder = new TextDecoder();
 
-/** Space to encode a batch in, handed out by `reserve`. */
-export interface Reservation {
-  readonly segment: number;
-  readonly bytes: Uint8Array;
-  /** Where the reserved space begins in `bytes`. */
-  readonly offset: number;
-}
-
 /** Pet texts addressed by position (the order pets were added in). */
 export class PetTexts {
   readonly #segments: Uint8Array[] = [];
@@ -74,11 +66,12 @@ export class PetTexts {
   }
 
   /**
-   * Free space of at least `size` bytes at the end of the arena. It stays free until `commit`
-   * takes it; a batch's bytes are taken as soon as they are encoded, so batches in flight
-   * together never share space (a failed batch's bytes are left unused).
+   * Free space of at least `size` bytes at the end of the arena: `bytes` from `offset` on, in
+   * `segment`. It stays free until `commit` takes it; a batch's bytes are taken as soon as they
+   * are encoded, so batches in flight together never share space (a failed batch's bytes are
+   * left unused).
    */
-  reserve(size: number): Reservation {
+  reserve(size: number): { segment: number; bytes: Uint8Array; offset: number } {
     const arena = this.#arena < 0 ? undefined : this.#segments[this.#arena];
     if (arena === undefined || arena.length - this.#arenaUsed < size) {
       this.#arena = this.addSegment(new Uint8Array(Math.max(ARENA_BYTES, size)));

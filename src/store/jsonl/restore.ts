@@ -15,7 +15,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { errorCodeOf, type FileLayer, installFile, nodeFileLayer } from "./file_layer.ts";
+import { errorCodeOf, installFile } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { acquireLock } from "./lock.ts";
 import { type ByteSource, readRecords } from "./records.ts";
@@ -26,20 +26,19 @@ export async function restoreDataFile(options: {
   dataDir: string;
   source: ByteSource;
   name: string;
-  files?: FileLayer;
 }): Promise<ToolResult> {
-  const { dataDir, source, name, files = nodeFileLayer } = options;
+  const { dataDir, source, name } = options;
   try {
     await mkdir(dataDir, { recursive: true });
   } catch (error) {
     return { ok: false, reason: `cannot create data directory ${dataDir}: ${errorCodeOf(error)}` };
   }
-  const lock = await acquireLock(dataDir, files);
+  const lock = await acquireLock(dataDir);
   if ("refused" in lock) {
     return { ok: false, reason: `data directory ${dataDir} is in use by ${lock.refused}` };
   }
   try {
-    const present = await verifyDataFile(dataDir, files);
+    const present = await verifyDataFile(dataDir);
     if (present.pets > 0 || present.damage !== undefined) {
       return {
         ok: false,
@@ -54,7 +53,7 @@ export async function restoreDataFile(options: {
         return { ok: false, reason: `${name} line ${line} ${reason}; nothing restored` };
       }
       return { ok: true, pets: read.pets, byStatus: read.byStatus, tornTail: read.tornTail };
-    }, files);
+    });
   } finally {
     await lock.release();
   }

@@ -177,6 +177,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       this.#answerUnavailable(entries, "internal store error");
       return;
     }
+    const { file, checkFile } = this.#options;
     const position = this.#writeEnd;
     this.#writeEnd += batch.bytes.length;
     this.#inFlight++;
@@ -184,16 +185,19 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     let failure: BatchFailure | undefined;
     const written = (async () => {
       if (previous !== undefined && !await previous.written) return false;
-      failure = await this.#write(batch.bytes, position);
+      failure = await attempt("write", () => writeFully(file, batch.bytes, position));
       return failure === undefined;
     })();
     const settled = (async () => {
       if (await written) {
         const syncStarted = performance.now();
-        failure = await this.#sync();
+        // A failed fdatasync counts as a failed batch: the kernel may have dropped those pages, so
+        // the batch is cut and rewritten from scratch, never synced again in the hope it now works.
+        failure = await attempt("fdatasync", () => file.datasync());
         const seconds = (performance.now() - syncStarted) / 1000;
         this.#options.onBatchSynced?.(seconds, batch.entries.length);
-        if (failure === undefined) failure = await this.#checkFile();
+        const moved = failure === undefined ? await checkFile?.() : undefined;
+        if (moved !== undefined) failure = { reason: moved, halts: true };
       }
       if (previous !== undefined) await previous.settled;
       try {
@@ -213,32 +217,6 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       }
       this.#pump();
     });
-  }
-
-  /** Writes a batch at its place in the file; returns why on failure (no file path). */
-  async #write(bytes: Uint8Array, position: number): Promise<BatchFailure | undefined> {
-    try {
-      await writeFully(this.#options.file, bytes, position);
-      return undefined;
-    } catch (error) {
-      return { reason: `write of the data file failed: ${errorCodeOf(error)}`, halts: false };
-    }
-  }
-
-  async #sync(): Promise<BatchFailure | undefined> {
-    try {
-      await this.#options.file.datasync();
-      return undefined;
-    } catch (error) {
-      // A failed fdatasync counts as a failed batch: the kernel may have dropped those pages, so
-      // the batch is cut and rewritten from scratch, never synced again in the hope it now works.
-      return { reason: `fdatasync of the data file failed: ${errorCodeOf(error)}`, halts: false };
-    }
-  }
-
-  async #checkFile(): Promise<BatchFailure | undefined> {
-    const reason = await this.#options.checkFile?.();
-    return reason === undefined ? undefined : { reason, halts: true };
   }
 
   /** Reports a durable batch, or holds a failed one until the file is cut back. */
@@ -294,4 +272,14 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
 interface BatchFailure {
   readonly reason: string;
   readonly halts: boolean;
+}
+
+/** Runs one I/O step of a batch; why it failed (no file path), or undefined. */
+async function attempt(step: string, io: () => Promise<void>): Promise<BatchFailure | undefined> {
+  try {
+    await io();
+    return undefined;
+  } catch (error) {
+    return { reason: `${step} of the data file failed: ${errorCodeOf(error)}`, halts: false };
+  }
 }

@@ -1,6 +1,8 @@
 /**
  * The PostgreSQL connection pool, made from the `DATABASE_*` settings with the `postgres` package
- * (one package that runs unchanged on Deno, Bun and Node). This module is imported only when
+ * (one package that runs unchanged on Deno, Bun and Node), and which of its failures pass (the
+ * connection dropped, the server restarts, a statement timed out: answer 503 and retry) and which
+ * stop the start (wrong password, no such database). This module is imported only when
  * `DATABASE_URL` is set, so the default file store never loads the driver.
  */
 import { checkServerIdentity } from "node:tls";
@@ -70,4 +72,71 @@ function sslOption(config: DatabaseConfig): boolean | "prefer" | "require" | obj
     default:
       return false;
   }
+}
+
+// ---- Which failures pass ----
+
+/** Driver codes of a connection that is gone or cannot be made. */
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+]);
+
+/** SQLSTATEs no retry will cure: the operator must fix the settings. */
+const FATAL_AT_START: Record<string, string> = {
+  "28P01": "the password was refused",
+  "28000": "the role is not allowed to connect",
+  "3D000": "the database does not exist",
+  "42501": "the role lacks a privilege the schema needs",
+};
+
+function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? code : "";
+}
+
+/**
+ * True when the connection itself is gone (not a slow or refused statement): the driver's
+ * socket errors, SQLSTATE class 08, and the server shutting down or starting (57P01–57P03).
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const code = codeOf(error);
+  return CONNECTION_CODES.has(code) || code.startsWith("08") || /^57P0[123]$/.test(code);
+}
+
+/**
+ * True for a failure that may pass by itself: the connection lost, or SQLSTATE class 08
+ * (connection), 40 (rollback: serialization, deadlock), 53 (resources) or 57 (operator
+ * intervention: shutdown, statement timeout).
+ */
+export function isTransientDatabaseError(error: unknown): boolean {
+  const code = codeOf(error);
+  return CONNECTION_CODES.has(code) || /^(08|40|53|57)[0-9A-Z]{3}$/.test(code);
+}
+
+/** Why the store cannot start, when retrying cannot help; undefined when it may. */
+export function fatalStartReason(error: unknown): string | undefined {
+  const reason = FATAL_AT_START[codeOf(error)];
+  if (reason !== undefined) return `${reason} (${codeOf(error)})`;
+  if (isTransientDatabaseError(error)) return undefined;
+  // TLS failures (a certificate that does not verify) and anything unforeseen: the settings are
+  // wrong, so waiting would only hide it.
+  return describeDatabaseError(error);
+}
+
+/** One line for the log: the driver's or server's code and message, never the URL. */
+export function describeDatabaseError(error: unknown): string {
+  const code = codeOf(error);
+  const line = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+  return code === "" || line.includes(code) ? line : `${code}: ${line}`;
 }

@@ -23,10 +23,9 @@
  * (or is 422 for another body). The unique index on (scope, key) stays as the last line of defence.
  */
 import { keyId } from "../idempotency.ts";
-import type { PendingCreate } from "../pending_create.ts";
 import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
-import type { CreateOutcome, IdempotencyClaim, StoredPet } from "../store.ts";
+import type { CreateOutcome, IdempotencyClaim, PendingCreate, StoredPet } from "../store.ts";
 import type { Sql, Transaction } from "./connect.ts";
 import { insertPets, type PetInsert, type PetRow, storedPetOf } from "./pet_rows.ts";
 
@@ -42,9 +41,10 @@ export class CreateBatches {
   readonly #keysInFlight = new Set<string>();
   #draining: Promise<void> | undefined;
 
-  constructor(sql: Sql, options: { onFailure: (error: unknown) => void }) {
+  /** `onFailure` hears of each transaction that failed. */
+  constructor(sql: Sql, onFailure: (error: unknown) => void) {
     this.#sql = sql;
-    this.#onFailure = options.onFailure;
+    this.#onFailure = onFailure;
   }
 
   /** Resolves once the pet is committed (or with why not); never rejects. */

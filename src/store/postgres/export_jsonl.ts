@@ -13,8 +13,7 @@ import { encodePetRecord, maxRecordBytes, petRecord } from "../jsonl/format.ts";
 import type { ByteSink } from "../jsonl/records.ts";
 import type { ToolResult } from "../jsonl/verify.ts";
 import type { StatusCounts } from "../store.ts";
-import { connectPool } from "./connect.ts";
-import { describeDatabaseError } from "./database_errors.ts";
+import { connectPool, describeDatabaseError } from "./connect.ts";
 import { petOf, type PetRow } from "./pet_rows.ts";
 
 /** Rows per page: large enough to be fast, small enough to keep memory flat. */

@@ -17,8 +17,7 @@ import { type DataFile, nodeFileLayer } from "../jsonl/file_layer.ts";
 import { acquireLock } from "../jsonl/lock.ts";
 import { fileSource, readRecords } from "../jsonl/records.ts";
 import { verifyDataFile } from "../jsonl/verify.ts";
-import { connectPool, type Transaction } from "./connect.ts";
-import { describeDatabaseError } from "./database_errors.ts";
+import { connectPool, describeDatabaseError, type Transaction } from "./connect.ts";
 import { insertPets, type PetInsert } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
 
@@ -44,7 +43,7 @@ export async function importJsonlFile(options: {
   onWarning: (message: string) => void;
 }): Promise<ImportResult> {
   const { dataDir, database, onWarning } = options;
-  const lock = await acquireLock(dataDir, nodeFileLayer);
+  const lock = await acquireLock(dataDir);
   if ("refused" in lock) {
     return { ok: false, reason: `data directory ${dataDir} is in use by ${lock.refused}` };
   }

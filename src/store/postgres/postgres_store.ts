@@ -9,42 +9,30 @@ import { setInterval } from "node:timers";
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { Registry } from "../../metrics/registry.ts";
 import type { NewPet } from "../../schemas/pet.ts";
-import { StoreOpenError } from "../open_error.ts";
-import { joinPageJson } from "../page_json.ts";
 import {
   type CreateOutcome,
   type IdempotencyClaim,
+  joinPageJson,
   type PageQuery,
   petCountsGauge,
   type PetPageJson,
   type PetStore,
   type StatusCounts,
   type StoredPet,
+  StoreOpenError,
   StoreUnavailableError,
 } from "../store.ts";
-import { connectPool, type Sql } from "./connect.ts";
-import { CreateBatches } from "./create_batches.ts";
 import {
+  connectPool,
   describeDatabaseError,
   fatalStartReason,
   isConnectionLost,
   isTransientDatabaseError,
-} from "./database_errors.ts";
+  type Sql,
+} from "./connect.ts";
+import { CreateBatches } from "./create_batches.ts";
 import { type PetRow, storedPetOf } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
-
-/** How to open the store. */
-export interface PostgresStoreOptions {
-  readonly database: DatabaseConfig;
-  /** Passing trouble: a failed connection attempt, the connection lost or back. */
-  readonly onWarning?: (message: string) => void;
-  /** News worth a log line: the schema was migrated. */
-  readonly onInfo?: (message: string) => void;
-  /** The database cannot be reached at start; called before each retry. */
-  readonly onWaiting?: (message: string) => void;
-  /** Ends the wait for an unreachable database at start (a SIGTERM while loading). */
-  readonly signal?: AbortSignal;
-}
 
 const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 5000];
 
@@ -53,11 +41,18 @@ const PROBE_INTERVAL_MS = 2000;
 
 /**
  * Connects, applies missing migrations and returns the store. An unreachable database is waited
- * for (retried with backoff, each failure logged) so instances may start before it; settings
- * that no retry can fix (a refused password, a missing database, a certificate that does not
- * verify) throw `StoreOpenError` with one line.
+ * for (retried with backoff, each failure told to `onWaiting`, until `signal` ends the wait) so
+ * instances may start before it; settings that no retry can fix (a refused password, a missing
+ * database, a certificate that does not verify) throw `StoreOpenError` with one line.
+ * `onWarning` hears of the connection lost or back, `onInfo` of a migration.
  */
-export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+export async function openPostgresStore(options: {
+  readonly database: DatabaseConfig;
+  readonly onWarning?: (message: string) => void;
+  readonly onInfo?: (message: string) => void;
+  readonly onWaiting?: (message: string) => void;
+  readonly signal?: AbortSignal;
+}): Promise<PostgresStore> {
   const { database, onWarning = () => {}, onInfo = () => {}, signal } = options;
   const onWaiting = options.onWaiting ?? onWarning;
   let sql: Sql;
@@ -89,7 +84,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
     }
   }
-  return new PostgresStore(sql, { onWarning, poolSize: database.poolSize });
+  return new PostgresStore(sql, database.poolSize, onWarning);
 }
 
 /** A PetStore on PostgreSQL; see openPostgresStore. */
@@ -108,19 +103,11 @@ export class PostgresStore implements PetStore {
   #queryErrors = 0;
 
   /** Use openPostgresStore. */
-  constructor(
-    sql: Sql,
-    options: { onWarning: (message: string) => void; poolSize: number },
-  ) {
+  constructor(sql: Sql, poolSize: number, onWarning: (message: string) => void) {
     this.#sql = sql;
-    this.#onWarning = options.onWarning;
-    this.#poolSize = options.poolSize;
-    this.#creates = new CreateBatches(sql, {
-      onFailure: (error) => {
-        this.#queryErrors++;
-        this.#failed(error);
-      },
-    });
+    this.#onWarning = onWarning;
+    this.#poolSize = poolSize;
+    this.#creates = new CreateBatches(sql, (error) => this.#failed(error));
     // Checked on a timer, not only when a request fails: an idle instance's /readyz must still
     // say when its database is gone. unref: the probe alone never keeps the process alive.
     this.#probe = setInterval(() => void this.#checkConnection(), PROBE_INTERVAL_MS);
@@ -155,14 +142,11 @@ export class PostgresStore implements PetStore {
    */
   async listJson(query: PageQuery): Promise<PetPageJson> {
     const { status, afterId, limit } = query;
+    const sql = this.#sql;
+    const filter = status === undefined ? sql`` : sql`status = ${status} AND`;
     const rows = await this.#read(() =>
-      status === undefined
-        ? this.#sql<PetRow[]>`
-            SELECT id, name, category_id, status FROM pets
-            WHERE id > ${afterId} ORDER BY id LIMIT ${limit + 1}`
-        : this.#sql<PetRow[]>`
-            SELECT id, name, category_id, status FROM pets
-            WHERE status = ${status} AND id > ${afterId} ORDER BY id LIMIT ${limit + 1}`
+      sql<PetRow[]>`SELECT id, name, category_id, status FROM pets
+                    WHERE ${filter} id > ${afterId} ORDER BY id LIMIT ${limit + 1}`
     );
     return joinPageJson(rows.slice(0, limit).map(storedPetOf), rows.length > limit);
   }
@@ -227,17 +211,17 @@ export class PostgresStore implements PetStore {
     try {
       return await query();
     } catch (error) {
-      this.#queryErrors++;
-      if (!isTransientDatabaseError(error)) throw error;
       this.#failed(error);
+      if (!isTransientDatabaseError(error)) throw error;
       throw new StoreUnavailableError(describeDatabaseError(error), { cause: error });
     } finally {
       this.#readsInFlight--;
     }
   }
 
-  /** A query failed: when the connection itself is gone, the store is unavailable until a probe. */
+  /** A query failed: counted; when the connection is gone, unavailable until a probe. */
   #failed(error: unknown): void {
+    this.#queryErrors++;
     if (!isConnectionLost(error) || !this.#available || this.#closing !== undefined) return;
     this.#available = false;
     this.#onWarning(`Database connection lost: ${describeDatabaseError(error)}`);
@@ -253,7 +237,6 @@ export class PostgresStore implements PetStore {
         this.#onWarning("Database reachable again");
       }
     } catch (error) {
-      this.#queryErrors++;
       this.#failed(error);
     } finally {
       this.#probing = false;

@@ -6,14 +6,8 @@
  */
 import type { Sql } from "./connect.ts";
 
-/** One schema step. Never edit a released one: add the next version instead. */
-interface Migration {
-  readonly version: number;
-  readonly description: string;
-  readonly statements: readonly string[];
-}
-
-export const MIGRATIONS: readonly Migration[] = [
+/** The schema steps. Never edit a released one: add the next version instead. */
+const MIGRATIONS = [
   {
     version: 1,
     description: "pets, the status index, idempotency keys and the id counter",
@@ -67,7 +61,8 @@ export async function migrate(sql: Sql): Promise<number[]> {
     const newest = Math.max(0, ...applied);
     const known = MIGRATIONS.at(-1)?.version ?? 0;
     if (newest > known) {
-      throw new SchemaTooNewError(
+      // A database migrated by a newer release: an older one must not write to it.
+      throw new Error(
         `the database schema is at version ${newest}, newer than this release knows (${known}); upgrade the service`,
       );
     }
@@ -81,12 +76,4 @@ export async function migrate(sql: Sql): Promise<number[]> {
     }
     return done;
   });
-}
-
-/** The database was migrated by a newer release; an older one must not write to it. */
-export class SchemaTooNewError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SchemaTooNewError";
-  }
 }
