@@ -3,7 +3,7 @@ import { copyFileSync, writeFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../src/config/config.ts";
 import { reloadTls } from "../../src/config/tls_reload.ts";
-import { createMemoryLogger } from "../../src/log.ts";
+import { createMemoryLogger } from "../support/memory_logger.ts";
 import type { TlsMaterial } from "../../src/runtime/server.ts";
 import { temporaryDirectory } from "../support/server_process.ts";
 import { makeCertificate, skipWithoutOpenssl } from "../support/tls_pair.ts";
