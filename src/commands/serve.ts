@@ -5,10 +5,10 @@
  */
 import process from "node:process";
 import { createApp } from "../app.ts";
-import { KeyFileError, loadApiKeys } from "../config/api_keys.ts";
+import { KeyFileError, loadApiKeys, reloadApiKeys } from "../config/api_keys.ts";
 import { type Config, ConfigError, loadConfig } from "../config/config.ts";
-import { reloadApiKeys } from "../config/key_reload.ts";
-import { reloadTls } from "../config/tls_reload.ts";
+
+import { reloadTls } from "../config/tls_pair.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import { delay, detectRuntime, type RunningServer } from "../runtime/server.ts";
