@@ -15,7 +15,7 @@ export interface Logger {
   flush(): void;
 }
 
-/** A request's log line, fields in this order; `key` ("" when none) and `traceId` may be left out. */
+/** A request's log line, fields in this order; `key` ("" for none) and `traceId` may be left out. */
 export interface RequestLine {
   /** A token (RFC 9110 §9.1): the runtimes refuse any other method, so it needs no escaping. */
   readonly method: string;
