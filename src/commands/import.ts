@@ -1,6 +1,6 @@
 /**
  * `import`: copy the JSON-lines file in DATA_DIR into the PostgreSQL database of DATABASE_URL
- * (docs/deployment.md, "Moving from the file to PostgreSQL"). Run it with the file-based service stopped.
+ * (docs/deployment.md, "Moving from the file to PostgreSQL"), with the file's service stopped.
  */
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";

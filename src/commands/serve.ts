@@ -97,13 +97,8 @@ export async function runServe(): Promise<number> {
   watchLauncher((pid) => void stop(`The npm process that started the service (${pid}) is gone`));
 
   try {
-    server = await runtime.serve({
-      fetch: app.fetch,
-      port: config.port,
-      host: config.host,
-      maxBodyBytes: config.maxBodyBytes,
-      tls: config.tls,
-    });
+    const { port, host, maxBodyBytes, tls } = config;
+    server = await runtime.serve({ fetch: app.fetch, port, host, maxBodyBytes, tls });
   } catch (error) {
     const message = (error as Error).message;
     return fail(`Cannot start: cannot listen on ${config.host}:${config.port}: ${message}`);
