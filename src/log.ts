@@ -1,7 +1,7 @@
 /**
  * JSON-lines logging on stdout: one object per line, with `time` and `level`. Lines are buffered
- * and written once per event-loop turn, so a busy server makes one write per burst instead of
- * one per request. Callers never pass keys or request bodies (docs/logs.md).
+ * and written once per event-loop turn, so a burst of requests costs one write. Callers never
+ * pass keys or request bodies (docs/logs.md).
  */
 
 /** Where log lines go. */
@@ -15,10 +15,7 @@ export interface Logger {
   flush(): void;
 }
 
-/**
- * The fields of a request's log line, always in this order; `key` and `traceId` are left out of
- * the line when empty or undefined.
- */
+/** A request's log line, fields in this order; `key` ("" for none) and `traceId` may be left out. */
 export interface RequestLine {
   /** A token (RFC 9110 §9.1): the runtimes refuse any other method, so it needs no escaping. */
   readonly method: string;
@@ -27,9 +24,9 @@ export interface RequestLine {
   readonly durationMs: number;
   /** Checked against `[A-Za-z0-9._:=-]` or made by us (http/request_id.ts): no escaping. */
   readonly requestId: string;
-  /** The key's hex fingerprint, "" when no key was checked. */
+  /** The key's hex fingerprint. */
   readonly key: string;
-  /** 32 hex digits (http/trace_context.ts), or undefined. */
+  /** 32 hex digits (http/trace_context.ts). */
   readonly traceId: string | undefined;
 }
 
@@ -40,10 +37,7 @@ export interface LogSink {
   backlog(): number;
 }
 
-/**
- * Above this backlog, lines are dropped (and counted) instead of queued: a log reader that stalls
- * must not make the service's memory grow without bound.
- */
+/** Above this backlog lines are dropped and counted: a stalled reader must not grow our memory. */
 const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 /** A logger that writes JSON lines to `sink` (e.g. stdout). */
@@ -53,56 +47,51 @@ export function createJsonLogger(sink: LogSink): Logger {
   let dropped = 0;
   const flush = () => {
     scheduled = false;
-    if (buffer === "") return;
     const text = buffer;
     buffer = "";
+    if (text === "") return;
     if (sink.backlog() > MAX_BACKLOG_BYTES) {
       for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) dropped++;
       return;
     }
     if (dropped > 0) {
-      const note =
-        `{"time":"${isoTime()}","level":"warn","msg":"${dropped} log lines dropped: stdout was not read fast enough"}\n`;
+      sink.write(
+        line("warn", { msg: `${dropped} log lines dropped: stdout was not read fast enough` }),
+      );
       dropped = 0;
-      sink.write(note);
     }
     sink.write(text);
   };
-  const append = (line: string) => {
-    buffer += line;
+  const append = (text: string) => {
+    buffer += text;
     if (buffer.length > 65536) return flush();
     if (!scheduled) {
       scheduled = true;
       setTimeout(flush, 0);
     }
   };
-  const emit = (level: string, fields: Record<string, unknown>) => {
-    // `{"time":…,"level":…,` then the caller's fields: the same line as stringifying
-    // `{ time, level, ...fields }`, without copying the fields into a new object per line.
-    const rest = JSON.stringify(fields);
-    append(
-      `{"time":"${isoTime()}","level":${JSON.stringify(level)}` +
-        (rest === "{}" ? "}" : `,${rest.slice(1)}`) + "\n",
-    );
-  };
-  // The line every request writes, by concatenation of its known fields: stringifying a fields
-  // object was most of the log's share (~15%) of a Bun GET. Only the path can hold characters
-  // JSON must escape; the other fields are numbers or checked token characters (see RequestLine).
-  const request = (line: RequestLine) => {
-    let text = `{"time":"${isoTime()}","level":"info","msg":"request","method":"${line.method}",` +
-      `"path":${JSON.stringify(line.path)},"status":${line.status},` +
-      `"durationMs":${line.durationMs},"requestId":"${line.requestId}"`;
-    if (line.key !== "") text += `,"key":"${line.key}"`;
-    if (line.traceId !== undefined) text += `,"traceId":"${line.traceId}"`;
-    append(text + "}\n");
-  };
   return {
-    info: (fields) => emit("info", fields),
-    warn: (fields) => emit("warn", fields),
-    error: (fields) => emit("error", fields),
-    request,
+    info: (fields) => append(line("info", fields)),
+    warn: (fields) => append(line("warn", fields)),
+    error: (fields) => append(line("error", fields)),
+    // Concatenated rather than stringified: only the path can need escaping (see RequestLine).
+    request: (request) => {
+      let text = `{"time":"${isoTime()}","level":"info","msg":"request",` +
+        `"method":"${request.method}","path":${JSON.stringify(request.path)},` +
+        `"status":${request.status},"durationMs":${request.durationMs},` +
+        `"requestId":"${request.requestId}"`;
+      if (request.key !== "") text += `,"key":"${request.key}"`;
+      if (request.traceId !== undefined) text += `,"traceId":"${request.traceId}"`;
+      append(text + "}\n");
+    },
     flush,
   };
+}
+
+/** The line of `{ time, level, ...fields }`, without copying the fields into a new object. */
+function line(level: string, fields: Record<string, unknown>): string {
+  const rest = JSON.stringify(fields);
+  return `{"time":"${isoTime()}","level":"${level}"${rest === "{}" ? "}" : `,${rest.slice(1)}`}\n`;
 }
 
 let isoMillis = NaN;
@@ -116,25 +105,4 @@ function isoTime(): string {
     isoText = new Date(now).toISOString();
   }
   return isoText;
-}
-
-/** A logger that keeps lines in memory, for tests. */
-export function createMemoryLogger(): Logger & { readonly lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const push = (level: string) => (fields: Record<string, unknown>) =>
-    lines.push({ level, ...fields });
-  const request = (line: RequestLine) => {
-    const { key, traceId, ...fields } = line;
-    lines.push({ level: "info", msg: "request", ...fields });
-    if (key !== "") lines.at(-1)!.key = key;
-    if (traceId !== undefined) lines.at(-1)!.traceId = traceId;
-  };
-  return {
-    lines,
-    info: push("info"),
-    warn: push("warn"),
-    error: push("error"),
-    request,
-    flush() {},
-  };
 }

@@ -8,25 +8,41 @@ import { runHealthcheck } from "./commands/healthcheck.ts";
 import { runImport } from "./commands/import.ts";
 import { runOpenapi } from "./commands/openapi.ts";
 import { runRestore } from "./commands/restore.ts";
-import { type CommandHelp, usage } from "./commands/usage.ts";
 import { runServe } from "./commands/serve.ts";
 import { runVerify } from "./commands/verify.ts";
+import { ConfigError, SETTINGS } from "./config/settings.ts";
 
-interface Command extends CommandHelp {
+interface Command {
+  /** Its name and arguments (`backup PATH`: one), as `--help` shows them. */
+  readonly synopsis: string;
+  readonly help: string;
   /** Runs with the arguments after the name; returns the exit code, or -1 to keep running. */
   readonly run: (args: readonly string[]) => Promise<number>;
+  /** What a bad setting stops, `Cannot <action>: <why>` (exit 2); the name when not given. */
+  readonly action?: string;
 }
 
 /** Every sub-command: the one list that `main` dispatches on and `--help` prints. */
 const COMMANDS: readonly Command[] = [
-  { synopsis: "serve", help: "Start the HTTP service (the default)", run: runServe },
+  {
+    synopsis: "serve",
+    help: "Start the HTTP service (the default)",
+    run: runServe,
+    action: "start",
+  },
   {
     synopsis: "healthcheck",
     help: "Exit 0 when GET /healthz on HOST:PORT answers 200",
     run: runHealthcheck,
+    action: "check health",
   },
   { synopsis: "verify", help: "Check the data file in DATA_DIR; change nothing", run: runVerify },
-  { synopsis: "openapi", help: "Print the OpenAPI 3.1 document and exit", run: runOpenapi },
+  {
+    synopsis: "openapi",
+    help: "Print the OpenAPI 3.1 document and exit",
+    run: runOpenapi,
+    action: "print the OpenAPI document",
+  },
   { synopsis: "import", help: "Copy DATA_DIR's pets into the empty DATABASE_URL", run: runImport },
   {
     synopsis: "backup PATH",
@@ -42,21 +58,42 @@ const COMMANDS: readonly Command[] = [
 ];
 
 function printUsage(): number {
-  process.stdout.write(usage(COMMANDS));
+  process.stdout.write(usage());
   return 0;
+}
+
+function usage(): string {
+  const commands = COMMANDS.map(({ synopsis, help }) => `  ${synopsis.padEnd(14)}${help}\n`);
+  const settings = Object.entries(SETTINGS).map(([name, { default: fallback, values, help }]) =>
+    `  ${name}  ${values}${fallback === undefined ? "" : ` (default ${fallback})`}\n    ${help}\n`
+  );
+  return `animal-store — the Animal Store API (v1)
+
+Usage: animal-store [command]
+
+Commands:
+${commands.join("")}
+Settings (environment variables; docs/configuration.md has the whole story):
+${settings.join("")}
+Exit codes: 0 ok; 1 failure (data directory in use, damaged data file, database refused or
+missing); 2 bad setting or usage.
+`;
 }
 
 async function main(args: readonly string[]): Promise<number> {
   const name = args[0] === "-h" || args[0] === "help" ? "--help" : args[0] ?? "serve";
-  // A command takes as many arguments as its synopsis names (`backup PATH`: one).
   const command = COMMANDS.find(({ synopsis }) => synopsis.split(" ")[0] === name);
   if (command === undefined || args.length > command.synopsis.split(" ").length) {
-    process.stderr.write(`Unknown command: ${args.join(" ")}\n\n${usage(COMMANDS)}`);
+    process.stderr.write(`Unknown command: ${args.join(" ")}\n\n${usage()}`);
     return 2;
   }
   try {
     return await command.run(args.slice(1));
   } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`Cannot ${command.action ?? name}: ${error.message}\n`);
+      return 2;
+    }
     // A failure nothing else explained (a bug, or an environment the checks did not foresee):
     // still one line and exit 1, as docs/configuration.md promises for every failure to start.
     const reason = error instanceof Error ? error.message : String(error);

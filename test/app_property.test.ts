@@ -12,7 +12,7 @@ import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { keyDigest, KeyRing } from "../src/http/auth.ts";
 import { parseJsonExact } from "../src/http/json.ts";
-import { createMemoryLogger } from "../src/log.ts";
+import { createMemoryLogger } from "./support/memory_logger.ts";
 import { validateNewPet } from "../src/schemas/validate.ts";
 import { openJsonlStore } from "../src/store/jsonl/jsonl_store.ts";
 import type { PetStore } from "../src/store/store.ts";

@@ -5,29 +5,25 @@
  * atomically and durably (`installFile`): a crash never leaves half a backup under its name.
  */
 import process from "node:process";
-import type { Config } from "../config/config.ts";
+import { type Config, loadConfig } from "../config/config.ts";
 import { backupDataFile } from "../store/jsonl/backup.ts";
 import { installFile } from "../store/jsonl/file_layer.ts";
 import type { ByteSink } from "../store/jsonl/records.ts";
-import { formatReport, type ToolResult } from "../store/jsonl/verify.ts";
-import { commandConfig } from "./command_config.ts";
+import type { ToolResult } from "../store/jsonl/verify.ts";
+import { fail, printReport, writeStdout } from "./output.ts";
 
 /** Copies taken before giving up when the service keeps cutting the file back. */
 const ATTEMPTS = 3;
 
 /** 0 when the copy is complete and durable; 1 when it failed; 2 for usage. */
-export async function runBackup(args: readonly string[] = []): Promise<number> {
-  const path = args[0];
-  if (path === undefined || path === "") {
-    process.stderr.write("Cannot backup: give the file to write, or - for stdout\n");
-    return 2;
-  }
-  const config = commandConfig("backup");
-  if (config === undefined) return 2;
+export async function runBackup([path]: readonly string[] = []): Promise<number> {
+  if (!path) return fail("Cannot backup: give the file to write, or - for stdout", 2);
+  const config = loadConfig(process.env);
   const toStdout = path === "-";
   let outcome: ToolResult;
   if (toStdout) {
-    outcome = await copyCatalogue(config, stdoutSink);
+    // A copy: the store reuses its buffer once the write settles, and a runtime may still hold it.
+    outcome = await copyCatalogue(config, (bytes) => writeStdout(bytes.slice()));
   } else {
     let attempt = 0;
     do {
@@ -36,33 +32,17 @@ export async function runBackup(args: readonly string[] = []): Promise<number> {
   }
   if (!outcome.ok) {
     const again = outcome.changed && toStdout ? "; the output is incomplete, run it again" : "";
-    process.stderr.write(`Cannot backup: ${outcome.reason}${again}\n`);
-    return 1;
+    return fail(`Cannot backup: ${outcome.reason}${again}`);
   }
   const { pets, byStatus } = outcome;
-  const report = formatReport({
-    file: toStdout ? "stdout" : path,
-    pets,
-    byStatus,
-    damagedLines: 0,
-  });
   // With `-` stdout carries the backup itself.
-  (toStdout ? process.stderr : process.stdout).write(report.join("\n") + "\n");
+  const report = { file: toStdout ? "stdout" : path, pets, byStatus, damagedLines: 0 };
+  printReport(report, toStdout ? process.stderr : process.stdout);
   return 0;
 }
 
 async function copyCatalogue(config: Config, sink: ByteSink): Promise<ToolResult> {
-  if (config.database !== undefined) {
-    const { exportDatabase } = await import("../store/postgres/export_jsonl.ts");
-    return await exportDatabase({ database: config.database, sink });
-  }
-  return await backupDataFile({ dataDir: config.dataDir, sink });
-}
-
-/** A sink into stdout that waits until each chunk is handed over (backpressure for a pipe). */
-function stdoutSink(bytes: Uint8Array): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // A copy: the caller reuses its buffer once this settles, and a runtime may still hold it.
-    process.stdout.write(bytes.slice(), (error) => (error ? reject(error) : resolve()));
-  });
+  if (config.database === undefined) return await backupDataFile({ dataDir: config.dataDir, sink });
+  const { exportDatabase } = await import("../store/postgres/export_jsonl.ts");
+  return await exportDatabase({ database: config.database, sink });
 }

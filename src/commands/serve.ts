@@ -5,17 +5,16 @@
  */
 import process from "node:process";
 import { createApp } from "../app.ts";
-import { KeyFileError, loadApiKeys } from "../config/api_keys.ts";
-import { type Config, ConfigError, loadConfig } from "../config/config.ts";
-import { reloadApiKeys } from "../config/key_reload.ts";
-import { reloadTls } from "../config/tls_reload.ts";
+import { KeyFileError, loadApiKeys, type LoadedKeys, reloadApiKeys } from "../config/api_keys.ts";
+import { loadConfig } from "../config/config.ts";
+import { reloadTls } from "../config/tls_pair.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import { delay, detectRuntime, type RunningServer } from "../runtime/server.ts";
-import { watchLauncher } from "./launcher_watch.ts";
 import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { StoreOpenError } from "../store/store.ts";
 import { VERSION } from "../version.ts";
+import { authority, fail } from "./output.ts";
 
 /**
  * After SHUTDOWN_TIMEOUT, how long the handlers cut off get to finish and the store to flush and
@@ -23,36 +22,24 @@ import { VERSION } from "../version.ts";
  */
 const AFTER_DEADLINE_MS = 2_000;
 
-/**
- * How long start-up waits for a previous instance that is still shutting down to release the
- * data directory, before refusing with "in use".
- */
+/** How long start-up waits for an instance still shutting down to release DATA_DIR ("in use"). */
 const LOCK_WAIT_MS = 1_500;
 
 /** Starts the service; returns -1 while it runs (it exits from its signal handler), or an exit code. */
 export async function runServe(): Promise<number> {
+  const config = loadConfig(process.env);
+  let loaded: LoadedKeys;
+  try {
+    loaded = loadApiKeys(config);
+  } catch (error) {
+    if (!(error instanceof KeyFileError)) throw error;
+    return fail(`Cannot start: ${error.message}`);
+  }
+  const keys = new KeyRing(loaded.digests);
   const log = createJsonLogger({
     write: (text) => process.stdout.write(text),
     backlog: () => process.stdout.writableLength ?? 0,
   });
-  let config: Config;
-  let keys: KeyRing;
-  let generatedKey: { key: string; file: string } | undefined;
-  try {
-    config = loadConfig(process.env);
-    const loaded = loadApiKeys(config);
-    keys = new KeyRing(loaded.digests);
-    generatedKey = loaded.generatedKey;
-  } catch (error) {
-    if (error instanceof KeyFileError) {
-      process.stderr.write(`Cannot start: ${error.message}\n`);
-      return 1;
-    }
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`Cannot start: ${error.message}\n`);
-    return 2;
-  }
-
   const runtime = await detectRuntime();
   const app = createApp({
     config,
@@ -62,8 +49,7 @@ export async function runServe(): Promise<number> {
     brotli: runtime.brotliEncoder?.(),
   });
   let server: RunningServer | undefined;
-  // Assigned once, below, but read by stop() which may run before that (a signal during listen).
-  // deno-lint-ignore prefer-const
+  // deno-lint-ignore prefer-const -- assigned below, but a signal during listen runs stop() first
   let storeOpening: Promise<OpenedStore> | undefined;
   // Ends a wait for an unreachable database when a signal asks the service to stop.
   const stopLoading = new AbortController();
@@ -111,21 +97,15 @@ export async function runServe(): Promise<number> {
   watchLauncher((pid) => void stop(`The npm process that started the service (${pid}) is gone`));
 
   try {
-    server = await runtime.serve({
-      fetch: app.fetch,
-      port: config.port,
-      host: config.host,
-      maxBodyBytes: config.maxBodyBytes,
-      tls: config.tls,
-    });
+    const { port, host, maxBodyBytes, tls } = config;
+    server = await runtime.serve({ fetch: app.fetch, port, host, maxBodyBytes, tls });
   } catch (error) {
-    process.stderr.write(
-      `Cannot start: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}\n`,
-    );
-    return 1;
+    const message = (error as Error).message;
+    return fail(`Cannot start: cannot listen on ${config.host}:${config.port}: ${message}`);
   }
 
   const scheme = config.tls === undefined ? "http" : "https";
+  const address = `${scheme}://${authority(config.host, server.port)}`;
   const loadStarted = performance.now();
   storeOpening = openStore(config, {
     onWarning: (message) => log.warn({ msg: message }),
@@ -135,7 +115,7 @@ export async function runServe(): Promise<number> {
     onWaiting: (message) =>
       log.warn({
         msg: `${message}; listening meanwhile, /readyz answers 503`,
-        address: `${scheme}://${displayHost(config.host)}:${server!.port}`,
+        address,
         port: server!.port,
       }),
     lockWaitMs: LOCK_WAIT_MS,
@@ -157,20 +137,18 @@ export async function runServe(): Promise<number> {
   app.metrics?.storeLoaded(loadMs / 1000);
   app.ready(opened.store);
 
-  if (generatedKey !== undefined) {
+  if (loaded.generatedKey !== undefined) {
     log.warn({
       msg:
-        `No API_KEYS or API_KEYS_FILE set: using the key generated on first start, kept in ${generatedKey.file}`,
-      apiKey: generatedKey.key,
+        `No API_KEYS or API_KEYS_FILE set: using the key generated on first start, kept in ${loaded.generatedKey.file}`,
+      apiKey: loaded.generatedKey.key,
     });
   }
   log.info({
-    msg: `animal-store ${VERSION} listening on ${scheme}://${
-      displayHost(config.host)
-    }:${server.port}${config.basePath}`,
+    msg: `animal-store ${VERSION} listening on ${address}${config.basePath}`,
     version: VERSION,
     runtime: `${runtime.name} ${runtime.version}`,
-    address: `${scheme}://${displayHost(config.host)}:${server.port}`,
+    address,
     port: server.port,
     ...(config.tls === undefined ? {} : { tlsFingerprint: config.tls.fingerprint }),
     store: opened.backend,
@@ -180,6 +158,20 @@ export async function runServe(): Promise<number> {
   return -1;
 }
 
-function displayHost(host: string): string {
-  return host.includes(":") ? `[${host}]` : host;
+/**
+ * Started through an npm script (`npm start`, …), the service is npm's child: a supervisor that
+ * kill -9s npm would leave it running, holding the port and the data directory's lock, so the
+ * restarted service could not start. So when npm launched us, stop once npm is gone (our parent
+ * pid changes), checking every 100 ms so a restart right after the kill finds us gone.
+ */
+function watchLauncher(onOrphaned: (launcherPid: number) => void): void {
+  if (process.env.npm_lifecycle_event === undefined) return;
+  const launcherPid = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === launcherPid) return;
+    clearInterval(timer);
+    onOrphaned(launcherPid);
+  }, 100);
+  // Never keep the process alive just for this check.
+  (timer as { unref?: () => void }).unref?.();
 }

@@ -1,12 +1,13 @@
 /**
  * Where accepted keys come from: `API_KEYS`, `API_KEYS_FILE` (one key or `sha256:<hex>` digest
- * per line, `#` comments), or — when neither is set — a key generated on first start and kept
- * in the data directory (mode 0600) so a first run works with no set-up.
+ * per line, `#` comments; re-read on SIGHUP), or — when neither is set — a key generated on first
+ * start and kept in the data directory (mode 0600) so a first run works with no set-up.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { keyDigest } from "../http/auth.ts";
+import { keyDigest, type KeyRing } from "../http/auth.ts";
+import type { Logger } from "../log.ts";
 import { type Config, ConfigError } from "./config.ts";
 
 /** The accepted keys as digests, and the generated key when one is in use. */
@@ -18,44 +19,36 @@ export interface LoadedKeys {
 
 /** The generated key could not be read or written: a failure to start (exit 1), not a setting. */
 export class KeyFileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "KeyFileError";
-  }
+  override name = "KeyFileError";
 }
 
 const DIGEST_LINE = /^sha256:([0-9a-fA-F]{64})$/;
-const GENERATED_KEY_FILE = "api-key";
 
 /** Parses the text of a keys file into digests; throws `ConfigError` naming the line. */
 export function parseKeysFile(text: string): Uint8Array[] {
   const digests: Uint8Array[] = [];
-  const lines = text.split(/\r?\n/);
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index].trim();
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
     if (line === "" || line.startsWith("#")) continue;
     const digest = DIGEST_LINE.exec(line);
     if (digest !== null) {
       digests.push(Uint8Array.from(digest[1].match(/../g)!, (byte) => parseInt(byte, 16)));
-    } else if (line.startsWith("sha256:")) {
-      throw new ConfigError(
-        "API_KEYS_FILE",
-        `API_KEYS_FILE line ${index + 1}: a sha256: line must hold 64 hex digits`,
-      );
-    } else if (!/^[\x21-\x7e]+$/.test(line)) {
-      throw new ConfigError(
-        "API_KEYS_FILE",
-        `API_KEYS_FILE line ${index + 1}: a key must be visible ASCII without spaces`,
-      );
-    } else {
-      digests.push(keyDigest(line));
+      continue;
     }
+    if (line.startsWith("sha256:") || !/^[\x21-\x7e]+$/.test(line)) {
+      const why = line.startsWith("sha256:")
+        ? "a sha256: line must hold 64 hex digits"
+        : "a key must be visible ASCII without spaces";
+      throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE line ${index + 1}: ${why}`);
+    }
+    digests.push(keyDigest(line));
   }
   return digests;
 }
 
-/** Reads the keys file; an unreadable or empty file is a `ConfigError`. */
-export function readKeysFile(path: string): Uint8Array[] {
+/** API_KEYS, then the keys file's; an unreadable or empty file is a `ConfigError`. */
+function configuredKeys({ apiKeys = [], apiKeysFile: path }: Config): Uint8Array[] {
+  if (path === undefined) return apiKeys.map(keyDigest);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -67,17 +60,15 @@ export function readKeysFile(path: string): Uint8Array[] {
   if (digests.length === 0) {
     throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE holds no keys: ${path}`);
   }
-  return digests;
+  return [...apiKeys.map(keyDigest), ...digests];
 }
 
 /** Collects the accepted keys from the settings, generating the first-run key if needed. */
 export function loadApiKeys(config: Config): LoadedKeys {
-  const digests: Uint8Array[] = [];
-  if (config.apiKeys !== undefined) digests.push(...config.apiKeys.map(keyDigest));
-  if (config.apiKeysFile !== undefined) digests.push(...readKeysFile(config.apiKeysFile));
-  if (config.apiKeys !== undefined || config.apiKeysFile !== undefined) return { digests };
-
-  const file = join(config.dataDir, GENERATED_KEY_FILE);
+  if (config.apiKeys !== undefined || config.apiKeysFile !== undefined) {
+    return { digests: configuredKeys(config) };
+  }
+  const file = join(config.dataDir, "api-key");
   let key: string;
   try {
     key = readOrCreateGeneratedKey(config.dataDir, file);
@@ -96,16 +87,40 @@ function readOrCreateGeneratedKey(dataDir: string, file: string): string {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
   mkdirSync(dataDir, { recursive: true });
-  // 32 random bytes: 256 bits, well over the 128 the contract asks for.
+  // 256 bits, well over the 128 the contract asks for.
   const key = `ask_${randomBytes(32).toString("base64url")}`;
   try {
     writeFileSync(file, `${key}\n`, { mode: 0o600, flag: "wx" });
   } catch (error) {
     // Another process wrote it first: use that one, so both agree.
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-      return readFileSync(file, "utf8").trim();
-    }
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return readFileSync(file, "utf8").trim();
   }
   return key;
+}
+
+/**
+ * SIGHUP: re-reads `API_KEYS_FILE` (with `API_KEYS` as the process started) and swaps the keys at
+ * once; returns whether it did. A file that cannot be read, holds a bad line or no key keeps the
+ * old set and logs why: a typo must not lock every client out. Keys never reach the log.
+ */
+export function reloadApiKeys(config: Config, keys: KeyRing, log: Logger): boolean {
+  if (config.apiKeysFile === undefined) {
+    log.info({ msg: "SIGHUP: no API_KEYS_FILE set, so the accepted keys stay as they are" });
+    return false;
+  }
+  let digests: Uint8Array[];
+  try {
+    digests = configuredKeys(config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    log.warn({
+      msg: `SIGHUP: keeping the previous ${keys.size} API keys: ${error.message}`,
+      setting: "API_KEYS_FILE",
+    });
+    return false;
+  }
+  keys.replace(digests);
+  log.info({ msg: `SIGHUP: API keys reloaded, ${digests.length} accepted`, keys: digests.length });
+  return true;
 }

@@ -23,19 +23,17 @@ export function loadConfig(env: Environment) {
     dataDir: setting("DATA_DIR"),
     apiKeys: setting("API_KEYS"),
     apiKeysFile: setting("API_KEYS_FILE"),
-    /** Version prefix of every API path, e.g. `/v1`; `""` serves the API at the root. */
+    /** `""` serves the API at the root. */
     basePath: setting("BASE_PATH"),
     maxBodyBytes: setting("MAX_BODY_BYTES"),
-    /** Origin that makes header URLs absolute (`https://pets.example.com`), or undefined. */
     publicUrl: setting("PUBLIC_URL"),
-    /** Allowed CORS origins (`["*"]` for any); empty when CORS is off. */
+    /** `["*"]` for any origin; empty when CORS is off. */
     corsOrigins: setting("CORS_ORIGINS") ?? [],
-    /** Requests per minute per API key; 0 when off. */
     rateLimit: setting("RATE_LIMIT"),
     metrics: setting("METRICS"),
     cacheBytes: setting("CACHE_BYTES"),
     shutdownTimeoutSeconds: setting("SHUTDOWN_TIMEOUT"),
-    /** The PostgreSQL store's settings; undefined keeps the file store. */
+    /** Undefined keeps the file store. */
     database: databaseSettings(env, setting),
     /** `TLS_CERT_FILE` and `TLS_KEY_FILE`, read and checked; undefined serves plain HTTP. */
     tls: tlsSettings(env, setting),
@@ -49,26 +47,25 @@ function unpaired(present: string, missing: string, setting = present): ConfigEr
 function databaseSettings(env: Environment, setting: ReturnType<typeof settingsOf>) {
   const url = setting("DATABASE_URL");
   if (url === undefined) {
-    const dependent = Object.keys(SETTINGS).filter((name) => name.startsWith("DATABASE_"));
-    const present = dependent.find((name) => name !== "DATABASE_URL" && env[name] !== undefined);
+    const present = Object.keys(SETTINGS).find((name) =>
+      name.startsWith("DATABASE_") && name !== "DATABASE_URL" && env[name] !== undefined
+    );
     if (present !== undefined) throw unpaired(present, "DATABASE_URL");
     return undefined;
   }
   const ssl = setting("DATABASE_SSL");
   const sslCaFile = setting("DATABASE_SSL_CA_FILE");
   if (sslCaFile !== undefined && ssl !== "verify-full") {
-    throw new ConfigError(
-      "DATABASE_SSL_CA_FILE",
-      "DATABASE_SSL_CA_FILE is used only with DATABASE_SSL=verify-full",
-    );
+    const message = "DATABASE_SSL_CA_FILE is used only with DATABASE_SSL=verify-full";
+    throw new ConfigError("DATABASE_SSL_CA_FILE", message);
   }
   return {
-    /** `postgres://user:password@host:port/database?…`; never logged (it may hold a password). */
+    /** Never logged: it may hold a password. */
     url,
     poolSize: setting("DATABASE_POOL_SIZE"),
     /** Server-side limit on one statement; 0 turns it off. */
     statementTimeoutMs: setting("DATABASE_STATEMENT_TIMEOUT_MS"),
-    /** TLS: `undefined` leaves it to the URL's `sslmode` (no TLS when it has none). */
+    /** Undefined leaves TLS to the URL's `sslmode` (none when it has none). */
     ssl,
     /** PEM text of the authorities `verify-full` trusts instead of the system's, read at start. */
     sslCa: sslCaFile && readCertificates("DATABASE_SSL_CA_FILE", sslCaFile),
@@ -77,12 +74,8 @@ function databaseSettings(env: Environment, setting: ReturnType<typeof settingsO
 
 function tlsSettings(env: Environment, setting: ReturnType<typeof settingsOf>) {
   const [cert, key] = [env.TLS_CERT_FILE !== undefined, env.TLS_KEY_FILE !== undefined];
-  if (cert !== key) {
-    const [present, missing] = cert
-      ? ["TLS_CERT_FILE", "TLS_KEY_FILE"]
-      : ["TLS_KEY_FILE", "TLS_CERT_FILE"];
-    throw unpaired(present, missing, missing);
-  }
+  if (cert && !key) throw unpaired("TLS_CERT_FILE", "TLS_KEY_FILE", "TLS_KEY_FILE");
+  if (key && !cert) throw unpaired("TLS_KEY_FILE", "TLS_CERT_FILE", "TLS_CERT_FILE");
   const [certFile, keyFile] = [setting("TLS_CERT_FILE"), setting("TLS_KEY_FILE")];
   return certFile && keyFile ? readTlsPair(certFile, keyFile) : undefined;
 }

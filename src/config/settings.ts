@@ -66,19 +66,11 @@ function text<D extends string | undefined = undefined>(
 
 function apiKeys(raw: string): readonly string[] {
   const keys = raw.split(",").map((key) => key.trim()).filter((key) => key !== "");
-  if (keys.length === 0) {
-    throw new ConfigError(
-      "API_KEYS",
-      "API_KEYS must list at least one key (comma-separated), got an empty value",
-    );
-  }
-  if (keys.some((key) => !/^[\x21-\x7e]+$/.test(key))) {
-    throw new ConfigError(
-      "API_KEYS",
-      "API_KEYS must hold keys of visible ASCII characters without spaces",
-    );
-  }
-  return keys;
+  if (keys.length > 0 && keys.every((key) => /^[\x21-\x7e]+$/.test(key))) return keys;
+  const rule = keys.length === 0
+    ? "list at least one key (comma-separated), got an empty value"
+    : "hold keys of visible ASCII characters without spaces";
+  throw new ConfigError("API_KEYS", `API_KEYS must ${rule}`);
 }
 
 function basePath(raw: string): string {

@@ -7,6 +7,8 @@
  */
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
+import type { Logger } from "../log.ts";
+import type { RunningServer } from "../runtime/server.ts";
 import { ConfigError } from "./settings.ts";
 
 /** A certificate chain and its private key, read and checked. */
@@ -37,16 +39,13 @@ export function readTlsPair(certFile: string, keyFile: string): TlsPair {
     privateKey = createPrivateKey(key);
   } catch {
     // An encrypted key lands here too: the service has no passphrase to give.
-    throw new ConfigError(
-      "TLS_KEY_FILE",
-      `TLS_KEY_FILE ${keyFile} holds no unencrypted PEM private key`,
-    );
+    const message = `TLS_KEY_FILE ${keyFile} holds no unencrypted PEM private key`;
+    throw new ConfigError("TLS_KEY_FILE", message);
   }
   if (!leaf.checkPrivateKey(privateKey)) {
-    throw new ConfigError(
-      "TLS_KEY_FILE",
-      `TLS_KEY_FILE ${keyFile} does not match the certificate in TLS_CERT_FILE ${certFile}`,
-    );
+    const message =
+      `TLS_KEY_FILE ${keyFile} does not match the certificate in TLS_CERT_FILE ${certFile}`;
+    throw new ConfigError("TLS_KEY_FILE", message);
   }
   return { certFile, keyFile, cert, key, fingerprint: leaf.fingerprint256 };
 }
@@ -65,4 +64,42 @@ function readPem(setting: string, path: string): string {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new ConfigError(setting, `Cannot read ${setting} ${path}: ${code}`);
   }
+}
+
+/**
+ * SIGHUP: reads the pair `current` came from again; returns the pair now served. Where the runtime
+ * can swap the certificate of a running server (Node), new connections get the new pair and open
+ * ones keep theirs. A pair that cannot be read, is not PEM or does not match keeps the old one and
+ * logs why: a half-copied renewal must not take HTTPS down. Where the runtime cannot swap (Deno,
+ * Bun), the new pair is still checked, and the log says a restart is needed to serve it.
+ */
+export function reloadTls(
+  current: TlsPair,
+  server: Pick<RunningServer, "replaceTls">,
+  { runtime, log }: { runtime: string; log: Logger },
+): TlsPair {
+  let next: TlsPair;
+  try {
+    next = readTlsPair(current.certFile, current.keyFile);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    log.warn({
+      msg: `SIGHUP: keeping the previous TLS certificate: ${error.message}`,
+      setting: error.setting,
+      fingerprint: current.fingerprint,
+    });
+    return current;
+  }
+  if (server.replaceTls === undefined) {
+    log.warn({
+      msg:
+        `SIGHUP: ${runtime} cannot swap the TLS certificate of a running server; restart the service to serve the one in TLS_CERT_FILE`,
+      fingerprint: current.fingerprint,
+      next: next.fingerprint,
+    });
+    return current;
+  }
+  server.replaceTls({ cert: next.cert, key: next.key });
+  log.info({ msg: "SIGHUP: TLS certificate reloaded", fingerprint: next.fingerprint });
+  return next;
 }

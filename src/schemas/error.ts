@@ -1,14 +1,7 @@
-/**
- * The contract's Error body and its vocabulary: the stable codes and the shape of a validation
- * detail. Plain definitions, so the HTTP layer (`http/errors.ts`), the validators and the OpenAPI
- * document all take them from here.
- */
+/** The contract's Error body and its stable codes, for the HTTP layer and the OpenAPI document. */
 import { type Static, Type } from "typebox";
 
-/**
- * Every stable error code, lower snake case: clients switch on them. One list for the handler
- * and the OpenAPI document's `Error.code` enum.
- */
+/** Every stable error code, lower snake case: clients switch on them. */
 export const ERROR_CODES = [
   "invalid_body",
   "validation_failed",
@@ -29,12 +22,6 @@ export const ERROR_CODES = [
 
 /** One of `ERROR_CODES`. */
 export type ErrorCode = typeof ERROR_CODES[number];
-
-/** One offending field of a validation failure; `path` is a JSON Pointer such as `/name`. */
-export interface ErrorDetail {
-  readonly path: string;
-  readonly message: string;
-}
 
 /** The contract's error body. */
 export const ErrorBody = Type.Object({
@@ -58,3 +45,6 @@ export const ErrorBody = Type.Object({
   requestId: Type.Optional(Type.String()),
 });
 export type ErrorBody = Static<typeof ErrorBody>;
+
+/** One offending field of a validation failure; `path` is a JSON Pointer such as `/name`. */
+export type ErrorDetail = Readonly<NonNullable<ErrorBody["details"]>[number]>;

@@ -1,8 +1,6 @@
 /**
- * The limits and patterns of the request parameters (query, path and header), defined once: the
- * route parsers (`routes/pet_params.ts`), the HTTP helpers and the OpenAPI document all read them
- * from here. Field rules of the resources themselves (name length, int64) sit beside their schema
- * in `pet.ts`.
+ * The limits and patterns of the request parameters (query, path and header), defined once for
+ * the parsers and the OpenAPI document; the fields' own rules sit beside their schema in `pet.ts`.
  */
 import { INT64_MAX } from "./pet.ts";
 

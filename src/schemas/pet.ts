@@ -1,25 +1,18 @@
 /**
- * The contract's resource schemas, named as the seed names them: PetStatus, NewPet, Pet, Pets
- * (the Error body is in `error.ts`). One TypeBox definition gives the runtime check, the TypeScript type and (later) the
- * OpenAPI document.
+ * The contract's resource schemas: PetStatus, NewPet, Pet, Pets. Each gives the runtime check,
+ * the TypeScript type and the OpenAPI schema.
  *
- * `categoryId` is an int64 that must be kept exactly, so it is a `bigint` in memory: the request
- * body parser (`http/json.ts`) turns every plain integer literal into a bigint and every other
- * number form (`1.5`, `1.0`, `1e3`, `-0`) into a JavaScript number, which this schema refuses.
- * The OpenAPI document shows it as `type: integer, format: int64`.
+ * `categoryId` is an int64 that must be kept exactly, so it is a `bigint` in memory: the body
+ * parser (`http/json.ts`) turns every plain integer literal into a bigint and every other number
+ * form (`1.5`, `1.0`, `1e3`, `-0`) into a JavaScript number, which this schema refuses.
  */
 import { type Static, Type } from "typebox";
 
-/**
- * Allowed values of a pet's availability status: the one place they are spelled. The schema, the
- * query parser, the cursor, the validation messages and the metrics labels derive from it.
- */
+/** A pet's availability statuses, spelled only here (test/repository/layers.test.ts checks). */
 export const PET_STATUSES = ["available", "pending", "sold"] as const;
 
 /** Availability status: one of `PET_STATUSES`. */
-export const PetStatus = Type.Enum(PET_STATUSES, {
-  description: "Availability status",
-});
+export const PetStatus = Type.Enum(PET_STATUSES, { description: "Availability status" });
 export type PetStatus = Static<typeof PetStatus>;
 
 /** The smallest int64, the lower bound of `categoryId`. */
@@ -44,12 +37,10 @@ export const PetName = Type.Refine(
   Type.String({
     minLength: NAME_LENGTH.min,
     maxLength: NAME_LENGTH.max,
-    // No control character anywhere, and at least one character that is not white space: `\s`
-    // is exactly the set `String.prototype.trim()` strips, so the pattern says "not blank" in
-    // the OpenAPI document too. Only the lone-surrogate rule is left to the refinement below.
-    // The leading white space and the first other character are disjoint classes, so matching
-    // stays linear: an overlapping form backtracks quadratically on a long name (a 64 KB body
-    // took seconds).
+    // No control character, and one character that is not white space (`\s` is what `trim()`
+    // strips), so the OpenAPI document says "not blank" too; lone surrogates are left to the
+    // refinement. The leading white space and the first other character are disjoint classes,
+    // so matching stays linear: an overlapping form backtracks quadratically on a long name.
     pattern:
       "^[^\\S\\u0000-\\u001F\\u007F-\\u009F]*[^\\s\\u0000-\\u001F\\u007F-\\u009F][^\\u0000-\\u001F\\u007F-\\u009F]*$",
     description:
@@ -86,9 +77,7 @@ export type NewPet = Static<typeof NewPet>;
 export const Pet = Type.Object(
   {
     id: Type.Integer({ format: "int64", minimum: 1, description: "Assigned by the service" }),
-    name: PetName,
-    categoryId: CategoryId,
-    status: Type.Optional(PetStatus),
+    ...NewPet.properties,
   },
   { additionalProperties: false },
 );

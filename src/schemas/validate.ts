@@ -24,13 +24,6 @@ export function validateNewPet(body: JsonValue): Validation<NewPet> {
   return { ok: false, details: describeErrors(newPetValidator.Errors(body)) };
 }
 
-interface SchemaError {
-  keyword: string;
-  instancePath: string;
-  params: Record<string, unknown>;
-  message: string;
-}
-
 const ONE_OF_STATUSES = `must be one of ${
   PET_STATUSES.map((status) => JSON.stringify(status)).join(", ")
 }`;
@@ -44,16 +37,16 @@ const MESSAGE_BY_FIELD_AND_KEYWORD: Record<string, string> = {
   "/status enum": ONE_OF_STATUSES,
 };
 
-function describeErrors(errors: readonly SchemaError[]): ErrorDetail[] {
+function describeErrors(errors: ReturnType<typeof newPetValidator.Errors>): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   for (const error of errors) {
     if (error.keyword === "boolean") continue; // repeated by the `additionalProperties` error
     if (error.keyword === "required") {
-      for (const field of error.params.requiredProperties as string[]) {
+      for (const field of error.params.requiredProperties) {
         details.push({ path: `/${field}`, message: `${field} is required` });
       }
     } else if (error.keyword === "additionalProperties") {
-      for (const field of error.params.additionalProperties as string[]) {
+      for (const field of error.params.additionalProperties) {
         details.push({ path: pointer(field), message: `${truncate(field)} is not a known field` });
       }
     } else if (error.instancePath === "") {

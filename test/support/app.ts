@@ -2,7 +2,7 @@
 import { createApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config/config.ts";
 import { keyDigest, KeyRing } from "../../src/http/auth.ts";
-import { createMemoryLogger } from "../../src/log.ts";
+import { createMemoryLogger } from "./memory_logger.ts";
 import { MemoryStore } from "./memory_store.ts";
 import { clockBeforeSunset } from "./sunset.ts";
 

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../src/config/config.ts";
-import { reloadApiKeys } from "../../src/config/key_reload.ts";
+import { reloadApiKeys } from "../../src/config/api_keys.ts";
 import { keyDigest, KeyRing } from "../../src/http/auth.ts";
-import { createMemoryLogger } from "../../src/log.ts";
+import { createMemoryLogger } from "../support/memory_logger.ts";
 
 function withKeysFile(test: (file: string) => void): void {
   const dir = mkdtempSync(join(tmpdir(), "key-reload-"));

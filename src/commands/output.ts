@@ -1,0 +1,29 @@
+/** How the sub-commands talk to the operator: one-line failures, reports, addresses, stdout. */
+import process from "node:process";
+import { formatReport, type RecordReport } from "../store/jsonl/verify.ts";
+
+/** Prints `line` on stderr and returns the exit code `code`: a failure is one line. */
+export function fail(line: string, code = 1): number {
+  process.stderr.write(`${line}\n`);
+  return code;
+}
+
+/** Prints what a tool of the store found: counts per status, then a warning or error, or ok. */
+export function printReport(
+  report: RecordReport,
+  stream: { write(text: string): unknown } = process.stdout,
+): void {
+  stream.write(formatReport(report).join("\n") + "\n");
+}
+
+/** `host:port`, an IPv6 literal in brackets. */
+export function authority(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** Writes to stdout and waits until it is handed over: backpressure, and the exit cuts nothing off. */
+export function writeStdout(chunk: string | Uint8Array): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(chunk, (error) => (error ? reject(error) : resolve()));
+  });
+}
