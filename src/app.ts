@@ -1,12 +1,12 @@
 /**
- * The application: `createApp(...)` returns one fetch-style handler,
- * `(request: Request) => Response | Promise<Response>`, that every runtime adapter serves
- * unchanged; it answers synchronously when nothing on the way awaits.
+ * The application: `createApp(...)` returns one handler that every runtime adapter serves
+ * unchanged, `handle(request, respond)`, and its fetch-style form, `fetch(request)`, which answers
+ * with a web `Response`. It answers synchronously when nothing on the way awaits.
  *
  * A request walks one line of named steps, in an order that carries rules (docs/api.md, "Errors":
  * which error wins): `handle` splits the URL, `route` matches the path, answers OPTIONS, checks
  * the key, the rate limit and the URL length, answers 404, 410 and 405, and runs the route's
- * handler; `respond` then refunds a 304's token, builds the one Response, observes the metrics
+ * handler; `finish` then refunds a 304's token, makes the one response, observes the metrics
  * and writes the log line. test/request_steps.test.ts pins each rule the order carries. Errors
  * are values (`HttpError`) turned into the Error body in one place; anything else is logged and
  * answered with a bare 500. Every reply starts from one of its path's constant header sets
@@ -23,10 +23,12 @@ import { enforceRateLimit, RateLimiter, refundRateLimit } from "./http/rate_limi
 import { requestIdFor } from "./http/request_id.ts";
 import { traceIdOf } from "./http/trace_context.ts";
 import {
+  type AppRequest,
   plainHeaderTarget,
   type Reply,
   replyHeaders,
-  type ResponseConstructor,
+  type Respond,
+  webResponse,
 } from "./http/responses.ts";
 import { handlerFor, type PathMatch, type Route, Router } from "./http/router.ts";
 import { checkUrlLength } from "./http/url_limit.ts";
@@ -41,7 +43,13 @@ import { type PetStore, StoreUnavailableError } from "./store/store.ts";
 
 /** The handler and the levers `main.ts` pulls at start and shutdown. */
 export interface App {
-  readonly fetch: (request: Request) => Response | Promise<Response>;
+  /**
+   * Answers `request` with what `respond` makes of the whole reply: a web Response
+   * (`webResponse`, Deno and Bun), or the reply itself, which the Node adapter writes.
+   */
+  readonly handle: <R>(request: AppRequest, respond: Respond<R>) => R | Promise<R>;
+  /** `handle` answering with a web Response. */
+  readonly fetch: (request: AppRequest) => Response | Promise<Response>;
   /** The store finished loading: API requests are served from now on. */
   ready(store: PetStore): void;
   /** Shutting down: readiness goes 503 and requests that arrive from now on get 503. */
@@ -62,11 +70,6 @@ export interface AppOptions {
   readonly clock?: () => number;
   /** A store that is ready from the start (tests); otherwise call `app.ready(store)`. */
   readonly store?: PetStore;
-  /**
-   * Builds each request's one response; the global `Response` unless a runtime adapter offers a
-   * lighter Response-compatible class (`RuntimeAdapter.Response`, see runtime/node).
-   */
-  readonly Response?: ResponseConstructor;
   /** Compresses br bodies; node:zlib's brotli unless the runtime adapter offers another. */
   readonly brotli?: BrotliEncoder;
 }
@@ -76,7 +79,6 @@ export function createApp(options: AppOptions): App {
   const { config, keys, log } = options;
   const { basePath } = config;
   const clock = options.clock ?? Date.now;
-  const ResponseClass: ResponseConstructor = options.Response ?? Response;
   let readiness: Readiness = options.store === undefined ? "loading" : "ready";
   let store = options.store;
 
@@ -213,8 +215,8 @@ export function createApp(options: AppOptions): App {
     return errorReply(toHttpError(error, context.requestId, log), context.requestId, base);
   }
 
-  /** Steps 10 to 13: the reply made the request's one Response, counted and logged. */
-  function respond(context: Steps, reply: Reply, started: number): Response {
+  /** Steps 10 to 13: the reply made the request's one response, counted and logged. */
+  function finish<R>(context: Steps, reply: Reply, started: number, respond: Respond<R>): R {
     try {
       const { request, method, requestId } = context;
       const headers = reply.headers;
@@ -227,7 +229,7 @@ export function createApp(options: AppOptions): App {
         }
         for (const name in rate) headers[name] ??= rate[name];
       }
-      // Step 11: the one Response.
+      // Step 11: the one response.
       headers["x-request-id"] = requestId;
       cors?.decorate(request.headers.get("origin"), plainHeaderTarget(headers));
       // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same,
@@ -238,7 +240,7 @@ export function createApp(options: AppOptions): App {
         headers["content-length"] = String(byteLength(body));
         body = null;
       }
-      const response = new ResponseClass(body, { status: reply.status, headers });
+      const response = respond({ status: reply.status, body, headers });
       // Steps 12 and 13: the metrics and the request's one log line.
       const elapsedMs = performance.now() - started;
       metrics?.observe(method, context.match?.pattern, reply.status, elapsedMs / 1000);
@@ -261,10 +263,10 @@ export function createApp(options: AppOptions): App {
   }
 
   /**
-   * One request, from the adapter's Request to its one Response: synchronous unless the route
+   * One request, from the adapter's request to its one response: synchronous unless the route
    * awaits (a body, a write, a database), so a read of the file store makes no promise at all.
    */
-  function handle(request: Request): Response | Promise<Response> {
+  function handle<R>(request: AppRequest, respond: Respond<R>): R | Promise<R> {
     inFlight++;
     const started = performance.now();
     // Step 1: path and query, by slicing the URL.
@@ -290,15 +292,16 @@ export function createApp(options: AppOptions): App {
     }
     if (reply instanceof Promise) {
       return reply.then(
-        (reply) => respond(context, reply, started),
-        (error) => respond(context, failed(context, error), started),
+        (reply) => finish(context, reply, started, respond),
+        (error) => finish(context, failed(context, error), started, respond),
       );
     }
-    return respond(context, reply, started);
+    return finish(context, reply, started, respond);
   }
 
   return {
-    fetch: handle,
+    handle,
+    fetch: (request) => handle(request, webResponse),
     ready(loaded: PetStore) {
       store = loaded;
       readiness = "ready";
@@ -328,7 +331,7 @@ function byteLength(body: string | Uint8Array): number {
 /** Params of a path with none: one frozen object rather than one per request. */
 const NO_PARAMS: Record<string, string> = Object.freeze({});
 
-/** The handler's context, and what the steps hand on to `respond`. */
+/** The handler's context, and what the steps hand on to `finish`. */
 type Steps = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
   /** The matched path (its pattern labels the metrics). */
   match: PathMatch<RequestContext, Reply> | undefined;
@@ -351,8 +354,9 @@ function routeTable(
 
 /**
  * Path and query of a request URL, by slicing: no `new URL()` per request. The URL is absolute
- * (`http://host/path?query`, the authority ending at its first `/`, `?` or `#`) or, as Bun gives
- * it when the Host header is not a valid host, the origin-form target itself (`/path?query`).
+ * (`http://host/path?query`, the authority ending at its first `/`, `?` or `#`) or the
+ * origin-form target itself (`/path?query`), as the Node adapter gives it, and Bun when the Host
+ * header is not a valid host.
  * The path's `.` and `..` segments are removed (see `removeDotSegments`), only when it may have
  * some: one regular expression test, about 25 ns, is all an ordinary path costs.
  */

@@ -16,6 +16,7 @@ import type { AddressInfo } from "node:net";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { keyDigest, KeyRing } from "../../src/http/auth.ts";
+import { webResponse } from "../../src/http/responses.ts";
 import { createJsonLogger } from "../../src/log.ts";
 import { nodeRuntime } from "../../src/runtime/node.ts";
 import { MemoryStore } from "../../test/support/memory_store.ts";
@@ -40,8 +41,8 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
-/** The app with a memory store preloaded with `PET_COUNT` pets, and its body limit. */
-export async function benchApp(kind: ServerKind): Promise<{ app: App; maxBodyBytes: number }> {
+/** The app with a memory store preloaded with `PET_COUNT` pets. */
+export async function benchApp(): Promise<App> {
   const config = loadConfig({ API_KEYS: BENCH_KEY });
   const store = new MemoryStore();
   for (let id = 1; id <= PET_COUNT; id++) {
@@ -53,32 +54,26 @@ export async function benchApp(kind: ServerKind): Promise<{ app: App; maxBodyByt
   }
   const log = createJsonLogger({ write: () => {}, backlog: () => 0 });
   const keys = new KeyRing([keyDigest(BENCH_KEY)]);
-  // Ours runs as in production, with the adapter's light Response; the naive bridge and the
-  // ceiling's page use the global one.
-  const Response = kind === "ours" ? nodeRuntime.Response : undefined;
-  return {
-    app: createApp({ config, keys, log, store, Response }),
-    maxBodyBytes: config.maxBodyBytes,
-  };
+  return createApp({ config, keys, log, store });
 }
 
 /** Starts the server of `kind` on `host`, on a free port. */
 export async function startServer(
   kind: ServerKind,
-  options: { host: string; wrapFetch?: (fetch: App["fetch"]) => App["fetch"] },
+  options: { host: string; wrapHandle?: (handle: App["handle"]) => App["handle"] },
 ): Promise<BenchServer> {
-  const { app, maxBodyBytes } = await benchApp(kind);
-  const fetch = options.wrapFetch ? options.wrapFetch(app.fetch) : app.fetch;
+  const app = await benchApp();
+  const handle = options.wrapHandle ? options.wrapHandle(app.handle) : app.handle;
   switch (kind) {
     case "ours": {
-      const server = await nodeRuntime.serve({ fetch, port: 0, host: options.host, maxBodyBytes });
+      const server = await nodeRuntime.serve({ handle, port: 0, host: options.host });
       return { port: server.port, close: () => server.shutdown(10_000) };
     }
     case "naive":
-      return await listen(naiveBridge(fetch), options.host);
+      return await listen(naiveBridge((request) => handle(request, webResponse)), options.host);
     case "ceiling": {
       // The same bytes a 20-pet page has, so the ceiling writes as much as the others do.
-      const page = await fetch(
+      const page = await app.fetch(
         new Request(`http://localhost${LIST_PATH}`, {
           headers: { authorization: `Bearer ${BENCH_KEY}` },
         }),

@@ -23,12 +23,11 @@ const log = createJsonLogger({
 const config = loadConfig(process.env);
 const keys = new KeyRing(loadApiKeys(config).digests);
 const runtime = await detectRuntime();
-const app = createApp({ config, keys, log, Response: runtime.Response });
+const app = createApp({ config, keys, log, brotli: runtime.brotliEncoder?.() });
 const server = await runtime.serve({
-  fetch: app.fetch,
+  handle: app.handle,
   port: config.port,
   host: config.host,
-  maxBodyBytes: config.maxBodyBytes,
 });
 const store = await openJsonlStore({
   dataDir: config.dataDir,

@@ -45,7 +45,6 @@ export async function runServe(): Promise<number> {
     config,
     keys,
     log,
-    Response: runtime.Response,
     brotli: runtime.brotliEncoder?.(),
   });
   let server: RunningServer | undefined;
@@ -97,8 +96,8 @@ export async function runServe(): Promise<number> {
   watchLauncher((pid) => void stop(`The npm process that started the service (${pid}) is gone`));
 
   try {
-    const { port, host, maxBodyBytes, tls } = config;
-    server = await runtime.serve({ fetch: app.fetch, port, host, maxBodyBytes, tls });
+    const { port, host, tls } = config;
+    server = await runtime.serve({ handle: app.handle, port, host, tls });
   } catch (error) {
     const message = (error as Error).message;
     return fail(`Cannot start: cannot listen on ${config.host}:${config.port}: ${message}`);

@@ -7,6 +7,7 @@
 import { ClientGoneError, HttpError } from "./errors.ts";
 import type { JsonValue } from "../schemas/json_value.ts";
 import { parseJsonExact } from "./json.ts";
+import type { AppRequest } from "./responses.ts";
 
 /** True for `application/json`, with or without parameters such as `charset=utf-8`. */
 export function isJsonContentType(contentType: string | null): boolean {
@@ -23,7 +24,7 @@ function tooLarge(limit: number): HttpError {
 const DECIMAL = /^[0-9]+$/;
 
 /** Reads the body as bytes, refusing more than `limit` of them with 413. */
-export async function readBodyBounded(request: Request, limit: number): Promise<Uint8Array> {
+export async function readBodyBounded(request: AppRequest, limit: number): Promise<Uint8Array> {
   try {
     return await readBytes(request, limit);
   } catch (error) {
@@ -45,7 +46,7 @@ function clientGoneOr(error: unknown): unknown {
   return new ClientGoneError(error);
 }
 
-async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
+async function readBytes(request: AppRequest, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   // Only without Transfer-Encoding: with both headers the runtime may frame by chunks, and then
@@ -90,7 +91,7 @@ async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON. */
-export async function readJsonBody(request: Request, limit: number): Promise<JsonValue> {
+export async function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
   const bytes = await readBodyBounded(request, limit);
   let text: string;
   try {

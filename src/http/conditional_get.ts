@@ -16,7 +16,7 @@ import {
 } from "./compression.ts";
 import { digest64Hex, type Digest64State, digest64State } from "./digest64.ts";
 import { nextPageLink, type PageRequest } from "./pagination.ts";
-import type { Reply, ReplyHeaders } from "./responses.ts";
+import type { AppRequest, Reply, ReplyHeaders } from "./responses.ts";
 import { type CachedResponse, ResponseCache } from "./response_cache.ts";
 
 // ---- Entity tags (RFC 9110 §8.8.3) ----
@@ -165,7 +165,7 @@ export interface PetReads {
 
 /** What a read needs of its request (a route's context fits); `store` throws 503 when not ready. */
 export interface ReadContext {
-  readonly request: Request;
+  readonly request: AppRequest;
   readonly store: () => PetReads;
   readonly headers: ReplyHeaders;
 }

@@ -5,7 +5,7 @@
  * A preflight `OPTIONS` on a known path is answered without a key (the Fetch standard's CORS
  * preflight never carries credentials or `Authorization`).
  */
-import type { HeaderTarget } from "./responses.ts";
+import type { AppRequest, HeaderTarget } from "./responses.ts";
 
 /** Response headers browser code may read (Fetch standard: CORS-safelisted ones need not be listed). */
 export const EXPOSED_HEADERS = [
@@ -60,7 +60,7 @@ export class CorsPolicy {
    * Adds the preflight headers when `request` is a CORS preflight from an allowed origin;
    * `allow` is the path's `Allow` value. Other OPTIONS requests get nothing extra.
    */
-  preflight(request: Request, allow: string, headers: HeaderTarget): void {
+  preflight(request: AppRequest, allow: string, headers: HeaderTarget): void {
     const origin = request.headers.get("origin");
     if (request.headers.get("access-control-request-method") === null) return;
     if (this.allowOrigin(origin) === undefined) return;

@@ -1,17 +1,33 @@
 /**
- * Replies, and the constant headers they are made from. Route handlers return a `Reply` (a
- * status, a body that is already JSON text or bytes, and its headers); the app adds the
- * request's own headers (request id, rate limit, CORS) to the same plain object and builds
- * exactly one response per request with the `ResponseConstructor` it was given. That constructor
- * defaults to the global `Response`; a runtime adapter may supply a lighter, Response-compatible
- * class (Node does: building an undici Response and its web stream costs about a fifth of a
- * request there).
+ * The seam between the app and the runtime adapters, and the constant headers replies are made
+ * from. The app reads an `AppRequest` (a web `Request` is one). Route handlers return a `Reply` (a
+ * status, a body that is already JSON text or bytes, and its headers); the app adds the request's
+ * own headers (request id, rate limit, CORS) to the same plain object and hands the whole reply,
+ * once per request, to the adapter's `Respond`: `webResponse` on Deno and Bun (and in tests), or
+ * on Node the reply itself, which the adapter writes with one `writeHead` and one `end`.
  */
+
+/**
+ * The parts of a request the app reads. A web `Request` has them (Deno, Bun, tests); the Node
+ * adapter builds just these from node:http's request.
+ */
+export interface AppRequest {
+  readonly method: string;
+  /** Absolute (`http://host/path?query`) or the origin-form target itself (`/path?query`). */
+  readonly url: string;
+  readonly headers: {
+    get(name: string): string | null;
+    has(name: string): boolean;
+  };
+  /** Null for a request without a body (GET, HEAD). */
+  readonly body: ReadableStream<Uint8Array> | null;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
 
 /** A response body: text, UTF-8 bytes, or null for no content. */
 export type ReplyBody = string | Uint8Array<ArrayBuffer> | null;
 
-/** What a route answers; the app makes it the request's one Response. */
+/** What a route answers, and what the app hands the adapter's `Respond` once per request. */
 export interface Reply {
   readonly status: number;
   readonly body: ReplyBody;
@@ -22,14 +38,13 @@ export interface Reply {
   readonly headers: Record<string, string>;
 }
 
-/** The init every response of the app is built with: plain, lower-case headers. */
-export interface PlainResponseInit {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-}
+/** Makes a runtime's response of the request's whole reply (every header included). */
+export type Respond<R> = (reply: Reply) => R;
 
-/** A constructor of Response-compatible objects: the global `Response`, or an adapter's own. */
-export type ResponseConstructor = new (body: ReplyBody, init: PlainResponseInit) => Response;
+/** The reply as a web `Response`. */
+export function webResponse(reply: Reply): Response {
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+}
 
 /** `Cache-Control` of authenticated responses: nothing may store them (they depend on the key). */
 export const AUTHENTICATED_CACHE_CONTROL = "no-store";

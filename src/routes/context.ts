@@ -3,11 +3,11 @@
  * share. They live here, below both, so that a route never imports the app that assembles it.
  */
 import type { PetStore } from "../store/store.ts";
-import type { ReplyHeaders } from "../http/responses.ts";
+import type { AppRequest, ReplyHeaders } from "../http/responses.ts";
 
 /** What a route handler gets: the request and everything already worked out about it. */
 export interface RequestContext {
-  readonly request: Request;
+  readonly request: AppRequest;
   readonly method: string;
   readonly path: string;
   /** The raw query string without `?` (may be empty). */

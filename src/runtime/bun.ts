@@ -15,6 +15,7 @@
  * slower: see docs/operations.md, "Pipelining", and test/service/pipelining.test.ts.
  */
 import process from "node:process";
+import { webResponse } from "../http/responses.ts";
 import { delay, type RuntimeAdapter, type ServeOptions } from "./server.ts";
 
 interface BunServer {
@@ -49,7 +50,7 @@ export const bunRuntime: RuntimeAdapter = {
       // MAX_BODY_BYTES, and Bun discards the unread rest of a body instead of buffering it
       // (200 MB streamed at a 401 or a 413: RSS grew by about 2 MiB).
       maxRequestBodySize: Number.POSITIVE_INFINITY,
-      fetch: options.fetch,
+      fetch: (request) => options.handle(request, webResponse),
       error: () => new Response(null, { status: 500 }),
     });
     return Promise.resolve({

@@ -25,6 +25,7 @@
  * "Memory"). The WebAssembly one gives the same bytes, within a bounded memory.
  */
 import { loadWasmBrotli } from "../http/compression.ts";
+import { webResponse } from "../http/responses.ts";
 import { delay, type RuntimeAdapter, type ServeOptions } from "./server.ts";
 
 export const denoRuntime: RuntimeAdapter = {
@@ -44,7 +45,7 @@ export const denoRuntime: RuntimeAdapter = {
             shutdown: (graceMs) => Promise.race([server.shutdown(), delay(graceMs)]),
           }),
         onError: () => new Response(null, { status: 500 }),
-      }, (request) => options.fetch(withTargetUrl(request)));
+      }, (request) => options.handle(withTargetUrl(request), webResponse));
     });
   },
   onSignal(signal, handler) {

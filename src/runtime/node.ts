@@ -1,54 +1,57 @@
 /**
- * The Node adapter: node:http bridged to the fetch handler. The bridge builds only what the
- * handler reads (see `NodeRequest`), catches every throw and rejection (a handler error must
- * never escape and crash the process), and treats a closed socket as a client abort.
+ * The Node adapter: node:http bridged to the app's handler. The request is built lazily
+ * (./node/node_request.ts); the app's reply, a status, plain headers and a body that is already
+ * text or bytes, goes out with one `writeHead` and one `end`. Every throw and rejection is caught:
+ * a handler error must never escape and crash the process.
  *
  * With TLS the same bridge runs on a node:https server (loaded only then), whose
  * `setSecureContext` swaps the certificate for new connections while open ones go on.
  */
+import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import process from "node:process";
+import type { Reply, Respond } from "../http/responses.ts";
 import { NodeRequest } from "./node/node_request.ts";
-import { NodeResponse } from "./node/node_response.ts";
 import { discardUnreadBody } from "./node/unread_body.ts";
-import { writeResponse } from "./node/write_response.ts";
-import type { ResponseConstructor } from "../http/responses.ts";
 import type { RunningServer, RuntimeAdapter, ServeOptions, TlsMaterial } from "./server.ts";
 
 /** How often shutdown closes the connections that became idle since (their answer was sent). */
 const IDLE_SWEEP_MS = 100;
 
-/** Slow clients (slowloris): limits on how long headers and a whole request may take. */
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 30_000;
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
-/** How often the timeouts above are checked (Node's default, 30 s, would let a slow head last 40 s). */
-const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
-/** Request line plus headers, in bytes (Node's default, stated): over it Node answers 431. */
-const MAX_HEADER_BYTES = 16 * 1024;
+/** node:http's limits on slow clients (slowloris) and on the size of a head. */
+const HTTP_OPTIONS = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  // How often those are checked: Node's default, 30 s, would let a slow head last 40 s.
+  connectionsCheckingInterval: 1_000,
+  // Request line plus headers, in bytes (Node's default, stated): over it Node answers 431.
+  maxHeaderSize: 16 * 1024,
+};
 
 async function serve(options: ServeOptions): Promise<RunningServer> {
-  const httpOptions = {
-    headersTimeout: HEADERS_TIMEOUT_MS,
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-    maxHeaderSize: MAX_HEADER_BYTES,
-  };
-  const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    handle(options.fetch, incoming, outgoing).catch(() => outgoing.destroy());
-  };
   const tls = options.tls;
+  const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    let reply: Reply | Promise<Reply>;
+    try {
+      reply = options.handle(new NodeRequest(incoming), asIs);
+    } catch {
+      reply = serverError();
+    }
+    // A reply made synchronously is written at once, with no promise in between.
+    if (!(reply instanceof Promise)) return send(reply, outgoing);
+    reply.then((reply) => send(reply, outgoing), () => send(serverError(), outgoing));
+  };
   const secure = tls === undefined ? undefined : (await import("node:https")).createServer({
-    ...httpOptions,
+    ...HTTP_OPTIONS,
     cert: tls.cert,
     key: tls.key,
     // The TLS handshake comes before the head, so headersTimeout does not bound it (Node's own
     // default is 120 s): a client that stalls mid-handshake gets as long as a slow head.
-    handshakeTimeout: HEADERS_TIMEOUT_MS,
+    handshakeTimeout: HTTP_OPTIONS.headersTimeout,
   }, listener);
-  const server = secure ?? createServer(httpOptions, listener);
+  const server = secure ?? createServer(HTTP_OPTIONS, listener);
   // Node counts a connection that has sent nothing yet as busy (it awaits a head), not idle:
   // clients open such spare connections (Deno's fetch does), and they would hold shutdown.
   const silent = new Set<Socket>();
@@ -66,9 +69,9 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
   return await new Promise<RunningServer>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
-      const { port } = server.address() as AddressInfo;
+      const address = server.address();
       resolve({
-        port,
+        port: typeof address === "object" && address !== null ? address.port : options.port,
         ...(secure === undefined ? {} : {
           replaceTls: (pair: TlsMaterial) =>
             secure.setSecureContext({ cert: pair.cert, key: pair.key }),
@@ -92,35 +95,59 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
   });
 }
 
-async function handle(
-  fetch: ServeOptions["fetch"],
-  incoming: IncomingMessage,
-  outgoing: ServerResponse,
-): Promise<void> {
-  // The abort signal is created only if the handler reads it (see `NodeRequest.signal`).
-  const request = new NodeRequest(incoming, outgoing);
-  let response: Response | NodeResponse;
+/** The app's reply as it is: the adapter writes it. */
+const asIs: Respond<Reply> = (reply) => reply;
+
+function serverError(): Reply {
+  return { status: 500, headers: {}, body: null };
+}
+
+/** Writes `reply` on `outgoing`; never throws (a failed write drops the connection). */
+function send(reply: Reply, outgoing: ServerResponse): void {
   try {
-    response = await fetch(request as unknown as Request);
+    const { status, headers, body } = reply;
+    if (headers["content-length"] === undefined && (body !== null || hasContent(status))) {
+      headers["content-length"] = String(byteLength(body));
+    }
+    const incoming = outgoing.req;
+    if (incoming.complete) {
+      outgoing.writeHead(status, headers).end(body ?? undefined);
+      return;
+    }
+    // The app answered without reading the whole body (401, 413, ...), so this connection cannot
+    // carry another request: with keep-alive off, node sends `Connection: close` and closes the
+    // socket once the response has ended. The answer goes out now, but its end waits until the
+    // rest of the body has been read and dropped (within bounds): closing with data still
+    // arriving would reset the connection, and the client could lose the answer (see
+    // ./node/unread_body.ts).
+    outgoing.shouldKeepAlive = false;
+    outgoing.writeHead(status, headers);
+    if (body === null) outgoing.flushHeaders();
+    else outgoing.write(body);
+    discardUnreadBody(incoming).then(() => outgoing.end()).catch(() => outgoing.destroy());
   } catch {
-    response = new Response(null, { status: 500 });
+    outgoing.destroy();
   }
-  if (incoming.complete) return writeResponse(response, outgoing);
-  // The handler answered without reading the whole body (401, 413, ...), so this connection
-  // cannot carry another request: with keep-alive off, node sends `Connection: close` and closes
-  // the socket once the response has ended. The answer goes out now, but its end waits until the
-  // rest of the body has been read and dropped (within bounds): closing with data still arriving
-  // would reset the connection, and the client could lose the answer (see ./node/unread_body.ts).
-  outgoing.shouldKeepAlive = false;
-  await writeResponse(response, outgoing, { endAfter: discardUnreadBody(incoming) });
+}
+
+/**
+ * The body is whole, so its length goes in the head (sent in one write with it), 0 for none:
+ * without it node frames a response left open (see `send`) as chunked, and the client would
+ * wait for the last chunk. A 204 or 304 has no content and says no length (RFC 9110 §8.6).
+ */
+function byteLength(body: string | Uint8Array | null): number {
+  if (body === null) return 0;
+  return typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+}
+
+function hasContent(status: number): boolean {
+  return status >= 200 && status !== 204 && status !== 304;
 }
 
 export const nodeRuntime: RuntimeAdapter = {
   name: "node",
   version: process.versions.node,
   serve,
-  // The app answers with NodeResponse, which `writeResponse` sends in one write.
-  Response: NodeResponse as unknown as ResponseConstructor,
   onSignal(signal, handler) {
     process.on(signal, handler);
   },

@@ -3,15 +3,17 @@
  * runtime runs; each owns listening, signals and graceful shutdown for its runtime.
  */
 import type { BrotliEncoder } from "../http/compression.ts";
-import type { ResponseConstructor } from "../http/responses.ts";
+import type { AppRequest, Respond } from "../http/responses.ts";
 
 /** What an adapter needs to serve the app. */
 export interface ServeOptions {
-  readonly fetch: (request: Request) => Response | Promise<Response>;
+  /**
+   * The app's handler (`App.handle`): each adapter passes the `Respond` that makes what its
+   * server writes, a web Response (Deno, Bun) or the reply itself (Node).
+   */
+  readonly handle: <R>(request: AppRequest, respond: Respond<R>) => R | Promise<R>;
   readonly port: number;
   readonly host: string;
-  /** The app enforces the body limit itself; runtimes must not answer over-size bodies first. */
-  readonly maxBodyBytes: number;
   /** PEM certificate chain and key: when given, the port speaks HTTPS only. */
   readonly tls?: TlsMaterial;
 }
@@ -46,11 +48,6 @@ export interface RuntimeAdapter {
   readonly version: string;
   serve(options: ServeOptions): Promise<RunningServer>;
   /**
-   * A lighter Response-compatible class for the app to answer with, when this runtime's server
-   * can write it more cheaply than a global `Response` (Node); absent, the app uses `Response`.
-   */
-  readonly Response?: ResponseConstructor;
-  /**
    * The brotli encoder for br bodies, when this runtime's node:zlib one must not be used (Deno:
    * its memory grows with every call); absent, node:zlib's. Called once, at start.
    */
@@ -61,16 +58,16 @@ export interface RuntimeAdapter {
 
 /** Picks the adapter for the runtime this process runs on; the others are never loaded. */
 export async function detectRuntime(): Promise<RuntimeAdapter> {
-  const globals = globalThis as { Deno?: unknown; Bun?: unknown };
-  if (globals.Deno !== undefined) return (await import("./deno.ts")).denoRuntime;
-  if (globals.Bun !== undefined) return (await import("./bun.ts")).bunRuntime;
+  if ("Deno" in globalThis) return (await import("./deno.ts")).denoRuntime;
+  if ("Bun" in globalThis) return (await import("./bun.ts")).bunRuntime;
   return (await import("./node.ts")).nodeRuntime;
 }
 
 /** Resolves after `ms`, without keeping the process alive for it. */
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms) as unknown as { unref?: () => void };
-    timer.unref?.();
+    // Node and Bun give a timer object that can be unref'd, Deno a number.
+    const timer: number | { unref?: () => void } = setTimeout(resolve, ms);
+    if (typeof timer === "object") timer.unref?.();
   });
 }
