@@ -24,14 +24,13 @@ import { requestIdFor } from "./http/request_id.ts";
 import { traceIdOf } from "./http/trace_context.ts";
 import {
   type AppRequest,
-  plainHeaderTarget,
   type Reply,
   replyHeaders,
   type Respond,
   webResponse,
 } from "./http/responses.ts";
 import { handlerFor, type PathMatch, type Route, Router } from "./http/router.ts";
-import { checkUrlLength } from "./http/url_limit.ts";
+import { checkUrlLength, splitUrl } from "./http/url.ts";
 import type { Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics/service_metrics.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -74,7 +73,7 @@ export interface AppOptions {
   readonly brotli?: BrotliEncoder;
 }
 
-/** Creates the service's fetch handler. */
+/** Creates the service's handler. */
 export function createApp(options: AppOptions): App {
   const { config, keys, log } = options;
   const { basePath } = config;
@@ -121,7 +120,12 @@ export function createApp(options: AppOptions): App {
   const apiRoutes = [...petRoutes(options), ...openapiRoutes({ config }), ...docsRoutes()];
   const rootRoutes = healthRoutes({ readiness: () => readiness, storeAvailable });
   const metrics = config.metrics
-    ? new ServiceMetrics(routeTable(config, rootRoutes, apiRoutes), {
+    ? new ServiceMetrics({
+      // The route patterns the metrics label requests with: health and metrics at the root.
+      rootPatterns: [...rootRoutes.map((route) => route.pattern), "/metrics"],
+      apiPatterns: apiRoutes.map((route) => route.pattern),
+      basePath,
+    }, {
       ready: () => readiness === "ready" && storeAvailable(),
       inFlight: () => inFlight,
     })
@@ -163,7 +167,7 @@ export function createApp(options: AppOptions): App {
     if (match !== undefined && method === "OPTIONS") {
       if (pastSunset) throw gone();
       const headers = { ...context.headers.options, allow: match.allow };
-      cors?.preflight(context.request, match.allow, plainHeaderTarget(headers));
+      cors?.preflight(context.request, match.allow, headers);
       return { status: 204, body: null, headers };
     }
     // Step 4: the key, before anything else can be wrong (401 wins over 404, 405, 410 and 429).
@@ -175,8 +179,7 @@ export function createApp(options: AppOptions): App {
       // accepted keys get buckets, and 401s cost nothing) and before the path and method checks
       // (429 wins over 404, 405, 410).
       if (rateLimiter !== undefined && underBase) {
-        context.rate = {};
-        enforceRateLimit(rateLimiter, context.keyScope, plainHeaderTarget(context.rate));
+        context.rate = enforceRateLimit(rateLimiter, context.keyScope);
       }
     }
     // Step 6: the URL's length (414), once the key is known good.
@@ -220,18 +223,17 @@ export function createApp(options: AppOptions): App {
     try {
       const { request, method, requestId } = context;
       const headers = reply.headers;
-      const rate = context.rate;
-      if (rate !== undefined) {
+      if (context.rate !== undefined) {
         // Step 10: a 304 costs no quota (its token was taken by step 5, so a key with none left
         // got 429 instead).
-        if (reply.status === 304) {
-          refundRateLimit(rateLimiter!, context.keyScope, plainHeaderTarget(rate));
-        }
-        for (const name in rate) headers[name] ??= rate[name];
+        const rate = reply.status === 304
+          ? refundRateLimit(rateLimiter!, context.keyScope)
+          : context.rate;
+        for (const name in rate) headers[name] = rate[name];
       }
       // Step 11: the one response.
       headers["x-request-id"] = requestId;
-      cors?.decorate(request.headers.get("origin"), plainHeaderTarget(headers));
+      cors?.decorate(request.headers.get("origin"), headers);
       // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same,
       // Content-Length included (§8.6). Stated here because a runtime given no body would send 0
       // (Deno, Bun) or nothing (Node).
@@ -339,81 +341,6 @@ type Steps = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
   rate: Record<string, string> | undefined;
 };
 
-/** The route patterns the metrics label requests with: health and metrics at the root. */
-function routeTable(
-  config: Config,
-  rootRoutes: readonly { pattern: string }[],
-  apiRoutes: readonly { pattern: string }[],
-) {
-  return {
-    rootPatterns: [...rootRoutes.map((route) => route.pattern), "/metrics"],
-    apiPatterns: apiRoutes.map((route) => route.pattern),
-    basePath: config.basePath,
-  };
-}
-
-/**
- * Path and query of a request URL, by slicing: no `new URL()` per request. The URL is absolute
- * (`http://host/path?query`, the authority ending at its first `/`, `?` or `#`) or the
- * origin-form target itself (`/path?query`), as the Node adapter gives it, and Bun when the Host
- * header is not a valid host.
- * The path's `.` and `..` segments are removed (see `removeDotSegments`), only when it may have
- * some: one regular expression test, about 25 ns, is all an ordinary path costs.
- */
-export function splitUrl(url: string): { path: string; query: string } {
-  let authorityStart = 0;
-  if (url.charCodeAt(0) !== SLASH) {
-    const schemeEnd = url.indexOf("://");
-    if (schemeEnd !== -1) authorityStart = schemeEnd + 3;
-  }
-  const slash = url.indexOf("/", authorityStart);
-  const hashStart = url.indexOf("#", authorityStart);
-  let queryStart = url.indexOf("?", authorityStart);
-  let pathEnd = hashStart === -1 ? url.length : hashStart;
-  if (queryStart !== -1 && queryStart < pathEnd) pathEnd = queryStart;
-  else queryStart = -1; // none, or a `?` in the fragment
-  // No `/` before the query or fragment: the path is empty (`http://host?query`).
-  const pathStart = slash !== -1 && slash < pathEnd ? slash : pathEnd;
-  let path = url.slice(pathStart, pathEnd) || "/";
-  if (MAYBE_DOT_SEGMENT.test(path)) path = removeDotSegments(path);
-  const query = queryStart === -1
-    ? ""
-    : url.slice(queryStart + 1, hashStart === -1 ? undefined : hashStart);
-  return { path, query };
-}
-
-const SLASH = 0x2f;
-/** A segment starting with `.` or `%` (`%2e`), or a backslash: what `removeDotSegments` changes. */
-const MAYBE_DOT_SEGMENT = /\/[.%]|\\/;
-const SINGLE_DOT = /^(?:\.|%2e)$/i;
-const DOUBLE_DOT = /^(?:\.|%2e){2}$/i;
-
-/**
- * A path with its `.` and `..` segments applied and removed (RFC 3986 §5.2.4,
- * remove_dot_segments), so that every runtime routes `/v1/docs/../pets` as `/v1/pets`. Bun hands
- * over paths already normalised by the WHATWG URL parser, which also takes `%2e` for a dot and
- * `\` for a `/` in http(s) URLs; the same is done here so that Deno and Node give the same answer.
- * `..` never climbs above the root, and a dot segment at the end leaves a trailing `/`.
- */
-export function removeDotSegments(path: string): string {
-  const segments = path.replaceAll("\\", "/").split("/");
-  const output: string[] = [];
-  // segments[0] is the empty string before the path's leading "/".
-  for (let at = 1; at < segments.length; at++) {
-    const segment = segments[at];
-    const last = at === segments.length - 1;
-    if (SINGLE_DOT.test(segment)) {
-      if (last) output.push("");
-    } else if (DOUBLE_DOT.test(segment)) {
-      output.pop();
-      if (last) output.push("");
-    } else {
-      output.push(segment);
-    }
-  }
-  return "/" + output.join("/");
-}
-
 function toHttpError(error: unknown, requestId: string, log: Logger): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof StoreUnavailableError) {
@@ -422,16 +349,13 @@ function toHttpError(error: unknown, requestId: string, log: Logger): HttpError 
       headers: { "retry-after": "1" },
     });
   }
-  log.error({ msg: "unhandled error", requestId, error: describeError(error) });
+  const described = error instanceof Error
+    ? `${error.name}: ${error.message}\n${error.stack ?? ""}`
+    : String(error);
+  log.error({ msg: "unhandled error", requestId, error: described });
   return new HttpError(
     500,
     "internal_error",
     "Internal error; the request id identifies it in the logs",
   );
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error
-    ? `${error.name}: ${error.message}\n${error.stack ?? ""}`
-    : String(error);
 }

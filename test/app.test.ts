@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { removeDotSegments, splitUrl } from "../src/app.ts";
+import { removeDotSegments, splitUrl } from "../src/http/url.ts";
 import { KEY, OTHER_KEY, testApp } from "./support/app.ts";
 import { nextLink } from "./support/link_header.ts";
 

@@ -5,10 +5,9 @@
  *
  * A key that passed that check is remembered (`verified`), so a client's later requests skip the
  * hash, which through node:crypto costs more than the rest of a list request (docs/performance.md).
- * Only accepted keys enter the map, so it never holds
- * more entries than there are accepted keys, and a wrong key always takes the constant-time
- * path. The map's own lookup compares strings only after their hashes match, and V8 seeds string
- * hashes randomly per process, so it reveals nothing an attacker can steer.
+ * Only accepted keys enter the map, so a wrong key always takes the constant-time path. The map's
+ * lookup compares strings only after their hashes match, and V8 seeds string hashes randomly per
+ * process, so it reveals nothing an attacker can steer.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { HttpError } from "./errors.ts";
@@ -39,9 +38,8 @@ export class KeyRing {
 
   /** Swaps in a new set of accepted keys at once. */
   replace(digests: readonly Uint8Array[]): void {
-    const fingerprints = digests.map(keyFingerprint);
     this.digests = digests;
-    this.fingerprints = fingerprints;
+    this.fingerprints = digests.map(keyFingerprint);
     // A key removed from the set must stop working at once.
     this.verified = new Map();
   }
@@ -66,13 +64,8 @@ export class KeyRing {
   }
 }
 
+/** An `Authorization: Bearer <token>` header; anything else counts as no key. */
 const BEARER = /^Bearer +([^\s]+) *$/i;
-
-/** The token of an `Authorization: Bearer <token>` header; anything else counts as no key. */
-export function bearerToken(authorization: string | null): string | undefined {
-  if (authorization === null) return undefined;
-  return BEARER.exec(authorization)?.[1];
-}
 
 const REALM = 'Bearer realm="animal-store"';
 /** The `WWW-Authenticate` challenge of a 401 when no key was sent (RFC 6750 §3.1). */
@@ -86,7 +79,7 @@ export const CHALLENGE_INVALID_KEY = `${REALM}, error="invalid_token"`;
  * a key was sent but is not accepted.
  */
 export function authenticate(keys: KeyRing, authorization: string | null): string {
-  const token = bearerToken(authorization);
+  const token = authorization === null ? undefined : BEARER.exec(authorization)?.[1];
   if (token === undefined) {
     throw new HttpError(401, "unauthorized", "Missing API key: send Authorization: Bearer <key>", {
       headers: { "www-authenticate": CHALLENGE_NO_KEY },

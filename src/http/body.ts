@@ -23,15 +23,6 @@ function tooLarge(limit: number): HttpError {
 
 const DECIMAL = /^[0-9]+$/;
 
-/** Reads the body as bytes, refusing more than `limit` of them with 413. */
-export async function readBodyBounded(request: AppRequest, limit: number): Promise<Uint8Array> {
-  try {
-    return await readBytes(request, limit);
-  } catch (error) {
-    throw clientGoneOr(error);
-  }
-}
-
 /**
  * What a failed body read means. The runtimes fail the read when the connection closes or
  * times out before the body's end, each in its own words: Deno with `BadResource` ("Cannot read
@@ -46,6 +37,7 @@ function clientGoneOr(error: unknown): unknown {
   return new ClientGoneError(error);
 }
 
+/** Reads the body as bytes, refusing more than `limit` of them with 413. */
 async function readBytes(request: AppRequest, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
@@ -92,7 +84,9 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON. */
 export async function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
-  const bytes = await readBodyBounded(request, limit);
+  const bytes = await readBytes(request, limit).catch((error) => {
+    throw clientGoneOr(error);
+  });
   let text: string;
   try {
     text = utf8.decode(bytes);

@@ -3,16 +3,12 @@
  * few KB at most (a page of 100 pets), so the synchronous calls are cheaper than a round trip
  * through the thread pool.
  *
- * Two sets of levels (scripts/bench/measure_compression.ts; docs/caching.md has the figures): a
- * body made for one request gets a cheap gzip level, because its cost is paid on
- * every request; an immutable body (a full page) gets a higher one, because it is compressed once
- * and then served from the response cache. Brotli is quality 5 for both (see below). Which set applies depends only on whether the
- * response is immutable, never on whether the cache holds it, so a client receives the same
- * bytes with the cache on, off or too small.
- *
- * The brotli encoder is the runtime adapter's choice (`RuntimeAdapter.brotliEncoder`): node:zlib's
- * by default, the WebAssembly build of `brotli-wasm` on Deno, whose own brotli keeps a few KB of
- * resident memory per call for good (docs/caching.md, "Memory"). Both give the same bytes.
+ * A body made for one request gets a cheap gzip level (its cost is paid on every request); an
+ * immutable body (a full page) a higher one, since it is compressed once and then served from the
+ * response cache (docs/caching.md has the figures). Which level applies depends only on whether
+ * the response is immutable, never on whether the cache holds it, so a client receives the same
+ * bytes with the cache on, off or too small. The brotli encoder is the runtime adapter's choice
+ * (`RuntimeAdapter.brotliEncoder`, brotli-wasm on Deno: docs/caching.md, "Memory").
  */
 import { createRequire } from "node:module";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
@@ -39,9 +35,6 @@ export const COMPRESSION_THRESHOLD = 1024;
 
 /** A content coding the service can send. */
 export type ContentCoding = "br" | "gzip" | "identity";
-
-/** When the bytes are compressed: for one request, or once for every later one. */
-export type CompressionUse = "per_request" | "once";
 
 /** A brotli encoder: `body` as one brotli stream at `quality` (the window is the default, 22). */
 export type BrotliEncoder = (body: Uint8Array, quality: number) => Uint8Array;
@@ -77,7 +70,7 @@ export function loadWasmBrotli(): BrotliEncoder {
 export function compressBody(
   body: Uint8Array<ArrayBuffer>,
   coding: ContentCoding,
-  use: CompressionUse,
+  use: "per_request" | "once",
   brotli: BrotliEncoder = zlibBrotli,
 ): Uint8Array<ArrayBuffer> {
   if (coding === "identity") return body;

@@ -95,13 +95,6 @@ export function ifNoneMatchMatches(header: string | null, etag: string): boolean
 
 // ---- Accept-Encoding (RFC 9110 §12.5.3) ----
 
-interface Weights {
-  br: number | undefined;
-  gzip: number | undefined;
-  identity: number | undefined;
-  any: number | undefined;
-}
-
 const QVALUE = /^(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)$/;
 
 /**
@@ -112,28 +105,22 @@ const QVALUE = /^(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)$/;
  */
 export function negotiateCoding(acceptEncoding: string | null): ContentCoding {
   if (acceptEncoding === null || acceptEncoding === "") return "identity";
-  const weights: Weights = { br: undefined, gzip: undefined, identity: undefined, any: undefined };
+  const weights: Partial<Record<"br" | "gzip" | "identity" | "any", number>> = {};
   for (const element of acceptEncoding.split(",")) {
-    const parameters = element.split(";");
-    const name = parameters[0].trim().toLowerCase();
+    const [name, ...parameters] = element.split(";");
     let q = 1;
-    let valid = true;
-    for (let i = 1; i < parameters.length; i++) {
-      const parameter = parameters[i].trim();
+    for (const parameter of parameters) {
       const equals = parameter.indexOf("=");
       if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== "q") continue;
       const value = parameter.slice(equals + 1).trim();
-      if (QVALUE.test(value)) q = Number(value);
-      else valid = false; // an element with a malformed q is ignored
+      // An element with a malformed q is ignored (NaN stays NaN).
+      q = QVALUE.test(value) ? q * 0 + Number(value) : NaN;
     }
     // RFC 9110 §8.4.1.3: x-gzip is an alias of gzip. A coding named twice keeps its highest q.
-    const coding = name === "x-gzip" ? "gzip" : name === "*" ? "any" : name;
-    if (
-      valid && (coding === "br" || coding === "gzip" || coding === "identity" || coding === "any")
-    ) {
-      const before = weights[coding];
-      weights[coding] = before === undefined ? q : Math.max(before, q);
-    }
+    const lower = name.trim().toLowerCase();
+    const coding = lower === "x-gzip" ? "gzip" : lower === "*" ? "any" : lower;
+    if (coding !== "br" && coding !== "gzip" && coding !== "identity" && coding !== "any") continue;
+    if (!Number.isNaN(q)) weights[coding] = Math.max(weights[coding] ?? 0, q);
   }
   const br = weights.br ?? weights.any ?? 0;
   const gzip = weights.gzip ?? weights.any ?? 0;
@@ -149,42 +136,35 @@ export function negotiateCoding(acceptEncoding: string | null): ContentCoding {
 type MaybePromise<T> = T | Promise<T>;
 
 /** A page as the store serialises it: the JSON array's UTF-8 and the facts of its tag. */
-export interface PageJson {
+type PageJson = Omit<PageFacts, "status" | "afterId" | "limit"> & {
   readonly body: Uint8Array<ArrayBuffer>;
-  readonly firstId: number;
-  readonly lastId: number;
-  readonly count: number;
-  readonly hasMore: boolean;
-}
+};
 
-/** The store's two reads used here; `PetStore` (store/store.ts) has both. */
-export interface PetReads {
-  get(id: number): MaybePromise<{ readonly json: string } | undefined>;
-  listJson(query: PageRequest): MaybePromise<PageJson>;
-}
-
-/** What a read needs of its request (a route's context fits); `store` throws 503 when not ready. */
-export interface ReadContext {
+/**
+ * What a read needs of its request (a route's context fits). `store` throws 503 when not ready;
+ * `PetStore` (store/store.ts) has both reads.
+ */
+interface ReadContext {
   readonly request: AppRequest;
-  readonly store: () => PetReads;
+  readonly store: () => {
+    get(id: number): MaybePromise<{ readonly json: string } | undefined>;
+    listJson(query: PageRequest): MaybePromise<PageJson>;
+  };
   readonly headers: ReplyHeaders;
 }
 
-/** The cacheable reads over one response cache. */
-export interface ConditionalGet {
-  /** A list page, from the cache when it holds it (a full page never changes). */
-  page(context: ReadContext, query: PageRequest): MaybePromise<Reply>;
-  /** The pet `id`, or undefined when the store has none. */
-  pet(context: ReadContext, id: number): MaybePromise<Reply | undefined>;
-}
-
 /**
- * The reads with a cache of `cacheBytes` bytes (0: no cache, same responses), br bodies made
- * with `brotli` (node:zlib's when absent), `next` links under `publicBase`.
+ * The two reads, a list page (from the cache when it holds it: a full page never changes) and a
+ * pet (undefined when the store has none), with a cache of `cacheBytes` bytes (0: no cache, same
+ * responses), br bodies made with `brotli` (node:zlib's when absent), `next` links under
+ * `publicBase`.
  */
 export function createConditionalGet(
   options: { cacheBytes: number; brotli?: BrotliEncoder; publicBase: string },
-): ConditionalGet {
+): {
+  page(context: ReadContext, query: PageRequest): MaybePromise<Reply>;
+  pet(context: ReadContext, id: number): MaybePromise<Reply | undefined>;
+} {
   const { brotli, publicBase } = options;
   const cache = options.cacheBytes > 0 ? new ResponseCache(options.cacheBytes) : undefined;
 
@@ -213,7 +193,7 @@ export function createConditionalGet(
     const etag = pageTag({ ...query, firstId, lastId, count, hasMore }, coding);
     // No compression for a client that holds the tag already.
     if (ifNoneMatchMatches(context.request.headers.get("if-none-match"), etag)) {
-      return notModified(context.headers, etag);
+      return { status: 304, body: null, headers: { ...context.headers.notModified, etag } };
     }
     // A page with pets after it is full and never changes again; any other page can still grow.
     const response: CachedResponse = {
@@ -223,7 +203,7 @@ export function createConditionalGet(
       link: hasMore ? nextPageLink(publicBase, query, lastId) : undefined,
     };
     if (hasMore && key !== undefined) cache!.offer(key, response);
-    return ok(context.headers, response);
+    return reply(context, response, false);
   }
 
   // A pet is not kept in the cache: its JSON stays under the compression threshold (at most 200
@@ -259,22 +239,17 @@ const encoder = new TextEncoder();
 /** What the 200 of a read is made of. */
 type Fresh = Omit<CachedResponse, "body"> & { readonly body: string | Uint8Array<ArrayBuffer> };
 
-/** 304 when the request's If-None-Match matches `response`'s tag, else the 200 with the body. */
-function reply(context: ReadContext, response: Fresh): Reply {
-  return ifNoneMatchMatches(context.request.headers.get("if-none-match"), response.etag)
-    ? notModified(context.headers, response.etag)
-    : ok(context.headers, response);
-}
-
-function ok(headers: ReplyHeaders, response: Fresh): Reply {
-  const own: Record<string, string> = { ...headers.ok, etag: response.etag };
-  if (response.coding !== "identity") own["content-encoding"] = response.coding;
-  if (response.link !== undefined) own.link = response.link;
-  return { status: 200, body: response.body, headers: own };
-}
-
-function notModified(headers: ReplyHeaders, etag: string): Reply {
-  return { status: 304, body: null, headers: { ...headers.notModified, etag } };
+/** The 304 when `conditional` and the request's If-None-Match holds the tag, else the 200. */
+function reply(context: ReadContext, response: Fresh, conditional = true): Reply {
+  const { etag, coding, link } = response;
+  const ifNoneMatch = conditional ? context.request.headers.get("if-none-match") : null;
+  if (ifNoneMatchMatches(ifNoneMatch, etag)) {
+    return { status: 304, body: null, headers: { ...context.headers.notModified, etag } };
+  }
+  const headers: Record<string, string> = { ...context.headers.ok, etag };
+  if (coding !== "identity") headers["content-encoding"] = coding;
+  if (link !== undefined) headers.link = link;
+  return { status: 200, body: response.body, headers };
 }
 
 const CODINGS: Record<ContentCoding, number> = { identity: 0, gzip: 1, br: 2 };

@@ -5,7 +5,7 @@
  * A preflight `OPTIONS` on a known path is answered without a key (the Fetch standard's CORS
  * preflight never carries credentials or `Authorization`).
  */
-import type { AppRequest, HeaderTarget } from "./responses.ts";
+import type { AppRequest } from "./responses.ts";
 
 /** Response headers browser code may read (Fetch standard: CORS-safelisted ones need not be listed). */
 export const EXPOSED_HEADERS = [
@@ -46,27 +46,28 @@ export class CorsPolicy {
     return undefined;
   }
 
-  /** Adds the CORS headers of an actual (non-preflight) response. */
-  decorate(origin: string | null, headers: HeaderTarget): void {
+  /** Adds the CORS headers of an actual (non-preflight) response to a reply's `headers`. */
+  decorate(origin: string | null, headers: Record<string, string>): void {
     // The answer depends on Origin unless every origin gets `*`: tell caches (RFC 9110 §12.5.5).
-    if (!this.anyOrigin) headers.append("vary", "Origin");
+    if (!this.anyOrigin) {
+      headers.vary = headers.vary === undefined ? "Origin" : `${headers.vary}, Origin`;
+    }
     const allowed = this.allowOrigin(origin);
     if (allowed === undefined) return;
-    headers.set("access-control-allow-origin", allowed);
-    headers.set("access-control-expose-headers", EXPOSED_HEADERS);
+    headers["access-control-allow-origin"] = allowed;
+    headers["access-control-expose-headers"] = EXPOSED_HEADERS;
   }
 
   /**
    * Adds the preflight headers when `request` is a CORS preflight from an allowed origin;
    * `allow` is the path's `Allow` value. Other OPTIONS requests get nothing extra.
    */
-  preflight(request: AppRequest, allow: string, headers: HeaderTarget): void {
-    const origin = request.headers.get("origin");
+  preflight(request: AppRequest, allow: string, headers: Record<string, string>): void {
     if (request.headers.get("access-control-request-method") === null) return;
-    if (this.allowOrigin(origin) === undefined) return;
-    headers.set("access-control-allow-methods", allow);
-    headers.set("access-control-allow-headers", ALLOWED_HEADERS);
-    headers.set("access-control-max-age", String(PREFLIGHT_MAX_AGE_SECONDS));
+    if (this.allowOrigin(request.headers.get("origin")) === undefined) return;
+    headers["access-control-allow-methods"] = allow;
+    headers["access-control-allow-headers"] = ALLOWED_HEADERS;
+    headers["access-control-max-age"] = String(PREFLIGHT_MAX_AGE_SECONDS);
   }
 }
 

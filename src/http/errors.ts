@@ -44,17 +44,14 @@ export function errorReply(error: HttpError, requestId: string, base: HeaderSet)
   };
 }
 
-/** nginx's status for a request whose client went away before it was answered. */
-export const CLIENT_CLOSED_REQUEST = 499;
-
 /**
  * The client went away before its request was read in full: its connection closed, or the
  * runtime timed it out, in the middle of the body. No answer can reach it; the request is logged
  * and counted with nginx's status 499 ("client closed request"), never as a server error.
  */
 export class ClientGoneError extends Error {
-  /** The status the request is logged and counted with. */
-  readonly status = CLIENT_CLOSED_REQUEST;
+  /** nginx's status for a request whose client went away before it was answered. */
+  readonly status = 499;
 
   constructor(cause: unknown) {
     super("The client went away before its request was read in full", { cause });

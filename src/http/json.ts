@@ -37,6 +37,18 @@ export function parseJsonExact(text: string): ParseResult {
   }
 }
 
+/** What each single-character escape (RFC 8259 §7) stands for. */
+const ESCAPES: Record<string, string> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+};
+
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 // deno-lint-ignore no-control-regex -- JSON forbids raw control characters in strings
 const PLAIN_STRING_RUN = /[^"\\\u0000-\u001F]*/y;
@@ -122,33 +134,16 @@ class Parser {
   private escape(): string {
     const c = this.text[this.position + 1];
     this.position += 2;
-    switch (c) {
-      case '"':
-        return '"';
-      case "\\":
-        return "\\";
-      case "/":
-        return "/";
-      case "b":
-        return "\b";
-      case "f":
-        return "\f";
-      case "n":
-        return "\n";
-      case "r":
-        return "\r";
-      case "t":
-        return "\t";
-      case "u": {
-        const hex = this.text.slice(this.position, this.position + 4);
-        if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("invalid unicode escape");
-        this.position += 4;
-        return String.fromCharCode(parseInt(hex, 16));
-      }
-      default:
-        this.position -= 2;
-        return this.fail("invalid escape");
+    if (c === "u") {
+      const hex = this.text.slice(this.position, this.position + 4);
+      if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("invalid unicode escape");
+      this.position += 4;
+      return String.fromCharCode(parseInt(hex, 16));
     }
+    const escaped = Object.hasOwn(ESCAPES, c) ? ESCAPES[c] : undefined;
+    if (escaped !== undefined) return escaped;
+    this.position -= 2;
+    return this.fail("invalid escape");
   }
 
   private array(depth: number): JsonValue[] {

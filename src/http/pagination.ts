@@ -48,10 +48,6 @@ function checksum(payload: string): string {
   return digest64Hex(CHECKSUM_SALT + payload);
 }
 
-function payloadOf(position: CursorPosition): string {
-  return `${position.afterId}.${position.status ?? ""}`;
-}
-
 /** Base64url of an ASCII payload, by the web-standard btoa (no Buffer per request). */
 function toBase64Url(ascii: string): string {
   return btoa(ascii).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -68,7 +64,7 @@ function fromBase64Url(encoded: string): string | undefined {
 
 /** The opaque cursor for a position: `<payload>.<checksum>`, URL-safe. */
 export function encodeCursor(position: CursorPosition): string {
-  const payload = payloadOf(position);
+  const payload = `${position.afterId}.${position.status ?? ""}`;
   return `${toBase64Url(payload)}.${checksum(payload)}`;
 }
 

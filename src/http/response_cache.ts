@@ -22,9 +22,8 @@ export interface CachedResponse {
  */
 export const ENTRY_OVERHEAD_BYTES = 256;
 
-/** The hit rate is judged over this many lookups. */
+/** Fewer than `COLD_HITS` hits in `RATE_WINDOW` lookups: the load is cache-hostile (under 1%). */
 const RATE_WINDOW = 1024;
-/** Fewer hits than this in a window: the load is cache-hostile (under 1% hits). */
 const COLD_HITS = 10;
 /** While cold, one offer in this many still goes through admission, so a hot page gets in. */
 const COLD_SAMPLE = 16;
@@ -80,7 +79,6 @@ export class ResponseCache {
     return this.#bytes;
   }
 
-  /** Number of entries. */
   get size(): number {
     return this.#nodes.size;
   }

@@ -100,22 +100,3 @@ export function jsonReply(
 ): Reply {
   return { status, body, headers: { ...base, ...headers } };
 }
-
-/** The two `Headers` methods the CORS and rate-limit helpers use; `Headers` itself fits. */
-export interface HeaderTarget {
-  set(name: string, value: string): void;
-  append(name: string, value: string): void;
-}
-
-/** `HeaderTarget` over a plain object of lower-case header names (a reply's headers). */
-export function plainHeaderTarget(headers: Record<string, string>): HeaderTarget {
-  return {
-    set(name, value) {
-      headers[name] = value;
-    },
-    append(name, value) {
-      const before = headers[name];
-      headers[name] = before === undefined ? value : `${before}, ${value}`;
-    },
-  };
-}

@@ -7,7 +7,7 @@
 import type { ReplyHeaders } from "./responses.ts";
 
 /** A route handler; params come from `:name` segments of the pattern. */
-export type Handler<Context, Result = Response> = (context: Context) => Promise<Result> | Result;
+export type Handler<Context, Result = unknown> = (context: Context) => Promise<Result> | Result;
 
 /** Per-path facts the app acts on before the handler runs. */
 export interface PathOptions {
@@ -20,7 +20,7 @@ export interface PathOptions {
 }
 
 /** One route: a method and a pattern such as `/pets/:petId`. */
-export interface Route<Context, Result = Response> {
+export interface Route<Context, Result = unknown> {
   readonly method: string;
   readonly pattern: string;
   readonly handler: Handler<Context, Result>;
@@ -28,7 +28,7 @@ export interface Route<Context, Result = Response> {
 }
 
 /** A path that matched: its handlers per method and the captured params. */
-export interface PathMatch<Context, Result = Response> {
+export interface PathMatch<Context, Result = unknown> {
   readonly pattern: string;
   readonly params: Record<string, string>;
   readonly options: PathOptions;
@@ -37,31 +37,27 @@ export interface PathMatch<Context, Result = Response> {
   readonly allow: string;
 }
 
-interface CompiledPath<Context, Result> {
-  readonly pattern: string;
+/** A registered path: its match with no params, and its pattern's segments. */
+type Path<Context, Result> = PathMatch<Context, Result> & {
   readonly segments: readonly string[];
-  readonly options: PathOptions;
   readonly handlers: Map<string, Handler<Context, Result>>;
   allow: string;
-}
+};
 
 const NO_PARAMS: Record<string, string> = Object.freeze({});
-
 const METHOD = /^[A-Z]+$/;
 const PARAM = /^:[A-Za-z][A-Za-z0-9]*$/;
 const LITERAL = /^[A-Za-z0-9._~-]+$/;
+const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /**
  * Matches request paths against a table of routes. A literal path (no `:param`) is found by one
- * map lookup, before any pattern and without splitting the request path into segments: the split
- * showed in the profile of every request (each request asks two routers). So a literal path wins
- * over a pattern that would also match it.
+ * map lookup, before any pattern and without splitting the request path into segments (each
+ * request asks two routers). So a literal path wins over a pattern that would also match it.
  */
-export class Router<Context, Result = Response> {
-  private readonly paths: CompiledPath<Context, Result>[] = [];
-  /** The match of each literal path, made when routes are added (params frozen empty). */
-  private readonly literalMatches = new Map<string, PathMatch<Context, Result>>();
-  private hasPatterns = false;
+export class Router<Context, Result = unknown> {
+  private readonly patterns: Path<Context, Result>[] = [];
+  private readonly literals = new Map<string, Path<Context, Result>>();
 
   constructor(routes: readonly Route<Context, Result>[]) {
     for (const route of routes) this.add(route);
@@ -69,61 +65,45 @@ export class Router<Context, Result = Response> {
 
   /** Registers a route; a malformed pattern or a duplicate fails here, not per request. */
   add(route: Route<Context, Result>): void {
-    if (!METHOD.test(route.method)) throw new Error(`Invalid route method: ${route.method}`);
-    if (route.method === "HEAD" || route.method === "OPTIONS") {
-      throw new Error(`Route ${route.pattern}: HEAD and OPTIONS are answered by the router`);
+    const { method, pattern } = route;
+    if (!METHOD.test(method)) throw new Error(`Invalid route method: ${method}`);
+    if (method === "HEAD" || method === "OPTIONS") {
+      throw new Error(`Route ${pattern}: HEAD and OPTIONS are answered by the router`);
     }
-    const segments = splitPath(route.pattern);
-    if (segments === undefined) throw new Error(`Invalid route pattern: ${route.pattern}`);
+    const segments = pattern.startsWith("/") ? pattern.split("/").slice(1) : [""];
+    if (pattern === "/") segments.length = 0;
     for (const segment of segments) {
       if (!PARAM.test(segment) && !LITERAL.test(segment)) {
-        throw new Error(`Invalid route pattern segment "${segment}" in ${route.pattern}`);
+        throw new Error(`Invalid route pattern: ${pattern}`);
       }
     }
-    let path = this.paths.find((candidate) => candidate.pattern === route.pattern);
+    const isLiteral = !segments.some((segment) => PARAM.test(segment));
+    let path = isLiteral
+      ? this.literals.get(pattern)
+      : this.patterns.find((candidate) => candidate.pattern === pattern);
     if (path === undefined) {
-      path = {
-        pattern: route.pattern,
-        segments,
-        options: route.options ?? {},
-        handlers: new Map(),
-        allow: "",
-      };
-      this.paths.push(path);
+      const options = route.options ?? {};
+      path = { pattern, segments, options, params: NO_PARAMS, handlers: new Map(), allow: "" };
+      if (isLiteral) this.literals.set(pattern, path);
+      else this.patterns.push(path);
     }
-    if (path.handlers.has(route.method)) {
-      throw new Error(`Duplicate route: ${route.method} ${route.pattern}`);
-    }
-    path.handlers.set(route.method, route.handler);
-    path.allow = allowHeader([...path.handlers.keys()]);
-    if (segments.some((segment) => PARAM.test(segment))) {
-      this.hasPatterns = true;
-    } else {
-      this.literalMatches.set(route.pattern, {
-        pattern: path.pattern,
-        params: NO_PARAMS,
-        options: path.options,
-        handlers: path.handlers,
-        allow: path.allow,
-      });
-    }
+    if (path.handlers.has(method)) throw new Error(`Duplicate route: ${method} ${pattern}`);
+    path.handlers.set(method, route.handler);
+    const allowed = new Set([...path.handlers.keys(), "OPTIONS"]);
+    if (allowed.has("GET")) allowed.add("HEAD");
+    path.allow = [...allowed]
+      .sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)).join(", ");
   }
 
   /** Finds the path a request path names, or undefined (a 404). */
   match(path: string): PathMatch<Context, Result> | undefined {
-    const literal = this.literalMatches.get(path);
-    if (literal !== undefined || !this.hasPatterns) return literal;
-    if (path.charCodeAt(0) !== 0x2f /* / */) return undefined;
-    for (const candidate of this.paths) {
+    const literal = this.literals.get(path);
+    if (literal !== undefined || path.charCodeAt(0) !== 0x2f /* / */) return literal;
+    for (const candidate of this.patterns) {
       const params = matchSegments(candidate.segments, path);
       if (params !== undefined) {
-        return {
-          pattern: candidate.pattern,
-          params,
-          options: candidate.options,
-          handlers: candidate.handlers,
-          allow: candidate.allow,
-        };
+        const { pattern, options, handlers, allow } = candidate;
+        return { pattern, params, options, handlers, allow };
       }
     }
     return undefined;
@@ -142,18 +122,10 @@ export function handlerFor<Context, Result>(
   return match.handlers.get(method === "HEAD" ? "GET" : method);
 }
 
-/** `/a/b` → `["a", "b"]`; `/` → `[]`; an empty segment (`//`, trailing `/`) → undefined. */
-function splitPath(path: string): string[] | undefined {
-  if (!path.startsWith("/")) return undefined;
-  if (path === "/") return [];
-  const segments = path.slice(1).split("/");
-  return segments.includes("") ? undefined : segments;
-}
-
 /**
- * The params of `path` (which starts with `/`) if it matches the pattern's segments. Walks the
- * path in place, as `splitPath` would cut it (an empty segment matches nothing), without the
- * array of segments a split makes per request (it showed in every profile of a get by id).
+ * The params of `path` (which starts with `/`) if it matches the pattern's segments, walking the
+ * path in place without splitting it (the split showed in every profile of a get by id). An empty
+ * segment (`//`, a trailing `/`) matches nothing.
  */
 function matchSegments(
   pattern: readonly string[],
@@ -162,12 +134,11 @@ function matchSegments(
   if (pattern.length === 0) return path === "/" ? {} : undefined;
   let params: Record<string, string> | undefined;
   let at = 1;
-  for (let i = 0; i < pattern.length; i++) {
+  for (const expected of pattern) {
     if (at >= path.length) return undefined;
     let end = path.indexOf("/", at);
     if (end === -1) end = path.length;
     if (end === at) return undefined;
-    const expected = pattern[i];
     if (expected.charCodeAt(0) === 0x3a /* : */) {
       params ??= {};
       params[expected.slice(1)] = path.slice(at, end);
@@ -178,12 +149,4 @@ function matchSegments(
   }
   // Past the end exactly: no segment left over, and no trailing `/` (an empty last segment).
   return at === path.length + 1 ? params ?? {} : undefined;
-}
-
-function allowHeader(methods: string[]): string {
-  const allowed = new Set(methods);
-  if (allowed.has("GET")) allowed.add("HEAD");
-  allowed.add("OPTIONS");
-  const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
-  return [...allowed].sort((a, b) => order.indexOf(a) - order.indexOf(b)).join(", ");
 }

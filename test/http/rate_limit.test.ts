@@ -61,21 +61,21 @@ describe("RateLimiter", () => {
     assert.equal(limiter.size, 1);
   });
 
-  it("enforceRateLimit() sets the draft-10 headers and throws 429 rate_limited with Retry-After", () => {
+  it("enforceRateLimit() returns the draft-10 headers and throws 429 rate_limited with them and Retry-After", () => {
     const clock = clockAt();
     const limiter = new RateLimiter({ limit: 2, clock: clock.read });
-    const headers = new Headers();
-    enforceRateLimit(limiter, "k", headers);
-    assert.equal(headers.get("ratelimit-policy"), '"per-key";q=2;w=60');
-    assert.equal(headers.get("ratelimit"), '"per-key";r=1;t=30');
-    enforceRateLimit(limiter, "k", headers);
-    assert.throws(() => enforceRateLimit(limiter, "k", headers), (error: unknown) => {
+    const headers = enforceRateLimit(limiter, "k");
+    assert.equal(headers["ratelimit-policy"], '"per-key";q=2;w=60');
+    assert.equal(headers["ratelimit"], '"per-key";r=1;t=30');
+    enforceRateLimit(limiter, "k");
+    assert.throws(() => enforceRateLimit(limiter, "k"), (error: unknown) => {
       assert.ok(error instanceof HttpError);
       assert.equal(error.status, 429);
       assert.equal(error.code, "rate_limited");
       assert.equal(error.headers?.["retry-after"], "30");
+      // The 429 carries the rate-limit headers too.
+      assert.equal(error.headers?.["ratelimit"], '"per-key";r=0;t=60');
       return true;
     });
-    assert.equal(headers.get("ratelimit"), '"per-key";r=0;t=60');
   });
 });
