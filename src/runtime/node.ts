@@ -110,7 +110,10 @@ function send(reply: Reply, outgoing: ServerResponse): void {
       headers["content-length"] = String(byteLength(body));
     }
     const incoming = outgoing.req;
-    if (incoming.complete) {
+    // A reply made synchronously is written from within node's 'request' event, before the
+    // parser has marked even a request with no body complete; such a request (no Content-Length
+    // or 0, no Transfer-Encoding: RFC 9112 §6.3) has nothing left to read all the same.
+    if (incoming.complete || hasNoBody(incoming)) {
       outgoing.writeHead(status, headers).end(body ?? undefined);
       return;
     }
@@ -138,6 +141,11 @@ function send(reply: Reply, outgoing: ServerResponse): void {
 function byteLength(body: string | Uint8Array | null): number {
   if (body === null) return 0;
   return typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+}
+
+function hasNoBody(incoming: IncomingMessage): boolean {
+  const { "content-length": length, "transfer-encoding": chunked } = incoming.headers;
+  return chunked === undefined && (length === undefined || length === "0");
 }
 
 function hasContent(status: number): boolean {

@@ -61,6 +61,8 @@ describe("nodeRuntime.serve()", () => {
           assert.equal(response.status, status, path);
           assert.equal(response.headers.get("content-length"), length, path);
           assert.equal(response.headers.get("transfer-encoding"), null, path);
+          // A request with no body was read whole: the connection stays open for the next one.
+          assert.notEqual(response.headers.get("connection"), "close", path);
           assert.deepEqual([...new Uint8Array(await response.arrayBuffer())], bytes, path);
         }
       },
