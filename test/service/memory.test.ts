@@ -13,7 +13,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { addLongNamedPets, encodingChurn, residentBytes } from "../support/encoding_churn.ts";
-import { startService, targetRuntime, temporaryDirectory } from "../support/server_process.ts";
+import { targetRuntime } from "../support/server_process.ts";
+import { withService } from "../support/service_fixture.ts";
 
 const KEY = "memory-suite-key";
 const runtime = targetRuntime();
@@ -31,11 +32,8 @@ describe(`memory under br/gzip churn on ${runtime}`, { timeout: 120_000 }, () =>
   for (const cacheBytes of [0, DEFAULT_CACHE_BYTES]) {
     const setting = cacheBytes === 0 ? "CACHE_BYTES=0" : "the default CACHE_BYTES";
     it(`RSS stays bounded with ${setting}`, async () => {
-      const dir = temporaryDirectory();
-      const env: Record<string, string> = { API_KEYS: KEY };
-      if (cacheBytes === 0) env.CACHE_BYTES = "0";
-      const service = await startService({ dataDir: dir.path, env });
-      try {
+      const env: Record<string, string> = cacheBytes === 0 ? { CACHE_BYTES: "0" } : {};
+      await withService({ key: KEY, env }, async (service) => {
         await addLongNamedPets(service, KEY);
         const afterStart = residentBytes(service);
         await encodingChurn(service, KEY, WARM_UP);
@@ -53,10 +51,7 @@ describe(`memory under br/gzip churn on ${runtime}`, { timeout: 120_000 }, () =>
             `${(growthBound / MiB).toFixed(1)} (a rate that breaks the bound within ` +
             `${HORIZON} requests): ${figures}`,
         );
-      } finally {
-        await service.stop();
-        dir.remove();
-      }
+      });
     });
   }
 });
