@@ -1,6 +1,6 @@
 /**
  * The property tests' hostile requests, many more of them: `deno run -A scripts/fuzz.ts [runs]`
- * (default 5000; also `FC_RUNS`). Same checks as test/app_property.test.ts: a contract status,
+ * (default 5000; also `FC_RUNS`). Same checks as test/app/property.test.ts: a contract status,
  * an Error body matching ErrorBody, no 500, and no pet without a fresh 201. Prints the seed, so
  * a failure can be replayed with `--seed <n>`.
  */

@@ -7,7 +7,7 @@
  * which error wins): `handle` splits the URL, `route` matches the path, answers OPTIONS, checks
  * the key, the rate limit and the URL length, answers 404, 410 and 405, and runs the route's
  * handler; `finish` then refunds a 304's token, makes the one response, observes the metrics
- * and writes the log line. test/request_steps.test.ts pins each rule the order carries. Errors
+ * and writes the log line. test/app/request_steps.test.ts pins each rule the order carries. Errors
  * are values (`HttpError`) turned into the Error body in one place; anything else is logged and
  * answered with a bare 500. Every reply starts from one of its path's constant header sets
  * (`ReplyHeaders`, made once from the route's declaration); the steps add only what varies.

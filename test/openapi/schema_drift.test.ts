@@ -6,7 +6,7 @@
  * Two wire-format rules are stricter than JSON Schema can say and are left out of the samples:
  * `1.0` or `1e3` for `categoryId` (JSON Schema calls them integers; the API refuses them) and
  * lone surrogates in `name` (not Unicode characters, so outside JSON Schema's data model). Both
- * are stated in the schema descriptions and tested in test/app.test.ts.
+ * are stated in the schema descriptions and tested in test/app/creating.test.ts.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

@@ -7,17 +7,17 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { request as httpRequest } from "node:http";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { type Backend, backends } from "../support/backends.ts";
 import {
   runService,
   type ServiceProcess,
-  startService,
   targetRuntime,
   temporaryDirectory,
 } from "../support/server_process.ts";
 import { REQUEST_TIMEOUT_MS, serviceApi } from "../support/service_api.ts";
+import { useService, withService } from "../support/service_fixture.ts";
 
 const KEY = "caching-suite-key";
 const runtime = targetRuntime();
@@ -120,16 +120,9 @@ for (const backend of backends) {
 }
 
 function cachingSuite(backend: Backend) {
-  const dir = temporaryDirectory();
-  let service: ServiceProcess;
-  let env: Record<string, string> = {};
-  let removeBackend = () => Promise.resolve();
+  const service = useService({ key: KEY, backend });
 
   before(async () => {
-    const settings = await backend.settings();
-    removeBackend = settings.remove;
-    env = { API_KEYS: KEY, ...settings.env };
-    service = await startService({ dataDir: dir.path, env });
     for (let i = 1; i <= 130; i++) {
       const status = ["available", "pending", "sold", undefined][i % 4];
       const body = JSON.stringify({
@@ -140,12 +133,6 @@ function cachingSuite(backend: Backend) {
       const response = await api(service, "/v1/pets", { method: "POST", body });
       assert.equal(response.status, 201, await response.text());
     }
-  });
-
-  after(async () => {
-    await service?.stop();
-    await removeBackend();
-    dir.remove();
   });
 
   it("br and gzip bodies decompress to the identity bytes, each coding with its own tag", async () => {
@@ -192,24 +179,17 @@ function cachingSuite(backend: Backend) {
 
   it("gives the same tags after a restart, and with the cache off", async () => {
     const before = await tagsOf(service);
-    assert.equal(await service.stop(), 0);
-    service = await startService({ dataDir: dir.path, env: { ...env, CACHE_BYTES: "0" } });
+    assert.equal(await service.restart({ CACHE_BYTES: "0" }), 0);
     assert.deepEqual(await tagsOf(service), before);
-    assert.equal(await service.stop(), 0);
-    service = await startService({ dataDir: dir.path, env });
+    assert.equal(await service.restart(), 0);
     assert.deepEqual(await tagsOf(service), before);
   });
 
   // A JSON-lines data directory has one owner at a time: only a database has two instances.
   if (!backend.name.startsWith("PostgreSQL")) return;
   it("two instances over the same database give the same tags", async () => {
-    const second = temporaryDirectory();
-    const other = await startService({ dataDir: second.path, env });
-    try {
+    await withService({ key: KEY, env: service.env }, async (other) => {
       assert.deepEqual(await tagsOf(other), await tagsOf(service));
-    } finally {
-      await other.stop();
-      second.remove();
-    }
+    });
   });
 }

@@ -6,15 +6,14 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import {
   freePort,
   runService,
-  type ServiceProcess,
-  startService,
   targetRuntime,
   temporaryDirectory,
 } from "../support/server_process.ts";
+import { useService } from "../support/service_fixture.ts";
 import { SETTINGS } from "../../src/config/settings.ts";
 
 const runtime = targetRuntime();
@@ -178,16 +177,7 @@ describe(`operator commands on ${runtime}`, TIMEOUT, () => {
   });
 
   describe("against a running service", () => {
-    let service: ServiceProcess;
-    before(async () => {
-      service = await startService({
-        dataDir: join(dir.path, "running"),
-        env: { API_KEYS: "commands-suite-key" },
-      });
-    });
-    after(async () => {
-      await service?.stop();
-    });
+    const service = useService({ key: "commands-suite-key" });
 
     it("healthcheck exits 0 against the service on its PORT, with HOST its address or a wildcard", async () => {
       for (const host of ["127.0.0.1", "0.0.0.0", "::"]) {

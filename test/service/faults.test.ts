@@ -16,6 +16,7 @@ import {
   waitFor,
 } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
+import { withService } from "../support/service_fixture.ts";
 import { faultFsSkip, mountExt4, mountTmpfs, shutDownFileSystem } from "../support/fault_fs.ts";
 
 const KEY = "fault-suite-key";
@@ -194,30 +195,22 @@ describe(`disk faults on ${runtime}`, { timeout: 120_000, skip: faultFsSkip }, (
 
 describe(`operators' mistakes on ${runtime}`, { timeout: 60_000 }, () => {
   it("the data file removed under a running service: creates get 503, /readyz 503, an error line names the file", async () => {
-    const dir = temporaryDirectory();
-    try {
-      const service = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
-      try {
-        assert.equal((await create(service, "Kept")).status, 201);
-        const file = join(dir.path, "pets.jsonl");
-        unlinkSync(file);
-        const after = await create(service, "Lost");
-        assert.equal(after.status, 503);
-        assert.doesNotMatch(after.message ?? "", NOTHING_SAVED);
-        assert.equal((await create(service, "Refused")).status, 503);
-        assert.equal((await api(service, "/readyz")).status, 503);
-        const errorLines = () =>
-          service.stdout().split("\n").filter((line) => line.includes('"level":"error"'));
-        await waitFor(() => errorLines().length > 0, "an error line"); // the log is batched
-        const errors = errorLines();
-        assert.equal(errors.length, 1, errors.join("\n"));
-        assert.ok(errors[0].includes(file), errors[0]);
-      } finally {
-        await service.stop();
-      }
-    } finally {
-      dir.remove();
-    }
+    await withService({ key: KEY }, async (service) => {
+      assert.equal((await create(service, "Kept")).status, 201);
+      const file = join(service.dataDir, "pets.jsonl");
+      unlinkSync(file);
+      const after = await create(service, "Lost");
+      assert.equal(after.status, 503);
+      assert.doesNotMatch(after.message ?? "", NOTHING_SAVED);
+      assert.equal((await create(service, "Refused")).status, 503);
+      assert.equal((await api(service, "/readyz")).status, 503);
+      const errorLines = () =>
+        service.stdout().split("\n").filter((line) => line.includes('"level":"error"'));
+      await waitFor(() => errorLines().length > 0, "an error line"); // the log is batched
+      const errors = errorLines();
+      assert.equal(errors.length, 1, errors.join("\n"));
+      assert.ok(errors[0].includes(file), errors[0]);
+    });
   });
 
   it("an empty lock file left by a crash does not hold up the next start", async () => {

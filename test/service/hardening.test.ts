@@ -17,6 +17,7 @@ import {
   waitFor,
 } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
+import { withService } from "../support/service_fixture.ts";
 
 const runtime = targetRuntime();
 const TIMEOUT = { timeout: 60_000 };
@@ -137,15 +138,11 @@ for (const backend of backends) {
 
 describe(`CORS, RATE_LIMIT and request-head caps over HTTP on ${runtime}`, TIMEOUT, () => {
   it("answers preflights, decorates errors, limits per key and refuses an over-size head", async () => {
-    const dir = temporaryDirectory();
     const origin = "https://app.example.com";
     const key = "limit-suite-key";
-    const service = await startService({
-      dataDir: dir.path,
-      env: { API_KEYS: key, CORS_ORIGINS: origin, RATE_LIMIT: "3" },
-    });
-    try {
-      await checkThenStop(service, async () => {
+    const env = { CORS_ORIGINS: origin, RATE_LIMIT: "3" };
+    await withService({ key, env }, (service) =>
+      checkThenStop(service, async () => {
         const preflight = await fetch(`${service.url}/v1/pets`, {
           method: "OPTIONS",
           headers: { origin, "access-control-request-method": "POST" },
@@ -190,10 +187,7 @@ describe(`CORS, RATE_LIMIT and request-head caps over HTTP on ${runtime}`, TIMEO
         ]);
         assert.match(huge, /^(HTTP\/1\.1 4(00|31) |closed$)/, huge);
         assert.equal((await fetch(`${service.url}/healthz`)).status, 200, "still serving");
-      });
-    } finally {
-      dir.remove();
-    }
+      }));
   });
 });
 
@@ -203,19 +197,14 @@ describe(`slow clients on ${runtime}`, TIMEOUT, () => {
     // (docs/security.md, Limits): this checks the Node adapter's settings.
     skip: runtime !== "node" ? "the Node adapter's timeouts only" : false,
   }, async () => {
-    const dir = temporaryDirectory();
-    const service = await startService({ dataDir: dir.path, env: { API_KEYS: "k" } });
-    try {
-      await checkThenStop(service, async () => {
+    await withService({ key: "k" }, (service) =>
+      checkThenStop(service, async () => {
         const head = `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(200)}`;
         // One byte every 100 ms never completes the head (it has no blank line): the event is
         // the server giving up, which must come before the 30 s deadline of rawStatusLine.
         const outcome = await rawStatusLine(service.port, [...head], { gapMs: 100 });
         assert.match(outcome, /^(HTTP\/1\.1 408 |closed$)/, outcome);
         assert.equal((await fetch(`${service.url}/healthz`)).status, 200, "still serving");
-      });
-    } finally {
-      dir.remove();
-    }
+      }));
   });
 });

@@ -5,17 +5,13 @@
  * except under CI (test/support/promtool.ts).
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import postgres from "postgres";
-import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
+import { postgresBackend } from "../support/backends.ts";
 import { promtool, skipWithoutPromtool } from "../support/promtool.ts";
-import {
-  type ServiceProcess,
-  startService,
-  targetRuntime,
-  temporaryDirectory,
-} from "../support/server_process.ts";
+import { type ServiceProcess, targetRuntime } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
+import { useService, withService } from "../support/service_fixture.ts";
 
 const KEY = "metrics-suite-key";
 const api = serviceApi(KEY);
@@ -46,16 +42,7 @@ async function createPets(service: ServiceProcess, statuses: (string | undefined
 }
 
 describe(`GET /metrics on ${runtime} (JSON-lines store)`, { timeout: 60_000 }, () => {
-  const dir = temporaryDirectory();
-  let service: ServiceProcess;
-
-  before(async () => {
-    service = await startService({ dataDir: dir.path, env: { API_KEYS: KEY, METRICS: "on" } });
-  });
-  after(async () => {
-    await service?.stop();
-    dir.remove();
-  });
+  const service = useService({ key: KEY, env: { METRICS: "on" } });
 
   it("a real scrape passes promtool check metrics", { skip: skipWithoutPromtool }, async () => {
     await createPets(service, ["available", "sold", undefined]);
@@ -102,46 +89,24 @@ describe(`GET /metrics on ${runtime} (JSON-lines store)`, { timeout: 60_000 }, (
 
 describe(`GET /metrics on ${runtime} with METRICS=off`, { timeout: 60_000 }, () => {
   it("is an unknown path", async () => {
-    const dir = temporaryDirectory();
-    const service = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
-    try {
+    await withService({ key: KEY }, async (service) => {
       for (const path of ["/metrics", "/metricz"]) {
         const response = await fetch(`${service.url}${path}`);
         assert.equal(response.status, 404, path);
         assert.equal((await response.json()).code, "not_found");
       }
-    } finally {
-      await service.stop();
-      dir.remove();
-    }
+    });
   });
 });
 
 describe(
   `GET /metrics on ${runtime} (PostgreSQL store)`,
-  { timeout: 120_000, skip: skipWithoutPostgres },
+  { timeout: 120_000, skip: postgresBackend.skip },
   () => {
-    const dir = temporaryDirectory();
-    let service: ServiceProcess;
-    let database: { url: string; drop: () => Promise<void> };
-
-    before(async () => {
-      database = await freshDatabase();
-      service = await startService({
-        dataDir: dir.path,
-        env: {
-          API_KEYS: KEY,
-          METRICS: "on",
-          DATABASE_URL: database.url,
-          DATABASE_POOL_SIZE: "4",
-          DATABASE_STATEMENT_TIMEOUT_MS: "1500",
-        },
-      });
-    });
-    after(async () => {
-      await service?.stop();
-      await database?.drop();
-      dir.remove();
+    const service = useService({
+      key: KEY,
+      backend: postgresBackend,
+      env: { METRICS: "on", DATABASE_POOL_SIZE: "4", DATABASE_STATEMENT_TIMEOUT_MS: "1500" },
     });
 
     it("reports pets per status and the pool size, with no JSON-lines families", async () => {
@@ -161,7 +126,7 @@ describe(
 
     it("counts connections held by reads and the statements that fail", async () => {
       // A lock held from outside makes reads wait (and time out): they hold pool connections.
-      const admin = postgres(database.url, { max: 1, onnotice: () => {} });
+      const admin = postgres(service.env.DATABASE_URL, { max: 1, onnotice: () => {} });
       let release = () => {};
       const held = new Promise<void>((resolve) => (release = resolve));
       const locking = admin.begin(async (tx) => {

@@ -4,30 +4,15 @@
  * that renders it is served with its script, which that runtime compiled from its TypeScript.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import {
-  runService,
-  type ServiceProcess,
-  startService,
-  temporaryDirectory,
-} from "../support/server_process.ts";
+import { describe, it } from "node:test";
+import { runService } from "../support/server_process.ts";
 import { assertDocsScriptLoads } from "../support/docs_script.ts";
+import { useService } from "../support/service_fixture.ts";
 
 const env = { API_KEYS: "openapi-test-key", BASE_PATH: "/api/v1", PUBLIC_URL: "https://pets.test" };
 
 describe("openapi sub-command, GET {BASE_PATH}/openapi.json and the docs page", () => {
-  let service: ServiceProcess;
-  let dataDir: { path: string; remove: () => void };
-
-  before(async () => {
-    dataDir = temporaryDirectory();
-    service = await startService({ dataDir: dataDir.path, env });
-  });
-
-  after(async () => {
-    await service?.stop();
-    dataDir?.remove();
-  });
+  const service = useService({ key: env.API_KEYS, env });
 
   it("print and serve the same text, with the int64 bounds digit for digit", async () => {
     const served = await fetch(`${service.url}/api/v1/openapi.json`);

@@ -12,17 +12,12 @@
  * run on Bun too.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { type Backend, backends } from "../support/backends.ts";
 import { pipelinedExchange, type PipelinedOutcome } from "../support/raw_http.ts";
-import {
-  type ServiceProcess,
-  startService,
-  targetRuntime,
-  temporaryDirectory,
-  waitFor,
-} from "../support/server_process.ts";
+import { targetRuntime, waitFor } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
+import { useService } from "../support/service_fixture.ts";
 
 const KEY = "pipelining-key";
 const runtime = targetRuntime();
@@ -55,24 +50,14 @@ for (const backend of backends) {
 }
 
 function pipeliningSuite(backend: Backend) {
-  const dir = temporaryDirectory();
-  let service: ServiceProcess;
-  let removeBackend = () => Promise.resolve();
+  const service = useService({ key: KEY, backend });
   /** The runtime and its version, as the service logs them at start ("bun 1.4.5"). */
   let runtimeVersion: string = runtime;
   /** With PostgreSQL every list waits for the database, as a create waits for its fsync. */
   const readsWait = backend.name === "PostgreSQL store";
 
-  before(async () => {
-    const settings = await backend.settings();
-    removeBackend = settings.remove;
-    service = await startService({ dataDir: dir.path, env: { API_KEYS: KEY, ...settings.env } });
+  before(() => {
     runtimeVersion = /"runtime":"([^"]+)"/.exec(service.stdout())?.[1] ?? runtime;
-  });
-  after(async () => {
-    await service?.stop();
-    await removeBackend();
-    dir.remove();
   });
 
   /** The names of the pets in the catalogue that start with `prefix`. */

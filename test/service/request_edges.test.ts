@@ -7,16 +7,11 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { connect } from "node:net";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { rawExchange, type RawResponse } from "../support/raw_http.ts";
-import {
-  type ServiceProcess,
-  startService,
-  targetRuntime,
-  temporaryDirectory,
-  waitFor,
-} from "../support/server_process.ts";
+import { type ServiceProcess, targetRuntime, waitFor } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
+import { useService } from "../support/service_fixture.ts";
 
 const KEY = "edges-suite-key";
 const api = serviceApi(KEY);
@@ -68,20 +63,14 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe(`the path is the request target's on ${runtime}`, SUITE, () => {
-  const dir = temporaryDirectory();
-  let service: ServiceProcess;
+  const service = useService({ key: KEY });
 
   before(async () => {
-    service = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
     const created = await api(service, "/v1/pets", {
       method: "POST",
       body: JSON.stringify({ name: "Rex", categoryId: 1 }),
     });
     assert.equal(created.status, 201);
-  });
-  after(async () => {
-    await service?.stop();
-    dir.remove();
   });
 
   it("a Host that holds a path, a query or a fragment never changes the path served", async () => {
@@ -189,19 +178,7 @@ function postHead(requestId: string, framing: string): string {
 }
 
 describe(`a client that goes away is not a server error on ${runtime}`, SUITE, () => {
-  const dir = temporaryDirectory();
-  let service: ServiceProcess;
-
-  before(async () => {
-    service = await startService({
-      dataDir: dir.path,
-      env: { API_KEYS: KEY, METRICS: "on" },
-    });
-  });
-  after(async () => {
-    await service?.stop();
-    dir.remove();
-  });
+  const service = useService({ key: KEY, env: { METRICS: "on" } });
 
   /** The request's line is 499 at level info, no line is at level error, nothing was stored. */
   async function assertClientGone(requestId: string, statuses = [499]): Promise<void> {

@@ -8,10 +8,9 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
   runService,
-  type ServiceProcess,
   startService,
   targetRuntime,
   temporaryDirectory,
@@ -27,6 +26,7 @@ import {
 } from "../support/raw_http.ts";
 import { canSeeTcpQueues, serverHasReadAll } from "../support/tcp_queues.ts";
 import { serviceApi } from "../support/service_api.ts";
+import { useService, withService } from "../support/service_fixture.ts";
 import { assertPetGet, knownPetStatus, pastSunset } from "../support/sunset.ts";
 
 const KEY = "http-suite-key";
@@ -44,23 +44,7 @@ for (const backend of backends) {
 }
 
 function httpSuite(backend: Backend) {
-  const dir = temporaryDirectory();
-  let service: ServiceProcess;
-  let removeBackend = () => Promise.resolve();
-
-  before(async () => {
-    const settings = await backend.settings();
-    removeBackend = settings.remove;
-    service = await startService({
-      dataDir: dir.path,
-      env: { API_KEYS: KEY, MAX_BODY_BYTES: "1024", ...settings.env },
-    });
-  });
-  after(async () => {
-    await service?.stop();
-    await removeBackend();
-    dir.remove();
-  });
+  const service = useService({ key: KEY, backend, env: { MAX_BODY_BYTES: "1024" } });
 
   it("creates, lists and gets pets with exact int64 categoryIds", async () => {
     const created = await api(service, "/v1/pets", {
@@ -334,13 +318,7 @@ for (const backend of backends) {
     skip: backend.skip,
   }, () => {
     it("on SIGTERM answers /readyz and new API requests 503, finishes the request in flight, exits 0", async () => {
-      const dir = temporaryDirectory();
-      const settings = await backend.settings();
-      try {
-        const service = await startService({
-          dataDir: dir.path,
-          env: { API_KEYS: KEY, ...settings.env },
-        });
+      await withService({ key: KEY, backend }, async (service) => {
         let exitCode: number | string;
         try {
           // A slow upload on a raw connection: its head and first chunk are handed to the
@@ -396,59 +374,47 @@ for (const backend of backends) {
           exitCode = await service.stop();
         }
         assert.equal(exitCode, 0);
-      } finally {
-        await settings.remove();
-        dir.remove();
-      }
+      });
     });
   });
 }
 
 describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
   it("keeps pets across a restart, exits 0 on SIGTERM and releases the data directory", async () => {
-    const dir = temporaryDirectory();
-    try {
-      const first = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
-      const created = await (await api(first, "/v1/pets", {
+    await withService({ key: KEY }, async (service) => {
+      const created = await (await api(service, "/v1/pets", {
         method: "POST",
         body: '{"name":"Keeper","categoryId":-5}',
       })).json();
-      const deprecation = (await api(first, `/v1/pets/${created.id}`)).headers.get("deprecation");
-      assert.equal(await first.stop("SIGTERM"), 0);
-      const second = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
-      const [fetched] = await (await api(second, "/v1/pets?limit=1")).json();
+      const deprecation = (await api(service, `/v1/pets/${created.id}`)).headers.get("deprecation");
+      assert.equal(await service.restart(), 0, "SIGTERM exits 0");
+      const [fetched] = await (await api(service, "/v1/pets?limit=1")).json();
       assert.deepEqual(fetched, created);
       // The Deprecation date is fixed: the same after a restart, and on every runtime (this
       // suite runs on each) the documented one.
-      const again = await api(second, `/v1/pets/${created.id}`);
+      const again = await api(service, `/v1/pets/${created.id}`);
       await assertPetGet(again, JSON.stringify(created));
       assert.equal(again.headers.get("deprecation"), deprecation);
       assert.equal(deprecation, "@1767225600");
-      const next = await (await api(second, "/v1/pets", {
+      const next = await (await api(service, "/v1/pets", {
         method: "POST",
         body: '{"name":"Next","categoryId":1}',
       })).json();
       assert.ok(next.id > created.id, "ids keep increasing after a restart");
-      assert.equal(await second.stop("SIGINT"), 0);
-    } finally {
-      dir.remove();
-    }
+      assert.equal(await service.stop("SIGINT"), 0);
+    });
   });
 
   it("refuses a second process on the same data directory, naming it", async () => {
-    const dir = temporaryDirectory();
-    try {
-      const first = await startService({ dataDir: dir.path, env: { API_KEYS: KEY } });
+    await withService({ key: KEY }, async (first) => {
       const second = await runService([], {
-        env: { API_KEYS: KEY, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dir.path },
+        env: { API_KEYS: KEY, PORT: "0", HOST: "127.0.0.1", DATA_DIR: first.dataDir },
       });
       assert.equal(second.code, 1);
-      assert.ok(second.stderr.includes(dir.path), second.stderr);
+      assert.ok(second.stderr.includes(first.dataDir), second.stderr);
       assert.equal(second.stderr.trim().split("\n").length, 1, "one line");
       assert.equal(await first.stop(), 0);
-    } finally {
-      dir.remove();
-    }
+    });
   });
 
   it("exits 1 with a one-line message naming the line when a line before the last is damaged", async () => {

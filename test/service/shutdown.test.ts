@@ -13,6 +13,7 @@ import {
   temporaryDirectory,
 } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
+import { withService } from "../support/service_fixture.ts";
 
 const KEY = "shutdown-suite-key";
 const runtime = targetRuntime();
@@ -62,12 +63,7 @@ async function stopTimed(service: ServiceProcess): Promise<{ code: number | stri
 
 describe(`shutdown on ${runtime}`, { timeout: 60_000 }, () => {
   it("closes idle keep-alive connections and ones that sent nothing at once, exits 0 well before SHUTDOWN_TIMEOUT", async () => {
-    const dir = temporaryDirectory();
-    try {
-      const service = await startService({
-        dataDir: dir.path,
-        env: { API_KEYS: KEY, SHUTDOWN_TIMEOUT: "20" },
-      });
+    await withService({ key: KEY, env: { SHUTDOWN_TIMEOUT: "20" } }, async (service) => {
       const socket = await openConnection(service.port);
       // A spare connection, opened ahead of need as HTTP clients do, that has sent nothing.
       const spare = await openConnection(service.port);
@@ -87,9 +83,7 @@ describe(`shutdown on ${runtime}`, { timeout: 60_000 }, () => {
         socket.destroy();
         spare.destroy();
       }
-    } finally {
-      dir.remove();
-    }
+    });
   });
 
   it("cuts trickling heads and bodies and a client that never reads at SHUTDOWN_TIMEOUT, exits 0 within it + 3 s, keeps every 201", async () => {
@@ -159,12 +153,7 @@ describe(`shutdown on ${runtime}`, { timeout: 60_000 }, () => {
   });
 
   it("with SHUTDOWN_TIMEOUT=0 closes a connection in flight at once", async () => {
-    const dir = temporaryDirectory();
-    try {
-      const service = await startService({
-        dataDir: dir.path,
-        env: { API_KEYS: KEY, SHUTDOWN_TIMEOUT: "0" },
-      });
+    await withService({ key: KEY, env: { SHUTDOWN_TIMEOUT: "0" } }, async (service) => {
       const body = await openConnection(service.port);
       try {
         body.write(
@@ -178,8 +167,6 @@ describe(`shutdown on ${runtime}`, { timeout: 60_000 }, () => {
       } finally {
         body.destroy();
       }
-    } finally {
-      dir.remove();
-    }
+    });
   });
 });

@@ -4,6 +4,7 @@ import { type Config, loadConfig } from "../../src/config/config.ts";
 import { keyDigest, KeyRing } from "../../src/http/auth.ts";
 import { createMemoryLogger } from "./memory_logger.ts";
 import { MemoryStore } from "./memory_store.ts";
+import assert from "node:assert/strict";
 import { clockBeforeSunset } from "./sunset.ts";
 
 export const KEY = "test-key-1";
@@ -45,4 +46,14 @@ export function testApp(
     return app.fetch(new Request(`http://localhost${path}`, { ...init, headers }));
   };
   return { app, store, log, config, request };
+}
+
+/** The Error body of `response`, after checking its shape: JSON, a string code and message, the status. */
+export async function errorOf(response: Response) {
+  assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
+  const body = await response.json();
+  assert.equal(typeof body.code, "string");
+  assert.equal(typeof body.message, "string");
+  assert.equal(body.status, response.status);
+  return body;
 }

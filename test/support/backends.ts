@@ -11,18 +11,21 @@ export interface Backend {
   settings(): Promise<{ env: Record<string, string>; remove: () => Promise<void> }>;
 }
 
-export const backends: readonly Backend[] = [
-  {
-    name: "JSON-lines store",
-    skip: false,
-    settings: () => Promise.resolve({ env: {}, remove: () => Promise.resolve() }),
+/** The JSON-lines file in the data directory: no settings. */
+export const jsonlBackend: Backend = {
+  name: "JSON-lines store",
+  skip: false,
+  settings: () => Promise.resolve({ env: {}, remove: () => Promise.resolve() }),
+};
+
+/** A fresh database of the test cluster, dropped at the end. */
+export const postgresBackend: Backend = {
+  name: "PostgreSQL store",
+  skip: skipWithoutPostgres,
+  async settings() {
+    const database = await freshDatabase();
+    return { env: { DATABASE_URL: database.url }, remove: database.drop };
   },
-  {
-    name: "PostgreSQL store",
-    skip: skipWithoutPostgres,
-    async settings() {
-      const database = await freshDatabase();
-      return { env: { DATABASE_URL: database.url }, remove: database.drop };
-    },
-  },
-];
+};
+
+export const backends: readonly Backend[] = [jsonlBackend, postgresBackend];

@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Buffer } from "node:buffer";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { testApp } from "./support/app.ts";
-import { nextLink } from "./support/link_header.ts";
-import type { MemoryStore } from "./support/memory_store.ts";
-import type { PetStatus } from "../src/schemas/pet.ts";
+import { testApp } from "../support/app.ts";
+import { nextLink } from "../support/link_header.ts";
+import type { MemoryStore } from "../support/memory_store.ts";
+import type { PetStatus } from "../../src/schemas/pet.ts";
 
 const SUNSET = "Thu, 05 Dec 2030 00:00:00 GMT";
 const STATUSES: (PetStatus | undefined)[] = ["available", "pending", "sold", undefined];
@@ -44,6 +44,57 @@ async function decoded(response: Response): Promise<string> {
 
 const gzip = { "accept-encoding": "gzip" };
 const br = { "accept-encoding": "br" };
+
+const rex = JSON.stringify({ name: "Rex", categoryId: 1, status: "available" });
+
+describe("Cache-Control", () => {
+  it("authenticated responses carry Cache-Control: no-store, the cacheable GETs private, no-cache", async () => {
+    const { request } = testApp();
+    assert.equal((await request("/v1/pets")).headers.get("cache-control"), "private, no-cache");
+    assert.equal((await request("/v1/pets/1")).headers.get("cache-control"), "no-store");
+  });
+
+  it("every answer on an API path behind the key but the cacheable 200s carries Cache-Control: no-store, 401 included", async () => {
+    const { request, store } = testApp({ env: { MAX_BODY_BYTES: "200" } });
+    // A 401 stored by a shared cache would be served to the next client, key or not.
+    const keyed = (key: string) => ({ "idempotency-key": key });
+    const other = JSON.stringify({ name: "Other", categoryId: 2 });
+    const cases: [string, RequestInit & { key?: string | null }, number][] = [
+      ["/v1/pets", { key: null }, 401],
+      ["/v1/pets", { key: "not-a-key" }, 401],
+      ["/v1/nowhere", { key: null }, 401],
+      ["/v1/pets", { method: "POST", body: rex }, 201],
+      ["/v1/pets", { method: "POST", body: rex, headers: keyed("cache-1") }, 201],
+      ["/v1/pets", { method: "POST", body: rex, headers: keyed("cache-1") }, 201], // replayed
+      ["/v1/pets", { method: "POST", body: other, headers: keyed("cache-1") }, 422],
+      ["/v1/pets/99", { method: "HEAD" }, 404],
+      ["/v1/pets/99", {}, 404],
+      ["/v1/nowhere", {}, 404],
+      ["/v1/pets", { method: "DELETE" }, 405],
+      ["/v1/pets?limit=0", {}, 400],
+      ["/v1/pets", { method: "POST", body: "x".repeat(201) }, 413],
+      ["/v1/pets", { method: "POST", body: rex, headers: { "content-type": "text/plain" } }, 415],
+    ];
+    const check = (response: Response, label: string, status: number) => {
+      assert.equal(response.status, status, label);
+      assert.equal(response.headers.get("cache-control"), "no-store", label);
+    };
+    for (const [path, init, status] of cases) {
+      const label = `${init.method ?? "GET"} ${path} (key ${
+        init.key === undefined ? "ok" : "bad"
+      }, ${JSON.stringify(init.headers ?? {})})`;
+      check(await request(path, init), label, status);
+    }
+    // 409: a repeat while the first request with its key is still being written.
+    let open!: () => void;
+    store.writeGate = new Promise((resolve) => (open = resolve));
+    const first = request("/v1/pets", { method: "POST", body: rex, headers: keyed("cache-2") });
+    const inFlight = request("/v1/pets", { method: "POST", body: rex, headers: keyed("cache-2") });
+    check(await inFlight, "POST /v1/pets while its key is in flight", 409);
+    open();
+    check(await first, "POST /v1/pets once written", 201);
+  });
+});
 
 describe("ETag and Cache-Control on the cacheable GETs", () => {
   it("a page the cache holds is refused 503 once the service drains, like any other", async () => {

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { SUNSET_AT } from "../src/http/deprecation.ts";
-import { testApp } from "./support/app.ts";
+import { SUNSET_AT } from "../../src/http/deprecation.ts";
+import { testApp } from "../support/app.ts";
 
 const pastSunset = { clock: () => SUNSET_AT };
 const limitOne = { env: { RATE_LIMIT: "1" } };
@@ -134,5 +134,12 @@ describe("request steps", () => {
     assert.equal(answers[3].headers.get("deprecation"), null);
     const requestLines = log.lines.filter((line) => line.msg === "request");
     assert.deepEqual(requestLines.map((line) => line.status), [401, 410, 410, 200]);
+  });
+
+  it("sets X-Content-Type-Options: nosniff on every response", async () => {
+    const { request } = testApp();
+    for (const path of ["/healthz", "/v1/pets", "/nowhere"]) {
+      assert.equal((await request(path)).headers.get("x-content-type-options"), "nosniff");
+    }
   });
 });

@@ -8,23 +8,23 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config/config.ts";
-import { keyDigest, KeyRing } from "../src/http/auth.ts";
-import { parseJsonExact } from "../src/http/json.ts";
-import { createMemoryLogger } from "./support/memory_logger.ts";
-import { validateNewPet } from "../src/schemas/validate.ts";
-import { openJsonlStore } from "../src/store/jsonl/jsonl_store.ts";
-import type { PetStore } from "../src/store/store.ts";
+import { createApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { keyDigest, KeyRing } from "../../src/http/auth.ts";
+import { parseJsonExact } from "../../src/http/json.ts";
+import { createMemoryLogger } from "../support/memory_logger.ts";
+import { validateNewPet } from "../../src/schemas/validate.ts";
+import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
+import type { PetStore } from "../../src/store/store.ts";
 import {
   contractViolation,
   type HostileRequest,
   hostileRequest,
   toRequest,
   validCreate,
-} from "./support/hostile_requests.ts";
-import { MemoryStore } from "./support/memory_store.ts";
-import { temporaryDirectory } from "./support/server_process.ts";
+} from "../support/hostile_requests.ts";
+import { MemoryStore } from "../support/memory_store.ts";
+import { temporaryDirectory } from "../support/server_process.ts";
 
 const RUNS = Number(process.env.FC_RUNS ?? 200);
 const TIMEOUT = { timeout: 600_000 };
