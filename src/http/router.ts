@@ -37,8 +37,8 @@ export interface PathMatch<Context, Result = unknown> {
   readonly allow: string;
 }
 
-/** A registered path: its match with no params, and its pattern's segments. */
-type Path<Context, Result> = PathMatch<Context, Result> & {
+/** A registered path: its pattern's segments, options, handlers and `Allow`. */
+type Path<Context, Result> = Omit<PathMatch<Context, Result>, "params"> & {
   readonly segments: readonly string[];
   readonly handlers: Map<string, Handler<Context, Result>>;
   allow: string;
@@ -56,8 +56,10 @@ const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"
  * request asks two routers). So a literal path wins over a pattern that would also match it.
  */
 export class Router<Context, Result = unknown> {
+  private readonly paths = new Map<string, Path<Context, Result>>();
   private readonly patterns: Path<Context, Result>[] = [];
-  private readonly literals = new Map<string, Path<Context, Result>>();
+  /** The match of each literal path, made when routes are added (no params). */
+  private readonly literals = new Map<string, PathMatch<Context, Result>>();
 
   constructor(routes: readonly Route<Context, Result>[]) {
     for (const route of routes) this.add(route);
@@ -78,14 +80,11 @@ export class Router<Context, Result = unknown> {
       }
     }
     const isLiteral = !segments.some((segment) => PARAM.test(segment));
-    let path = isLiteral
-      ? this.literals.get(pattern)
-      : this.patterns.find((candidate) => candidate.pattern === pattern);
+    let path = this.paths.get(pattern);
     if (path === undefined) {
-      const options = route.options ?? {};
-      path = { pattern, segments, options, params: NO_PARAMS, handlers: new Map(), allow: "" };
-      if (isLiteral) this.literals.set(pattern, path);
-      else this.patterns.push(path);
+      path = { pattern, segments, options: route.options ?? {}, handlers: new Map(), allow: "" };
+      this.paths.set(pattern, path);
+      if (!isLiteral) this.patterns.push(path);
     }
     if (path.handlers.has(method)) throw new Error(`Duplicate route: ${method} ${pattern}`);
     path.handlers.set(method, route.handler);
@@ -93,6 +92,11 @@ export class Router<Context, Result = unknown> {
     if (allowed.has("GET")) allowed.add("HEAD");
     path.allow = [...allowed]
       .sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)).join(", ");
+    // Every match has the same shape, literal or not, so the app's reads of it stay monomorphic.
+    const { options, handlers, allow } = path;
+    if (isLiteral) {
+      this.literals.set(pattern, { pattern, params: NO_PARAMS, options, handlers, allow });
+    }
   }
 
   /** Finds the path a request path names, or undefined (a 404). */
