@@ -1,14 +1,11 @@
 /**
  * The application: `createApp(...)` returns one handler that every runtime adapter serves
- * unchanged, `handle(request, respond)`, and its fetch-style form, `fetch(request)`, which answers
- * with a web `Response`. It answers synchronously when nothing on the way awaits.
+ * unchanged, `handle(request, respond)`, and its fetch-style form, `fetch(request)`. It answers
+ * synchronously when nothing on the way awaits.
  *
- * A request walks one line of named steps, in an order that carries rules (docs/api.md, "Errors":
- * which error wins): `handle` splits the URL, `route` matches the path, answers OPTIONS, checks
- * the key, the rate limit and the URL length, answers 404, 410 and 405, and runs the route's
- * handler; `finish` then refunds a 304's token, makes the one response, observes the metrics
- * and writes the log line. test/app/request_steps.test.ts pins each rule the order carries. Errors
- * are values (`HttpError`) turned into the Error body in one place; anything else is logged and
+ * A request walks numbered steps (`handle`, `route`, `finish`) in an order that carries rules
+ * (docs/api.md, "Errors": which error wins; test/app/request_steps.test.ts pins each). Errors are
+ * values (`HttpError`) turned into the Error body in one place; anything else is logged and
  * answered with a bare 500. Every reply starts from one of its path's constant header sets
  * (`ReplyHeaders`, made once from the route's declaration); the steps add only what varies.
  */
@@ -42,10 +39,7 @@ import { type PetStore, StoreUnavailableError } from "./store/store.ts";
 
 /** The handler and the levers `main.ts` pulls at start and shutdown. */
 export interface App {
-  /**
-   * Answers `request` with what `respond` makes of the whole reply: a web Response
-   * (`webResponse`, Deno and Bun), or the reply itself, which the Node adapter writes.
-   */
+  /** Answers `request` with what `respond` makes of the whole reply (see `ServeOptions.handle`). */
   readonly handle: <R>(request: AppRequest, respond: Respond<R>) => R | Promise<R>;
   /** `handle` answering with a web Response. */
   readonly fetch: (request: AppRequest) => Response | Promise<Response>;
@@ -55,7 +49,6 @@ export interface App {
   drain(): void;
   /** Resolves once no request is in flight (at once when none is). */
   idle(): Promise<void>;
-  readonly readiness: Readiness;
   /** The metrics with `METRICS=on` (the store registers its own there), otherwise undefined. */
   readonly metrics: ServiceMetrics | undefined;
 }
@@ -315,9 +308,6 @@ export function createApp(options: AppOptions): App {
     idle() {
       if (inFlight === 0) return Promise.resolve();
       return new Promise<void>((resolve) => idleWaiters.push(resolve));
-    },
-    get readiness() {
-      return readiness;
     },
     metrics,
   };

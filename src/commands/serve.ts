@@ -41,12 +41,7 @@ export async function runServe(): Promise<number> {
     backlog: () => process.stdout.writableLength ?? 0,
   });
   const runtime = await detectRuntime();
-  const app = createApp({
-    config,
-    keys,
-    log,
-    brotli: runtime.brotliEncoder?.(),
-  });
+  const app = createApp({ config, keys, log, brotli: runtime.brotliEncoder?.() });
   let server: RunningServer | undefined;
   // deno-lint-ignore prefer-const -- assigned below, but a signal during listen runs stop() first
   let storeOpening: Promise<OpenedStore> | undefined;

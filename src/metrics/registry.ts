@@ -103,11 +103,8 @@ export class Family<S extends Series> {
     if (values.length !== this.labelNames.length) {
       throw new Error(`${this.name} takes ${this.labelNames.length} label values`);
     }
-    const text = values.length === 0
-      ? ""
-      : `{${
-        values.map((value, i) => `${this.labelNames[i]}="${escapeLabelValue(value)}"`).join(",")
-      }}`;
+    const pairs = values.map((value, i) => `${this.labelNames[i]}="${escapeLabelValue(value)}"`);
+    const text = values.length === 0 ? "" : `{${pairs.join(",")}}`;
     let series = this.#series.get(text);
     if (series === undefined) {
       series = this.make(text);

@@ -21,7 +21,7 @@ const DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500,
   .map((ms) => ms / 1000);
 
 /** Where the metrics of one request go; `pattern` is the router's, e.g. `/pets/:petId`. */
-export interface RouteTable {
+interface RouteTable {
   /** Patterns outside BASE_PATH (health, metrics): the template is the pattern. */
   readonly rootPatterns: readonly string[];
   /** Patterns under BASE_PATH: the template is BASE_PATH plus the pattern. */
@@ -30,15 +30,10 @@ export interface RouteTable {
 }
 
 /** What the app knows, read at each scrape. */
-export interface AppState {
+interface AppState {
   /** As `/readyz`: the store is loaded and reachable, and the service is not shutting down. */
   readonly ready: () => boolean;
   readonly inFlight: () => number;
-}
-
-interface RequestFamilies {
-  readonly requests: Family<CounterSeries>;
-  readonly duration: Family<HistogramSeries>;
 }
 
 /** The series of one route template and method, bound on first use (scrapes show what was used). */
@@ -46,7 +41,7 @@ class RouteSeries {
   readonly #byStatus = new Map<number, CounterSeries>();
   #duration: HistogramSeries | undefined;
   constructor(
-    readonly families: RequestFamilies,
+    readonly families: { requests: Family<CounterSeries>; duration: Family<HistogramSeries> },
     readonly method: string,
     readonly route: string,
   ) {}

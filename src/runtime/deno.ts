@@ -15,10 +15,6 @@
  * With TLS, `Deno.serve` takes the PEM pair once: it has no way to swap it while serving, so a
  * renewed certificate needs a restart (no `replaceTls`).
  *
- * Deno builds `request.url` of an origin-form target from the Host header: scheme + Host +
- * target, the Host as sent. A Host holding `/`, `?` or `#` would then move the path; see
- * `withTargetUrl`.
- *
  * br bodies are compressed with brotli-wasm, not Deno's own brotli: every brotli Deno 2.9 offers
  * (node:zlib, sync or not, and `CompressionStream("brotli")`) keeps about 4–8 KB of resident
  * memory per call that no GC gives back, hundreds of MiB over a day's requests (docs/caching.md,

@@ -106,7 +106,9 @@ function serverError(): Reply {
 function send(reply: Reply, outgoing: ServerResponse): void {
   try {
     const { status, headers, body } = reply;
-    if (headers["content-length"] === undefined && (body !== null || hasContent(status))) {
+    // A 204 or 304 has no content and says no length (RFC 9110 §8.6).
+    const hasContent = status >= 200 && status !== 204 && status !== 304;
+    if (headers["content-length"] === undefined && (body !== null || hasContent)) {
       headers["content-length"] = String(byteLength(body));
     }
     const incoming = outgoing.req;
@@ -136,7 +138,7 @@ function send(reply: Reply, outgoing: ServerResponse): void {
 /**
  * The body is whole, so its length goes in the head (sent in one write with it), 0 for none:
  * without it node frames a response left open (see `send`) as chunked, and the client would
- * wait for the last chunk. A 204 or 304 has no content and says no length (RFC 9110 §8.6).
+ * wait for the last chunk.
  */
 function byteLength(body: string | Uint8Array | null): number {
   if (body === null) return 0;
@@ -146,10 +148,6 @@ function byteLength(body: string | Uint8Array | null): number {
 function hasNoBody(incoming: IncomingMessage): boolean {
   const { "content-length": length, "transfer-encoding": chunked } = incoming.headers;
   return chunked === undefined && (length === undefined || length === "0");
-}
-
-function hasContent(status: number): boolean {
-  return status >= 200 && status !== 204 && status !== 304;
 }
 
 export const nodeRuntime: RuntimeAdapter = {
