@@ -8,12 +8,6 @@
  */
 import type { PetStatus } from "../schemas/pet.ts";
 
-/** Ids of one page and whether a further matching id exists. */
-export interface IdPage {
-  readonly ids: number[];
-  readonly hasMore: boolean;
-}
-
 /** Ascending ids, all and per status; ids must be added in increasing order. */
 export class StatusIndex {
   readonly #all = new IdList();
@@ -57,8 +51,8 @@ export class StatusIndex {
     return position < this.#all.length && this.#all.at(position) === id ? position : -1;
   }
 
-  /** Ids with the status (any status when undefined) strictly above `afterId`, at most `limit`. */
-  page(status: PetStatus | undefined, afterId: number, limit: number): IdPage {
+  /** Ids with the status (any when undefined) above `afterId`, at most `limit`; and if more exist. */
+  page(status: PetStatus | undefined, afterId: number, limit: number) {
     const list = this.#list(status);
     const start = list.firstAbove(afterId);
     const end = Math.min(list.length, start + Math.max(0, limit));

@@ -23,7 +23,7 @@ export interface IdempotencyClaim {
   readonly scope: string;
   /** The client's Idempotency-Key header value. */
   readonly key: string;
-  /** SHA-256 hex of the canonical NewPet (see `idempotencyDigest`). */
+  /** SHA-256 hex of the canonical NewPet (see `idempotencyClaim`). */
   readonly digest: string;
 }
 

@@ -136,10 +136,6 @@ interface EncodedBatch extends WriterBatch<PendingCreate> {
   readonly spans: readonly number[];
 }
 
-const OPEN_BRACKET = 0x5b;
-const COMMA = 0x2c;
-const CLOSE_BRACKET = 0x5d;
-
 /** Seconds; from a fast disk's fdatasync to a struggling one's. */
 const FSYNC_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** Creates per batch; the writer takes at most 1024. */
@@ -170,11 +166,7 @@ export class JsonlStore implements PetStore {
   static async load(
     file: DataFile,
     lock: DirectoryLock,
-    options: {
-      dataDir: string;
-      onWarning: (message: string) => void;
-      onError: (message: string) => void;
-    },
+    options: Required<Pick<JsonlStoreOptions, "dataDir" | "onWarning" | "onError">>,
   ): Promise<JsonlStore> {
     const path = join(options.dataDir, DATA_FILE);
     const store = new JsonlStore(file, lock);
@@ -257,13 +249,13 @@ export class JsonlStore implements PetStore {
       size += this.#texts.byteLength(positions[i]);
     }
     const body = new Uint8Array(size);
-    body[0] = OPEN_BRACKET;
+    body[0] = 0x5b; // [
     let offset = 1;
     for (let i = 0; i < count; i++) {
-      if (i > 0) body[offset++] = COMMA;
+      if (i > 0) body[offset++] = 0x2c; // ,
       offset = this.#texts.copyTo(positions[i], body, offset);
     }
-    body[offset] = CLOSE_BRACKET;
+    body[offset] = 0x5d; // ]
     return {
       body,
       firstId: count === 0 ? 0 : page.ids[0],

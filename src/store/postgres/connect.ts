@@ -77,20 +77,10 @@ function sslOption(config: DatabaseConfig): boolean | "prefer" | "require" | obj
 // ---- Which failures pass ----
 
 /** Driver codes of a connection that is gone or cannot be made. */
-const CONNECTION_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  "CONNECT_TIMEOUT",
-]);
+const CONNECTION_CODES = new Set(
+  "ECONNREFUSED ECONNRESET EPIPE ETIMEDOUT EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN".split(" ")
+    .concat(["CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"]),
+);
 
 /** SQLSTATEs no retry will cure: the operator must fix the settings. */
 const FATAL_AT_START: Record<string, string> = {

@@ -64,24 +64,21 @@ export async function openPostgresStore(options: {
   for (let attempt = 0;; attempt++) {
     try {
       const applied = await migrate(sql);
-      if (applied.length > 0) {
-        onInfo(`Database schema migrated to version ${applied.at(-1)}`);
-      }
+      if (applied.length > 0) onInfo(`Database schema migrated to version ${applied.at(-1)}`);
       break;
     } catch (error) {
       const fatal = fatalStartReason(error);
-      if (fatal !== undefined) {
-        await sql.end({ timeout: 1 }).catch(() => {});
-        throw new StoreOpenError(`Cannot open store: database: ${fatal}`);
+      if (fatal === undefined) {
+        onWaiting(`Database not reachable yet, retrying: ${describeDatabaseError(error)}`);
+        const wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
+        const waited = await delay(wait, true, { signal }).catch(() => false);
+        if (waited) continue;
       }
-      onWaiting(`Database not reachable yet, retrying: ${describeDatabaseError(error)}`);
-      const wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
-      try {
-        await delay(wait, undefined, { signal });
-      } catch {
-        await sql.end({ timeout: 1 }).catch(() => {});
-        throw new StoreOpenError("Cannot open store: stopped while waiting for the database");
-      }
+      await sql.end({ timeout: 1 }).catch(() => {});
+      const why = fatal === undefined
+        ? "stopped while waiting for the database"
+        : `database: ${fatal}`;
+      throw new StoreOpenError(`Cannot open store: ${why}`);
     }
   }
   return new PostgresStore(sql, database.poolSize, onWarning);
@@ -204,9 +201,7 @@ export class PostgresStore implements PetStore {
 
   /** Runs a read; a passing database failure becomes StoreUnavailableError (503). */
   async #read<T>(query: () => Promise<T>): Promise<T> {
-    if (!this.#available) {
-      throw new StoreUnavailableError("the database is not reachable");
-    }
+    if (!this.#available) throw new StoreUnavailableError("the database is not reachable");
     this.#readsInFlight++;
     try {
       return await query();
