@@ -1,10 +1,7 @@
 /**
- * The in-memory index of a store: every id in ascending order, and the ids of each status in
- * ascending order. A page is found by binary search for the cursor plus a slice of at most
- * `limit` ids, so listing costs O(log n + limit) however many pets the store holds.
- *
- * Ids live in growable Float64Arrays (8 bytes per id, no per-pet object), so the index of a large
- * store stays small and out of the garbage collector's way.
+ * The in-memory index of a store: all ids, and the ids of each status, ascending. A page is a
+ * binary search for the cursor plus a slice, O(log n + limit). Ids live in growable Float64Arrays
+ * (8 bytes per id, no per-pet object), out of the garbage collector's way.
  */
 import type { PetStatus } from "../schemas/pet.ts";
 

@@ -408,15 +408,9 @@ export class JsonlStore implements PetStore {
  * identity; the next start then refuses the hole it leaves, naming the line.)
  */
 async function stillTheDataFile(path: string, opened: FileIdentity): Promise<string | undefined> {
-  let current: FileIdentity;
-  try {
-    current = await stat(path);
-  } catch (error) {
-    const code = errorCodeOf(error);
-    return code === "ENOENT"
-      ? "the data file is gone from its path: removed or renamed"
-      : `cannot check the data file at its path: ${code}`;
-  }
+  const current = await stat(path).catch(errorCodeOf);
+  if (current === "ENOENT") return "the data file is gone from its path: removed or renamed";
+  if (typeof current === "string") return `cannot check the data file at its path: ${current}`;
   if (current.ino !== opened.ino || current.dev !== opened.dev) {
     return "another file was put at the data file's path";
   }

@@ -269,10 +269,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
 }
 
 /** Why a batch was not acknowledged, and whether the writer must halt (the fail-stop rules). */
-interface BatchFailure {
-  readonly reason: string;
-  readonly halts: boolean;
-}
+type BatchFailure = { readonly reason: string; readonly halts: boolean };
 
 /** Runs one I/O step of a batch; why it failed (no file path), or undefined. */
 async function attempt(step: string, io: () => Promise<void>): Promise<BatchFailure | undefined> {

@@ -15,17 +15,12 @@ export type Sql = postgres.Sql;
 /** The SQL function inside `sql.begin(…)`: every statement runs in that transaction. */
 export type Transaction = postgres.TransactionSql;
 
-/**
- * How long a new connection may take before the attempt counts as failed. Short, so that a
- * database host that drops packets turns into a quick 503 rather than requests hanging.
- */
-const CONNECT_TIMEOUT_SECONDS = 5;
-
 /** Opens a pool (lazily: the first query connects). */
 export function connectPool(config: DatabaseConfig, applicationName: string): Sql {
   return postgres(config.url, {
     max: config.poolSize,
-    connect_timeout: CONNECT_TIMEOUT_SECONDS,
+    // Short: a database host that drops packets turns into a quick 503, not requests hanging.
+    connect_timeout: 5,
     // Idle connections are closed, so a pool sized for a peak does not hold the server's slots.
     idle_timeout: 60,
     ...(config.ssl === undefined ? {} : { ssl: sslOption(config) }),
