@@ -1,9 +1,7 @@
 /**
- * The PostgreSQL connection pool, made from the `DATABASE_*` settings with the `postgres` package
- * (one package that runs unchanged on Deno, Bun and Node), and which of its failures pass (the
- * connection dropped, the server restarts, a statement timed out: answer 503 and retry) and which
- * stop the start (wrong password, no such database). This module is imported only when
- * `DATABASE_URL` is set, so the default file store never loads the driver.
+ * The PostgreSQL connection pool from the `DATABASE_*` settings (the `postgres` package runs on
+ * Deno, Bun and Node), and which of its failures pass (answer 503 and retry) and which stop the
+ * start. Imported only when `DATABASE_URL` is set.
  */
 import { checkServerIdentity } from "node:tls";
 import postgres from "postgres";

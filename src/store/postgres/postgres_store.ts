@@ -40,11 +40,9 @@ const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 5000];
 const PROBE_INTERVAL_MS = 2000;
 
 /**
- * Connects, applies missing migrations and returns the store. An unreachable database is waited
- * for (retried with backoff, each failure told to `onWaiting`, until `signal` ends the wait) so
- * instances may start before it; settings that no retry can fix (a refused password, a missing
- * database, a certificate that does not verify) throw `StoreOpenError` with one line.
- * `onWarning` hears of the connection lost or back, `onInfo` of a migration.
+ * Connects, applies missing migrations and returns the store. An unreachable database is retried
+ * with backoff (told to `onWaiting`) until `signal` ends the wait; settings no retry can fix throw
+ * `StoreOpenError`. `onWarning` hears of the connection lost or back, `onInfo` of a migration.
  */
 export async function openPostgresStore(options: {
   readonly database: DatabaseConfig;
@@ -94,7 +92,7 @@ export class PostgresStore implements PetStore {
   #available = true;
   #probing = false;
   #closing: Promise<void> | undefined;
-  /** For metrics: reads running, creates queued or committing, statements failed. */
+  /** For metrics. */
   #readsInFlight = 0;
   #createsInFlight = 0;
   #queryErrors = 0;
@@ -149,10 +147,9 @@ export class PostgresStore implements PetStore {
   }
 
   /**
-   * Pets per status (one grouped count on the (status, id) index, at scrape time), the pool's
-   * use and the statements failed. postgres.js does not expose its pool, so connections in use
-   * are counted here: each read holds one, and creates hold one between them (`CreateBatches`
-   * commits one transaction at a time).
+   * Pets per status (one grouped count at scrape time), the pool's use and the statements failed.
+   * postgres.js hides its pool, so connections in use are counted here: each read holds one, and
+   * creates one between them (`CreateBatches` commits one transaction at a time).
    */
   registerMetrics(registry: Registry): void {
     const setPets = petCountsGauge(registry);
