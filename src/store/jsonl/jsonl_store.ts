@@ -59,9 +59,8 @@ export const DATA_FILE = "pets.jsonl";
 export interface JsonlStoreOptions {
   /** Created (recursively) when missing. */
   readonly dataDir: string;
-  /** Receives recoverable problems (a torn last line cut off). */
+  /** Hear of recoverable problems (a torn line cut off), and why creates stopped until a restart. */
   readonly onWarning?: (message: string) => void;
-  /** Receives why the store stopped taking creates until a restart (defaults to onWarning). */
   readonly onError?: (message: string) => void;
   /** The file layer; tests inject failures through it (and the benchmark skips fdatasync). */
   readonly files?: FileLayer;
