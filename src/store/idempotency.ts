@@ -7,14 +7,16 @@ import type { NewPet } from "../schemas/pet.ts";
 import { canonicalNewPetJson } from "./pet_json.ts";
 import type { IdempotencyClaim } from "./store.ts";
 
-/** The claim for a create: the key within its API key's scope, and the digest of the body. */
+/**
+ * The claim for a create: the key within its API key's scope, and the digest of the body (SHA-256
+ * hex of the canonical NewPet: same fields and values give the same digest).
+ */
 export function idempotencyClaim(scope: string, key: string, pet: NewPet): IdempotencyClaim {
-  return { scope, key, digest: idempotencyDigest(pet) };
-}
-
-/** SHA-256 hex of the canonical NewPet: same fields and values give the same digest. */
-export function idempotencyDigest(pet: NewPet): string {
-  return createHash("sha256").update(canonicalNewPetJson(pet)).digest("hex");
+  return {
+    scope,
+    key,
+    digest: createHash("sha256").update(canonicalNewPetJson(pet)).digest("hex"),
+  };
 }
 
 /** One name per (scope, key); JSON keeps the pair unambiguous whatever characters they hold. */

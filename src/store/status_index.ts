@@ -1,18 +1,9 @@
 /**
- * The in-memory index of a store: every id in ascending order, and the ids of each status in
- * ascending order. A page is found by binary search for the cursor plus a slice of at most
- * `limit` ids, so listing costs O(log n + limit) however many pets the store holds.
- *
- * Ids live in growable Float64Arrays (8 bytes per id, no per-pet object), so the index of a large
- * store stays small and out of the garbage collector's way.
+ * The in-memory index of a store: all ids, and the ids of each status, ascending. A page is a
+ * binary search for the cursor plus a slice, O(log n + limit). Ids live in growable Float64Arrays
+ * (8 bytes per id, no per-pet object), out of the garbage collector's way.
  */
 import type { PetStatus } from "../schemas/pet.ts";
-
-/** Ids of one page and whether a further matching id exists. */
-export interface IdPage {
-  readonly ids: number[];
-  readonly hasMore: boolean;
-}
 
 /** Ascending ids, all and per status; ids must be added in increasing order. */
 export class StatusIndex {
@@ -57,8 +48,8 @@ export class StatusIndex {
     return position < this.#all.length && this.#all.at(position) === id ? position : -1;
   }
 
-  /** Ids with the status (any status when undefined) strictly above `afterId`, at most `limit`. */
-  page(status: PetStatus | undefined, afterId: number, limit: number): IdPage {
+  /** Ids with the status (any when undefined) above `afterId`, at most `limit`; and if more exist. */
+  page(status: PetStatus | undefined, afterId: number, limit: number) {
     const list = this.#list(status);
     const start = list.firstAbove(afterId);
     const end = Math.min(list.length, start + Math.max(0, limit));

@@ -1,12 +1,7 @@
 /**
- * The store interface: everything the HTTP core knows about persistence. A backend keeps pets
- * and answers reads; the handler never learns which backend it talks to.
- *
- * Pets travel as `StoredPet`: the id plus the pet's exact JSON text, so an int64 `categoryId`
- * never passes through a JavaScript number and list pages are built by joining strings
- * (`joinPageJson`) — or, from a store that keeps pets as UTF-8 bytes, by copying those bytes.
- * The rest of this file is what the backends share: the queued create, the page join, the
- * `animal_store_pets` gauge and the two errors a store throws.
+ * The store interface: everything the HTTP core knows about persistence; the handler never learns
+ * which backend it talks to. Pets travel as `StoredPet`: the id plus the pet's exact JSON text, so
+ * an int64 `categoryId` never passes through a JavaScript number. Also what the backends share.
  */
 import type { Registry } from "../metrics/registry.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
@@ -23,7 +18,7 @@ export interface IdempotencyClaim {
   readonly scope: string;
   /** The client's Idempotency-Key header value. */
   readonly key: string;
-  /** SHA-256 hex of the canonical NewPet (see `idempotencyDigest`). */
+  /** SHA-256 hex of the canonical NewPet (see `idempotencyClaim`). */
   readonly digest: string;
 }
 
@@ -58,11 +53,9 @@ export interface PageQuery {
 export interface PetPageJson {
   /** `[pet,pet,…]`: the pets' `json` texts joined. */
   readonly body: Uint8Array<ArrayBuffer>;
-  /** The id of the page's first pet (0 for an empty page). */
+  /** Ids of the page's first and last pet (0 for an empty page); the next page starts after. */
   readonly firstId: number;
-  /** The id of the page's last pet, where the next page starts (0 for an empty page). */
   readonly lastId: number;
-  /** The number of pets on the page. */
   readonly count: number;
   /** True when at least one more matching pet exists after the last one of this page. */
   readonly hasMore: boolean;
@@ -91,20 +84,11 @@ type MaybePromise<T> = T | Promise<T>;
 export interface PetStore {
   create(pet: NewPet, idempotency?: IdempotencyClaim): Promise<CreateOutcome>;
   get(id: number): MaybePromise<StoredPet | undefined>;
-  /**
-   * A page as the bytes clients receive, with the facts of its ETag. Each store builds its own:
-   * the JSON-lines store copies the UTF-8 it holds (no string per pet).
-   */
+  /** A page as the bytes clients receive, with the facts of its ETag. */
   listJson(query: PageQuery): MaybePromise<PetPageJson>;
-  /**
-   * False while the backend cannot serve at all (the database connection is lost); `/readyz`
-   * then answers 503. A store without it is always available once open.
-   */
+  /** False while the backend cannot serve at all (`/readyz` answers 503); absent: always. */
   isAvailable?(): boolean;
-  /**
-   * Registers the store's metric families with `METRICS=on`, once it is open: `animal_store_pets`
-   * (`petCountsGauge`) and its backend's own, read at scrape time or counted as things happen.
-   */
+  /** With `METRICS=on`, once open: `animal_store_pets` (`petCountsGauge`) and its own families. */
   registerMetrics(registry: Registry): void;
   /** Waits for pending writes, then releases every resource (file handles, the lock). */
   close(): Promise<void>;

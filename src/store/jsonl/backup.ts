@@ -92,24 +92,21 @@ export async function backupDataFile(options: BackupOptions): Promise<ToolResult
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     await options.beforeRecheck?.();
     const end = read.length;
-    if ((await file.stat()).size < end) return changedResult(path);
+    const changed = {
+      ok: false,
+      changed: true,
+      reason: `${path} was cut back during the backup (a write failed in the service)`,
+    } as const;
+    if ((await file.stat()).size < end) return changed;
     const now = createHash("sha256");
     const source = fileSource(file, Math.min(windowStart, end), end);
     const buffer = new Uint8Array(1024 * 1024);
     for (let count; (count = await source.read(buffer, 0, buffer.length)) > 0;) {
       now.update(buffer.subarray(0, count));
     }
-    if (now.digest("hex") !== copied.digest("hex")) return changedResult(path);
+    if (now.digest("hex") !== copied.digest("hex")) return changed;
     return { ok: true, pets: read.pets, byStatus: read.byStatus };
   } finally {
     await file.close();
   }
-}
-
-function changedResult(path: string): ToolResult {
-  return {
-    ok: false,
-    changed: true,
-    reason: `${path} was cut back during the backup (a write failed in the service)`,
-  };
 }

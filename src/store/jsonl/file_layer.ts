@@ -46,16 +46,12 @@ export const nodeFileLayer: FileLayer = {
 };
 
 /**
- * Writes all of `bytes` at `position`: a write may take fewer bytes than asked (a signal, a full
+ * Writes all of `bytes` at file position `at`: a write may take fewer bytes than asked (a signal, a full
  * pipe), so it goes on until every byte is written or one throws.
  */
-export async function writeFully(
-  file: DataFile,
-  bytes: Uint8Array,
-  position: number,
-): Promise<void> {
+export async function writeFully(file: DataFile, bytes: Uint8Array, at: number): Promise<void> {
   for (let done = 0; done < bytes.length;) {
-    done += (await file.write(bytes, done, bytes.length - done, position + done)).bytesWritten;
+    done += (await file.write(bytes, done, bytes.length - done, at + done)).bytesWritten;
   }
 }
 

@@ -1,17 +1,14 @@
 /**
- * The line format of `pets.jsonl`: one self-describing JSON object per line, readable with jq.
+ * The line format of `pets.jsonl`: one JSON object per line, readable with jq.
  *
  *   {"type":"pet","v":1,"pet":<Pet>}
  *   {"type":"pet","v":1,"pet":<Pet>,"idempotency":{"scope":"…","key":"…","digest":"…"}}
  *
- * `type` and `v` let later record kinds (update, delete) and later versions join the file without a
- * migration; a reader that meets a type or version it does not know refuses to start rather than
- * skip data. `<Pet>` is exactly the text of `petJson`, so the in-memory response is a slice of the
- * line and `categoryId` keeps the digits it was sent with.
- *
- * Each line has exactly one correct text, so this file holds the one writer of a line
- * (`encodePetRecord`) and the one reader (`PetLine.parse`), which checks a line's bytes against
- * that text without JSON.parse or a string per line, and says why when they differ.
+ * `type` and `v` let later record kinds and versions join the file without a migration; a reader
+ * that meets one it does not know refuses to start rather than skip data. `<Pet>` is exactly the
+ * text of `petJson`, so the response is a slice of the line. Each line has exactly one correct
+ * text: here are its one writer (`encodePetRecord`) and one reader (`PetLine.parse`, no JSON.parse
+ * or string per line), which says why a line differs.
  */
 import {
   INT64_MAX,
@@ -122,10 +119,9 @@ const NINE = 0x39;
 export class PetLine {
   id = 0;
   status: PetStatus | undefined = undefined;
-  /** Byte range of the pet object (the response text) within the parsed bytes. */
+  /** Byte ranges: the pet object (response text), the name (with quotes), the categoryId digits. */
   petStart = 0;
   petEnd = 0;
-  /** Byte range of the name, quotes included, and of the categoryId digits. */
   nameStart = 0;
   nameEnd = 0;
   categoryStart = 0;

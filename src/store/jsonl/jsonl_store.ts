@@ -59,9 +59,8 @@ export const DATA_FILE = "pets.jsonl";
 export interface JsonlStoreOptions {
   /** Created (recursively) when missing. */
   readonly dataDir: string;
-  /** Receives recoverable problems (a torn last line cut off). */
+  /** Hear of recoverable problems (a torn line cut off), and why creates stopped until a restart. */
   readonly onWarning?: (message: string) => void;
-  /** Receives why the store stopped taking creates until a restart (defaults to onWarning). */
   readonly onError?: (message: string) => void;
   /** The file layer; tests inject failures through it (and the benchmark skips fdatasync). */
   readonly files?: FileLayer;
@@ -136,10 +135,6 @@ interface EncodedBatch extends WriterBatch<PendingCreate> {
   readonly spans: readonly number[];
 }
 
-const OPEN_BRACKET = 0x5b;
-const COMMA = 0x2c;
-const CLOSE_BRACKET = 0x5d;
-
 /** Seconds; from a fast disk's fdatasync to a struggling one's. */
 const FSYNC_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** Creates per batch; the writer takes at most 1024. */
@@ -170,11 +165,7 @@ export class JsonlStore implements PetStore {
   static async load(
     file: DataFile,
     lock: DirectoryLock,
-    options: {
-      dataDir: string;
-      onWarning: (message: string) => void;
-      onError: (message: string) => void;
-    },
+    options: Required<Pick<JsonlStoreOptions, "dataDir" | "onWarning" | "onError">>,
   ): Promise<JsonlStore> {
     const path = join(options.dataDir, DATA_FILE);
     const store = new JsonlStore(file, lock);
@@ -257,13 +248,13 @@ export class JsonlStore implements PetStore {
       size += this.#texts.byteLength(positions[i]);
     }
     const body = new Uint8Array(size);
-    body[0] = OPEN_BRACKET;
+    body[0] = 0x5b; // [
     let offset = 1;
     for (let i = 0; i < count; i++) {
-      if (i > 0) body[offset++] = COMMA;
+      if (i > 0) body[offset++] = 0x2c; // ,
       offset = this.#texts.copyTo(positions[i], body, offset);
     }
-    body[offset] = CLOSE_BRACKET;
+    body[offset] = 0x5d; // ]
     return {
       body,
       firstId: count === 0 ? 0 : page.ids[0],
@@ -416,15 +407,9 @@ export class JsonlStore implements PetStore {
  * identity; the next start then refuses the hole it leaves, naming the line.)
  */
 async function stillTheDataFile(path: string, opened: FileIdentity): Promise<string | undefined> {
-  let current: FileIdentity;
-  try {
-    current = await stat(path);
-  } catch (error) {
-    const code = errorCodeOf(error);
-    return code === "ENOENT"
-      ? "the data file is gone from its path: removed or renamed"
-      : `cannot check the data file at its path: ${code}`;
-  }
+  const current = await stat(path).catch(errorCodeOf);
+  if (current === "ENOENT") return "the data file is gone from its path: removed or renamed";
+  if (typeof current === "string") return `cannot check the data file at its path: ${current}`;
   if (current.ino !== opened.ino || current.dev !== opened.dev) {
     return "another file was put at the data file's path";
   }

@@ -37,11 +37,8 @@ export interface LockOwner {
   readonly hostname: string;
 }
 
-/** A held lock. */
-export interface DirectoryLock {
-  /** Removes the lock file. */
-  release(): Promise<void>;
-}
+/** A held lock; `release` removes the lock file. */
+export type DirectoryLock = { release(): Promise<void> };
 
 /** Takes the lock or returns why not (a one-line reason naming the owner). */
 export async function acquireLock(

@@ -46,7 +46,7 @@ export class PetTexts {
     return decoder.decode(bytes.subarray(start, start + this.#lengthOf[position]));
   }
 
-  /** Length in bytes of the UTF-8 text of the pet at a position. */
+  /** Bytes of the pet's UTF-8 text. */
   byteLength(position: number): number {
     return this.#lengthOf[position];
   }

@@ -28,16 +28,10 @@ export interface ByteSource {
 export type ByteSink = (bytes: Uint8Array) => Promise<void>;
 
 /** Bytes after the last newline: where they start and how many. */
-export interface TornTail {
-  readonly offset: number;
-  readonly length: number;
-}
+export type TornTail = { readonly offset: number; readonly length: number };
 
 /** A damaged line and why. */
-export interface Damage {
-  readonly line: number;
-  readonly reason: string;
-}
+export type Damage = { readonly line: number; readonly reason: string };
 
 /** What a read found. Counts and ids are of the sound records read. */
 export interface RecordsRead {

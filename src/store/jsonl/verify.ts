@@ -56,26 +56,22 @@ export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
 
 /** The report as human-readable lines, for the `verify`, `backup` and `restore` commands. */
 export function formatReport(report: RecordReport): string[] {
-  const { byStatus } = report;
+  const { byStatus, tornTail, damage, damagedLines } = report;
   const lines = [
     `${report.file}: ${report.pets} pets (available ${byStatus.available}, pending ${byStatus.pending}, sold ${byStatus.sold}, no status ${byStatus.none})`,
   ];
-  if (report.tornTail !== undefined) {
+  if (tornTail !== undefined) {
     lines.push(
-      `warning: torn last line at byte offset ${report.tornTail.offset} (${report.tornTail.length} bytes without a newline); it is cut off at the next start`,
+      `warning: torn last line at byte offset ${tornTail.offset} (${tornTail.length} bytes without a newline); it is cut off at the next start`,
     );
   }
-  if (report.damage !== undefined) {
-    const more = report.damagedLines > 1 ? ` (${report.damagedLines} damaged lines in all)` : "";
-    lines.push(
-      `error: line ${report.damage.line} ${report.damage.reason}${more}; the store will not start`,
-    );
-  } else {
-    lines.push(
-      report.tornTail === undefined
-        ? "ok: the file is sound"
-        : "ok: no damage besides the torn last line",
-    );
-  }
+  const more = damagedLines > 1 ? ` (${damagedLines} damaged lines in all)` : "";
+  lines.push(
+    damage !== undefined
+      ? `error: line ${damage.line} ${damage.reason}${more}; the store will not start`
+      : tornTail === undefined
+      ? "ok: the file is sound"
+      : "ok: no damage besides the torn last line",
+  );
   return lines;
 }

@@ -40,10 +40,7 @@ import { type DataFile, errorCodeOf, writeFully } from "./file_layer.ts";
 /** Most entries in one batch: bounds a batch's bytes and its callers' wait. */
 export const MAX_BATCH = 1024;
 
-/**
- * Most batches writing or syncing at once. Two let the next batch's fdatasync overlap the current
- * one's; more gave no further gain (docs/performance.md, "Store").
- */
+/** Most batches writing or syncing at once: two overlap fdatasyncs; more gave no further gain. */
 export const MAX_BATCHES_IN_FLIGHT = 2;
 
 /** A batch as the writer sees it: the bytes to append, whatever else the store keeps in it. */
@@ -269,10 +266,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
 }
 
 /** Why a batch was not acknowledged, and whether the writer must halt (the fail-stop rules). */
-interface BatchFailure {
-  readonly reason: string;
-  readonly halts: boolean;
-}
+type BatchFailure = { readonly reason: string; readonly halts: boolean };
 
 /** Runs one I/O step of a batch; why it failed (no file path), or undefined. */
 async function attempt(step: string, io: () => Promise<void>): Promise<BatchFailure | undefined> {

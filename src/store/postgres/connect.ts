@@ -1,9 +1,7 @@
 /**
- * The PostgreSQL connection pool, made from the `DATABASE_*` settings with the `postgres` package
- * (one package that runs unchanged on Deno, Bun and Node), and which of its failures pass (the
- * connection dropped, the server restarts, a statement timed out: answer 503 and retry) and which
- * stop the start (wrong password, no such database). This module is imported only when
- * `DATABASE_URL` is set, so the default file store never loads the driver.
+ * The PostgreSQL connection pool from the `DATABASE_*` settings (the `postgres` package runs on
+ * Deno, Bun and Node), and which of its failures pass (answer 503 and retry) and which stop the
+ * start. Imported only when `DATABASE_URL` is set.
  */
 import { checkServerIdentity } from "node:tls";
 import postgres from "postgres";
@@ -15,17 +13,12 @@ export type Sql = postgres.Sql;
 /** The SQL function inside `sql.begin(…)`: every statement runs in that transaction. */
 export type Transaction = postgres.TransactionSql;
 
-/**
- * How long a new connection may take before the attempt counts as failed. Short, so that a
- * database host that drops packets turns into a quick 503 rather than requests hanging.
- */
-const CONNECT_TIMEOUT_SECONDS = 5;
-
 /** Opens a pool (lazily: the first query connects). */
 export function connectPool(config: DatabaseConfig, applicationName: string): Sql {
   return postgres(config.url, {
     max: config.poolSize,
-    connect_timeout: CONNECT_TIMEOUT_SECONDS,
+    // Short: a database host that drops packets turns into a quick 503, not requests hanging.
+    connect_timeout: 5,
     // Idle connections are closed, so a pool sized for a peak does not hold the server's slots.
     idle_timeout: 60,
     ...(config.ssl === undefined ? {} : { ssl: sslOption(config) }),
@@ -77,20 +70,10 @@ function sslOption(config: DatabaseConfig): boolean | "prefer" | "require" | obj
 // ---- Which failures pass ----
 
 /** Driver codes of a connection that is gone or cannot be made. */
-const CONNECTION_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  "CONNECT_TIMEOUT",
-]);
+const CONNECTION_CODES = new Set(
+  "ECONNREFUSED ECONNRESET EPIPE ETIMEDOUT EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN".split(" ")
+    .concat(["CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"]),
+);
 
 /** SQLSTATEs no retry will cure: the operator must fix the settings. */
 const FATAL_AT_START: Record<string, string> = {

@@ -69,7 +69,13 @@ export class CreateBatches {
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, MAX_BATCH);
-        const outcomes = await this.#commit(batch);
+        const outcomes = await this.#sql.begin((tx) => writeBatch(tx, batch)).catch((error) => {
+          this.#onFailure(error);
+          // Nothing of the batch was committed (or, if the connection died during COMMIT, it may
+          // have been: the client is told 503, and a retry with its Idempotency-Key finds the pet).
+          const reason = "the database did not commit the transaction";
+          return batch.map((): CreateOutcome => ({ kind: "unavailable", reason }));
+        });
         for (let i = 0; i < batch.length; i++) {
           if (batch[i].claim !== undefined) this.#keysInFlight.delete(keyId(batch[i].claim!));
           batch[i].resolve(outcomes[i]);
@@ -77,19 +83,6 @@ export class CreateBatches {
       }
     } finally {
       this.#draining = undefined;
-    }
-  }
-
-  /** One transaction for the batch; a failure answers every create in it `unavailable`. */
-  async #commit(batch: readonly PendingCreate[]): Promise<CreateOutcome[]> {
-    try {
-      return await this.#sql.begin((tx) => writeBatch(tx, batch));
-    } catch (error) {
-      this.#onFailure(error);
-      // Nothing of the batch was committed (or, if the connection died during COMMIT, it may
-      // have been: the client is told 503, and a retry with its Idempotency-Key finds the pet).
-      const reason = "the database did not commit the transaction";
-      return batch.map(() => ({ kind: "unavailable", reason }));
     }
   }
 }

@@ -49,11 +49,11 @@ export async function importJsonlFile(options: {
   }
   try {
     const report = await verifyDataFile(dataDir);
-    if (report.damage !== undefined) {
+    const { damage } = report;
+    if (damage !== undefined) {
       return {
         ok: false,
-        reason:
-          `${report.file} line ${report.damage.line} ${report.damage.reason}; nothing imported`,
+        reason: `${report.file} line ${damage.line} ${damage.reason}; nothing imported`,
       };
     }
     if (report.tornTail !== undefined) {

@@ -40,11 +40,9 @@ const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 5000];
 const PROBE_INTERVAL_MS = 2000;
 
 /**
- * Connects, applies missing migrations and returns the store. An unreachable database is waited
- * for (retried with backoff, each failure told to `onWaiting`, until `signal` ends the wait) so
- * instances may start before it; settings that no retry can fix (a refused password, a missing
- * database, a certificate that does not verify) throw `StoreOpenError` with one line.
- * `onWarning` hears of the connection lost or back, `onInfo` of a migration.
+ * Connects, applies missing migrations and returns the store. An unreachable database is retried
+ * with backoff (told to `onWaiting`) until `signal` ends the wait; settings no retry can fix throw
+ * `StoreOpenError`. `onWarning` hears of the connection lost or back, `onInfo` of a migration.
  */
 export async function openPostgresStore(options: {
   readonly database: DatabaseConfig;
@@ -64,24 +62,21 @@ export async function openPostgresStore(options: {
   for (let attempt = 0;; attempt++) {
     try {
       const applied = await migrate(sql);
-      if (applied.length > 0) {
-        onInfo(`Database schema migrated to version ${applied.at(-1)}`);
-      }
+      if (applied.length > 0) onInfo(`Database schema migrated to version ${applied.at(-1)}`);
       break;
     } catch (error) {
       const fatal = fatalStartReason(error);
-      if (fatal !== undefined) {
-        await sql.end({ timeout: 1 }).catch(() => {});
-        throw new StoreOpenError(`Cannot open store: database: ${fatal}`);
+      if (fatal === undefined) {
+        onWaiting(`Database not reachable yet, retrying: ${describeDatabaseError(error)}`);
+        const wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
+        const waited = await delay(wait, true, { signal }).catch(() => false);
+        if (waited) continue;
       }
-      onWaiting(`Database not reachable yet, retrying: ${describeDatabaseError(error)}`);
-      const wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
-      try {
-        await delay(wait, undefined, { signal });
-      } catch {
-        await sql.end({ timeout: 1 }).catch(() => {});
-        throw new StoreOpenError("Cannot open store: stopped while waiting for the database");
-      }
+      await sql.end({ timeout: 1 }).catch(() => {});
+      const why = fatal === undefined
+        ? "stopped while waiting for the database"
+        : `database: ${fatal}`;
+      throw new StoreOpenError(`Cannot open store: ${why}`);
     }
   }
   return new PostgresStore(sql, database.poolSize, onWarning);
@@ -97,7 +92,7 @@ export class PostgresStore implements PetStore {
   #available = true;
   #probing = false;
   #closing: Promise<void> | undefined;
-  /** For metrics: reads running, creates queued or committing, statements failed. */
+  /** For metrics. */
   #readsInFlight = 0;
   #createsInFlight = 0;
   #queryErrors = 0;
@@ -152,10 +147,9 @@ export class PostgresStore implements PetStore {
   }
 
   /**
-   * Pets per status (one grouped count on the (status, id) index, at scrape time), the pool's
-   * use and the statements failed. postgres.js does not expose its pool, so connections in use
-   * are counted here: each read holds one, and creates hold one between them (`CreateBatches`
-   * commits one transaction at a time).
+   * Pets per status (one grouped count at scrape time), the pool's use and the statements failed.
+   * postgres.js hides its pool, so connections in use are counted here: each read holds one, and
+   * creates one between them (`CreateBatches` commits one transaction at a time).
    */
   registerMetrics(registry: Registry): void {
     const setPets = petCountsGauge(registry);
@@ -204,9 +198,7 @@ export class PostgresStore implements PetStore {
 
   /** Runs a read; a passing database failure becomes StoreUnavailableError (503). */
   async #read<T>(query: () => Promise<T>): Promise<T> {
-    if (!this.#available) {
-      throw new StoreUnavailableError("the database is not reachable");
-    }
+    if (!this.#available) throw new StoreUnavailableError("the database is not reachable");
     this.#readsInFlight++;
     try {
       return await query();
