@@ -176,9 +176,11 @@ export const HEADERS = {
 /** The name of a header under `components.headers`. */
 export type HeaderName = keyof typeof HEADERS;
 
-/** A `headers` map entry that refers to `components.headers[name]`. */
-export function headerRef(name: HeaderName): Json {
-  return { $ref: `#/components/headers/${name}` };
+/** A response's `headers` map: each header name refers to its `components.headers` entry. */
+export function headerRefs(names: Readonly<Record<string, HeaderName>>): Json {
+  return Object.fromEntries(
+    Object.entries(names).map(([name, ref]) => [name, { $ref: `#/components/headers/${ref}` }]),
+  );
 }
 
 /** A `parameters` entry that refers to `components.parameters[name]`. */

@@ -11,7 +11,7 @@ import { NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
 import { VERSION } from "../version.ts";
 import {
   type HeaderName,
-  headerRef,
+  headerRefs,
   HEADERS,
   type ParameterName,
   parameterRef,
@@ -26,14 +26,11 @@ type Json = { [key: string]: ExactJsonValue | undefined };
 
 const SCHEMAS = { PetStatus, NewPet, Pet, Pets, Error: ErrorBody };
 
-/** Named examples of a body, as OpenAPI writes them. */
-export type Examples = Record<string, { summary: string; value: ExactJsonValue }>;
-
-/** A body: the name of its schema under `components.schemas`, and examples. */
+/** A body: the name of its schema under `components.schemas`, and named examples. */
 export interface Body {
   readonly description: string;
   readonly schema: keyof typeof SCHEMAS;
-  readonly examples: Examples;
+  readonly examples: Record<string, { summary: string; value: ExactJsonValue }>;
 }
 
 /** One operation, declared next to its route; the document derives the rest from it. */
@@ -212,9 +209,4 @@ function content(body: Body): Json {
       examples: body.examples,
     },
   };
-}
-
-/** A response's `headers` map: each header name refers to its `components.headers` entry. */
-function headerRefs(names: Readonly<Record<string, HeaderName>>): Json {
-  return Object.fromEntries(Object.entries(names).map(([name, ref]) => [name, headerRef(ref)]));
 }

@@ -5,18 +5,18 @@
 import { SUNSET_VALUE } from "../http/deprecation.ts";
 import type { ErrorCode } from "../schemas/error.ts";
 import type { ExactJsonValue } from "./exact_json.ts";
-import { headerRef } from "./components.ts";
+import { headerRefs } from "./components.ts";
 
 type Json = { [key: string]: ExactJsonValue | undefined };
 
-const RETRY_AFTER = { "Retry-After": headerRef("RetryAfter") };
+const RETRY_AFTER = headerRefs({ "Retry-After": "RetryAfter" });
 
 /** docs/api.md's error table: each status's description, and the headers it adds. */
 const STATUSES: Record<number, [description: string, headers?: Json]> = {
   400: ["The request is not valid"],
   401: [
     "The API key is missing, malformed or not accepted",
-    { "WWW-Authenticate": headerRef("WwwAuthenticate") },
+    headerRefs({ "WWW-Authenticate": "WwwAuthenticate" }),
   ],
   404: ["No pet with this id"],
   409: ["A create with the same Idempotency-Key is still being written; retry later", RETRY_AFTER],

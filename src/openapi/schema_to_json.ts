@@ -17,11 +17,8 @@ import type { ExactJsonValue } from "./exact_json.ts";
 /** A JSON Schema object as written into the document. */
 export type JsonSchema = { [key: string]: ExactJsonValue };
 
-/** Named schemas, by the name they get under `components.schemas`. */
-export type NamedSchemas = Readonly<Record<string, unknown>>;
-
-/** Converts every named schema, referring to the others by `$ref` where they recur. */
-export function componentSchemas(named: NamedSchemas): Record<string, JsonSchema> {
+/** Converts every schema, named as under `components.schemas`, referring to the others by `$ref`. */
+export function componentSchemas(named: Readonly<Record<string, unknown>>) {
   const plain = Object.entries(named).map(([name, schema]) => [name, plainSchema(schema)] as const);
   const refByShape = new Map(plain.map(([name, schema]) => [shapeOf(schema), name]));
   const result: Record<string, JsonSchema> = {};

@@ -3,7 +3,8 @@
  * share. They live here, below both, so that a route never imports the app that assembles it.
  */
 import type { PetStore } from "../store/store.ts";
-import type { AppRequest, ReplyHeaders } from "../http/responses.ts";
+import type { AppRequest, Reply, ReplyHeaders } from "../http/responses.ts";
+import type { Route } from "../http/router.ts";
 
 /** What a route handler gets: the request and everything already worked out about it. */
 export interface RequestContext {
@@ -21,6 +22,9 @@ export interface RequestContext {
   /** The constant headers of the matched path's replies, by kind: each reply starts from one. */
   readonly headers: ReplyHeaders;
 }
+
+/** A route of the app: its handler gets a `RequestContext` and returns a `Reply`. */
+export type AppRoute = Route<RequestContext, Reply>;
 
 /** The service's lifecycle as `/readyz` reports it. */
 export type Readiness = "loading" | "ready" | "draining";

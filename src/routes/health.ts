@@ -1,8 +1,7 @@
 /** Liveness and readiness probes (docs/operations.md); public, never rate limited. */
-import type { Readiness, RequestContext } from "./context.ts";
-import type { Route } from "../http/router.ts";
+import type { AppRoute, Readiness } from "./context.ts";
 import { HttpError } from "../http/errors.ts";
-import { jsonReply, type Reply } from "../http/responses.ts";
+import { jsonReply } from "../http/responses.ts";
 
 /**
  * `GET /healthz` (the process runs) and `GET /readyz` (the store is loaded, can reach its data —
@@ -11,7 +10,7 @@ import { jsonReply, type Reply } from "../http/responses.ts";
 export function healthRoutes(deps: {
   readiness: () => Readiness;
   storeAvailable: () => boolean;
-}): Route<RequestContext, Reply>[] {
+}): AppRoute[] {
   return [
     {
       method: "GET",

@@ -1,8 +1,7 @@
 /** `GET {BASE_PATH}/openapi.json`: the OpenAPI document, public (no key) like the docs page. */
-import type { RequestContext } from "./context.ts";
+import type { AppRoute } from "./context.ts";
 import type { Config } from "../config/config.ts";
-import { jsonReply, type Reply } from "../http/responses.ts";
-import type { Route } from "../http/router.ts";
+import { jsonReply } from "../http/responses.ts";
 import { type DocumentOptions, openApiDocument } from "../openapi/document.ts";
 import { stringifyExact } from "../openapi/exact_json.ts";
 import { PET_OPERATIONS } from "./pets.ts";
@@ -13,15 +12,13 @@ export function openApiJson(options: DocumentOptions): string {
 }
 
 /** The document route; the text is built once, since it only depends on the settings. */
-export function openapiRoutes(deps: { config: Config }): Route<RequestContext, Reply>[] {
+export function openapiRoutes(deps: { config: Config }): AppRoute[] {
   const text = openApiJson({ basePath: deps.config.basePath, publicUrl: deps.config.publicUrl });
-  return [
-    {
-      method: "GET",
-      pattern: "/openapi.json",
-      handler: (context) =>
-        jsonReply(context.headers.reply, text, 200, { "cache-control": "no-cache" }),
-      options: { public: true },
-    },
-  ];
+  return [{
+    method: "GET",
+    pattern: "/openapi.json",
+    handler: (context) =>
+      jsonReply(context.headers.reply, text, 200, { "cache-control": "no-cache" }),
+    options: { public: true },
+  }];
 }

@@ -14,11 +14,13 @@ import {
 } from "../schemas/limits.ts";
 import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
-/** A validated `GET /pets` query. */
-export type ListQuery = PageRequest;
-
 function invalidQuery(message: string): HttpError {
   return new HttpError(400, "invalid_query", message);
+}
+
+/** A client's value as quoted in an error message: at most 50 characters. */
+function quote(raw: string): string {
+  return JSON.stringify(raw.slice(0, 50));
 }
 
 const LIST_PARAMS = ["limit", "status", "cursor"] as const;
@@ -56,27 +58,21 @@ function listParams(query: string): Partial<Record<ListParam, string>> {
 }
 
 /** Parses `limit`, `status` and `cursor`; anything out of the contract is 400 `invalid_query`. */
-export function parseListQuery(query: string): ListQuery {
+export function parseListQuery(query: string): PageRequest {
   const { limit: rawLimit, status: rawStatus, cursor: rawCursor } = listParams(query);
 
   let limit = DEFAULT_LIMIT;
   if (rawLimit !== undefined) {
     limit = Number(rawLimit);
     if (!LIMIT_PATTERN.test(rawLimit) || limit > MAX_LIMIT) {
-      throw invalidQuery(
-        `limit must be an integer from 1 to ${MAX_LIMIT}, got ${
-          JSON.stringify(rawLimit.slice(0, 50))
-        }`,
-      );
+      throw invalidQuery(`limit must be an integer from 1 to ${MAX_LIMIT}, got ${quote(rawLimit)}`);
     }
   }
   let status: PetStatus | undefined;
   if (rawStatus !== undefined) {
     if (!(PET_STATUSES as readonly string[]).includes(rawStatus)) {
       throw invalidQuery(
-        `status must be one of ${PET_STATUSES.join(", ")}, got ${
-          JSON.stringify(rawStatus.slice(0, 50))
-        }`,
+        `status must be one of ${PET_STATUSES.join(", ")}, got ${quote(rawStatus)}`,
       );
     }
     status = rawStatus as PetStatus;
@@ -108,7 +104,7 @@ export function parsePetId(raw: string): number | undefined {
     throw new HttpError(
       400,
       "invalid_path",
-      `petId must be an integer from 1 to ${PET_ID_MAX}, got ${JSON.stringify(raw.slice(0, 50))}`,
+      `petId must be an integer from 1 to ${PET_ID_MAX}, got ${quote(raw)}`,
     );
   }
   const id = Number(raw);

@@ -1,10 +1,9 @@
 /** The three pet operations of the seed: listPets, createPet and getPet (deprecated). */
-import type { RequestContext } from "./context.ts";
+import type { AppRoute, RequestContext } from "./context.ts";
 import type { Config } from "../config/config.ts";
 import { isJsonContentType, readJsonBody } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
 import { jsonReply, type Reply } from "../http/responses.ts";
-import type { Route } from "../http/router.ts";
 import { validateNewPet } from "../schemas/validate.ts";
 import { parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { idempotencyClaim } from "../store/idempotency.ts";
@@ -13,8 +12,12 @@ import type { BrotliEncoder } from "../http/compression.ts";
 import type { Operation } from "../openapi/document.ts";
 import { INT64_MAX } from "../schemas/pet.ts";
 
-const rex = { id: 1, name: "Rex", categoryId: 7, status: "available" };
-const tom = { id: 2, name: "Tom", categoryId: INT64_MAX };
+const newRex = { name: "Rex", categoryId: 7, status: "available" };
+const newTom = { name: "Tom", categoryId: INT64_MAX };
+const rex = { id: 1, ...newRex };
+const tom = { id: 2, ...newTom };
+
+const RETRY_LATER = { headers: { "retry-after": "1" } };
 
 /** The pet routes as data: each one's method and pattern, and what the OpenAPI document says. */
 export const PET_OPERATIONS: readonly Operation<"listPets" | "createPet" | "getPet">[] = [
@@ -51,14 +54,8 @@ export const PET_OPERATIONS: readonly Operation<"listPets" | "createPet" | "getP
       description: "The pet to add; any other field is refused",
       schema: "NewPet",
       examples: {
-        available: {
-          summary: "With a status",
-          value: { name: "Rex", categoryId: 7, status: "available" },
-        },
-        int64: {
-          summary: "Without a status, largest categoryId",
-          value: { name: "Tom", categoryId: INT64_MAX },
-        },
+        available: { summary: "With a status", value: newRex },
+        int64: { summary: "Without a status, largest categoryId", value: newTom },
       },
     },
     response: {
@@ -98,10 +95,9 @@ export const PET_OPERATIONS: readonly Operation<"listPets" | "createPet" | "getP
 /** Routes under BASE_PATH for pets; `brotli` compresses their br bodies (node:zlib's if absent). */
 export function petRoutes(
   deps: { config: Config; brotli?: BrotliEncoder },
-): Route<RequestContext, Reply>[] {
+): AppRoute[] {
   const { config } = deps;
   const publicBase = `${config.publicUrl ?? ""}${config.basePath}`;
-
   const reads = createConditionalGet({
     cacheBytes: config.cacheBytes,
     brotli: deps.brotli,
@@ -109,8 +105,7 @@ export function petRoutes(
   });
 
   function listPets(context: RequestContext): Promise<Reply> | Reply {
-    const query = parseListQuery(context.query);
-    return reads.page(context, query);
+    return reads.page(context, parseListQuery(context.query));
   }
 
   async function createPet(context: RequestContext): Promise<Reply> {
@@ -121,11 +116,8 @@ export function petRoutes(
     const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
     const body = await readJsonBody(request, config.maxBodyBytes);
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
-      throw new HttpError(
-        400,
-        "invalid_body",
-        "Cannot use body: it must be a JSON object (a NewPet)",
-      );
+      const message = "Cannot use body: it must be a JSON object (a NewPet)";
+      throw new HttpError(400, "invalid_body", message);
     }
     const validation = validateNewPet(body);
     if (!validation.ok) {
@@ -134,11 +126,10 @@ export function petRoutes(
         details: validation.details,
       });
     }
-    const newPet = validation.value;
     const claim = idempotencyKey === undefined
       ? undefined
-      : idempotencyClaim(context.keyScope, idempotencyKey, newPet);
-    const outcome = await context.store().create(newPet, claim);
+      : idempotencyClaim(context.keyScope, idempotencyKey, validation.value);
+    const outcome = await context.store().create(validation.value, claim);
     switch (outcome.kind) {
       case "created":
       case "replayed": {
@@ -159,9 +150,7 @@ export function petRoutes(
           409,
           "idempotency_key_in_flight",
           "A request with this Idempotency-Key is still being processed; retry later",
-          {
-            headers: { "retry-after": "1" },
-          },
+          RETRY_LATER,
         );
       case "unavailable":
         throw new HttpError(
@@ -172,7 +161,7 @@ export function petRoutes(
               "it may or may not have been saved. A retry with the same Idempotency-Key is safe " +
               "(it returns the pet if it was saved); the service takes no creates until restarted"
             : "The pet could not be stored; nothing was saved, retry later",
-          { headers: { "retry-after": "1" } },
+          RETRY_LATER,
         );
     }
   }

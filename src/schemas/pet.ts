@@ -21,7 +21,7 @@ export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
 /** How long a pet's name may be, in Unicode code points. */
-export const NAME_LENGTH = { min: 1, max: 200 } as const;
+const NAME_LENGTH = { min: 1, max: 200 } as const;
 
 /** Unicode control characters (general category Cc) are refused in names. */
 // deno-lint-ignore no-control-regex -- matching control characters is the point
@@ -33,7 +33,7 @@ export function isAcceptableName(name: string): boolean {
 }
 
 /** The animal's name: 1–200 code points, not blank, no control characters. */
-export const PetName = Type.Refine(
+const PetName = Type.Refine(
   Type.String({
     minLength: NAME_LENGTH.min,
     maxLength: NAME_LENGTH.max,
