@@ -30,16 +30,11 @@ export class HttpError extends Error {
 
 /** The Error body of the contract as a JSON reply, on top of the path's constant `base` headers. */
 export function errorReply(error: HttpError, requestId: string, base: HeaderSet): Reply {
-  const body: Record<string, unknown> = {
-    code: error.code,
-    message: error.message,
-    status: error.status,
-  };
-  if (error.details !== undefined) body.details = error.details;
-  body.requestId = requestId;
+  const { code, message, status, details } = error;
   return {
-    status: error.status,
-    body: JSON.stringify(body),
+    status,
+    // JSON.stringify leaves out `details` when undefined.
+    body: JSON.stringify({ code, message, status, details, requestId }),
     headers: { ...base, "content-type": "application/json", ...error.headers },
   };
 }

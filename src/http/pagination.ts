@@ -36,14 +36,10 @@ export function nextPageLink(base: string, request: PageRequest, lastId: number)
 }
 
 /** Where a page starts: after `afterId`, for the given status filter. */
-export interface CursorPosition {
-  readonly afterId: number;
-  readonly status: PetStatus | undefined;
-}
+type CursorPosition = Pick<PageRequest, "afterId" | "status">;
 
 const CHECKSUM_SALT = "animal-store/cursor/v2:";
 
-/** The cursor's check: the digest of the salted payload. */
 function checksum(payload: string): string {
   return digest64Hex(CHECKSUM_SALT + payload);
 }

@@ -24,13 +24,11 @@ export interface AppRequest {
   arrayBuffer(): Promise<ArrayBuffer>;
 }
 
-/** A response body: text, UTF-8 bytes, or null for no content. */
-export type ReplyBody = string | Uint8Array<ArrayBuffer> | null;
-
 /** What a route answers, and what the app hands the adapter's `Respond` once per request. */
 export interface Reply {
   readonly status: number;
-  readonly body: ReplyBody;
+  /** Text, UTF-8 bytes, or null for no content. */
+  readonly body: string | Uint8Array<ArrayBuffer> | null;
   /**
    * Lower-case header names: one of the route's `ReplyHeaders` sets and the reply's own. A fresh
    * object per reply: the app adds the request's headers to it.
@@ -46,13 +44,13 @@ export function webResponse(reply: Reply): Response {
   return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }
 
-/** `Cache-Control` of authenticated responses: nothing may store them (they depend on the key). */
+/** `Cache-Control` of authenticated responses: they depend on the key, so nothing may store them. */
 export const AUTHENTICATED_CACHE_CONTROL = "no-store";
 
 /** `Cache-Control` of the cacheable GETs' 200s and 304s (see http/conditional_get.ts). */
 export const REVALIDATE = "private, no-cache";
 
-/** A set of constant headers with lower-case names, made once. */
+/** Constant headers with lower-case names, made once. */
 export type HeaderSet = Readonly<Record<string, string>>;
 
 /**
