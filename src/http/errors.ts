@@ -1,7 +1,6 @@
 /**
- * The contract's errors as values: one `HttpError` type with a stable code, and the one place
- * (`errorReply`) that turns it into the Error body `{code, message, status}`. The codes and
- * the detail shape are defined in `schemas/error.ts`.
+ * The contract's errors: one `HttpError` type with a stable code (schemas/error.ts), and the one
+ * place (`errorReply`) that turns it into the Error body.
  */
 import type { ErrorCode, ErrorDetail } from "../schemas/error.ts";
 import type { HeaderSet, Reply } from "./responses.ts";
@@ -45,7 +44,6 @@ export function errorReply(error: HttpError, requestId: string, base: HeaderSet)
  * and counted with nginx's status 499 ("client closed request"), never as a server error.
  */
 export class ClientGoneError extends Error {
-  /** nginx's status for a request whose client went away before it was answered. */
   readonly status = 499;
 
   constructor(cause: unknown) {

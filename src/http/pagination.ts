@@ -23,10 +23,7 @@ export interface PageRequest {
   readonly limitGiven: boolean;
 }
 
-/**
- * The `Link` header to the page after `lastId`: the same `limit` (when given) and `status` as
- * asked, plus the cursor. `base` is the public URL of BASE_PATH.
- */
+/** The `Link` to the page after `lastId`, asked as `request` was; `base` is BASE_PATH's URL. */
 export function nextPageLink(base: string, request: PageRequest, lastId: number): string {
   let query = "";
   if (request.limitGiven) query += `limit=${request.limit}&`;

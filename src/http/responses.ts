@@ -1,10 +1,8 @@
 /**
- * The seam between the app and the runtime adapters, and the constant headers replies are made
- * from. The app reads an `AppRequest` (a web `Request` is one). Route handlers return a `Reply` (a
- * status, a body that is already JSON text or bytes, and its headers); the app adds the request's
- * own headers (request id, rate limit, CORS) to the same plain object and hands the whole reply,
- * once per request, to the adapter's `Respond`: `webResponse` on Deno and Bun (and in tests), or
- * on Node the reply itself, which the adapter writes with one `writeHead` and one `end`.
+ * The seam between the app and the runtime adapters, and the constant headers of replies. The app
+ * adds the request's own headers (request id, rate limit, CORS) to a route's `Reply` and hands it,
+ * once per request, to the adapter's `Respond`: `webResponse` on Deno and Bun (and in tests); on
+ * Node the adapter writes the reply itself with one `writeHead` and one `end`.
  */
 
 /**
@@ -29,10 +27,7 @@ export interface Reply {
   readonly status: number;
   /** Text, UTF-8 bytes, or null for no content. */
   readonly body: string | Uint8Array<ArrayBuffer> | null;
-  /**
-   * Lower-case header names: one of the route's `ReplyHeaders` sets and the reply's own. A fresh
-   * object per reply: the app adds the request's headers to it.
-   */
+  /** Lower-case names; a fresh object per reply, since the app adds the request's headers. */
   readonly headers: Record<string, string>;
 }
 
@@ -53,10 +48,7 @@ export const REVALIDATE = "private, no-cache";
 /** Constant headers with lower-case names, made once. */
 export type HeaderSet = Readonly<Record<string, string>>;
 
-/**
- * The constant headers of a path's replies, one set per kind of reply, made once when the route
- * is registered, from what the route declares.
- */
+/** The constant headers of a path's replies, one set per kind, made when the route is added. */
 export interface ReplyHeaders {
   /** An OPTIONS answer, given before any key check: nosniff and the path's deprecation trio. */
   readonly options: HeaderSet;

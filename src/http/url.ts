@@ -8,10 +8,10 @@
  */
 import { HttpError } from "./errors.ts";
 
-/** Longest path plus query accepted, in characters (the request target is ASCII). */
+/** In characters: the request target is ASCII. */
 const MAX_URL_LENGTH = 8192;
 
-/** Throws 404 for an over-long path, 400 `invalid_query` for an over-long path plus query. */
+/** Throws 404 for an over-long path, 400 for an over-long path plus query. */
 export function checkUrlLength(path: string, query: string): void {
   if (path.length > MAX_URL_LENGTH) {
     const message = `No such path: the path is over ${MAX_URL_LENGTH} characters`;
