@@ -24,17 +24,15 @@ export function keyFingerprint(digest: Uint8Array): string {
 
 /** The set of accepted keys, by digest. Replaceable as a whole (SIGHUP reload). */
 export class KeyRing {
-  private digests: readonly Uint8Array[];
+  private digests: readonly Uint8Array[] = [];
   /** `keyFingerprint` of each digest, made once per key set rather than once per request. */
-  private fingerprints: readonly string[];
-
-  constructor(digests: readonly Uint8Array[]) {
-    this.digests = digests;
-    this.fingerprints = digests.map(keyFingerprint);
-  }
-
+  private fingerprints: readonly string[] = [];
   /** Presented keys already found accepted, with their fingerprints; emptied on `replace`. */
   private verified = new Map<string, string>();
+
+  constructor(digests: readonly Uint8Array[]) {
+    this.replace(digests);
+  }
 
   /** Swaps in a new set of accepted keys at once. */
   replace(digests: readonly Uint8Array[]): void {
@@ -67,11 +65,10 @@ export class KeyRing {
 /** An `Authorization: Bearer <token>` header; anything else counts as no key. */
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
-const REALM = 'Bearer realm="animal-store"';
 /** The `WWW-Authenticate` challenge of a 401 when no key was sent (RFC 6750 §3.1). */
-export const CHALLENGE_NO_KEY = REALM;
+export const CHALLENGE_NO_KEY = 'Bearer realm="animal-store"';
 /** The `WWW-Authenticate` challenge of a 401 when the key sent is not accepted. */
-export const CHALLENGE_INVALID_KEY = `${REALM}, error="invalid_token"`;
+export const CHALLENGE_INVALID_KEY = `${CHALLENGE_NO_KEY}, error="invalid_token"`;
 
 /**
  * Checks the request's key and returns the key's fingerprint, or throws 401. Per RFC 6750 §3.1

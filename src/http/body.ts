@@ -22,9 +22,12 @@ function tooLarge(limit: number): HttpError {
 }
 
 const DECIMAL = /^[0-9]+$/;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * What a failed body read means. The runtimes fail the read when the connection closes or
+ * Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON.
+ *
+ * What a failed body read means: the runtimes fail the read when the connection closes or
  * times out before the body's end, each in its own words: Deno with `BadResource` ("Cannot read
  * body as underlying resource unavailable"), Bun with `AbortError` ("The connection was closed",
  * also when its idle timeout cuts a slow client), Node with `Error: aborted` (`ECONNRESET`, also
@@ -32,11 +35,6 @@ const DECIMAL = /^[0-9]+$/;
  * (Deno drops that connection without calling the handler). So every failure is the client's,
  * except a `TypeError` (a body read twice: our bug, which must stay a 500) and the 413 below.
  */
-function clientGoneOr(error: unknown): unknown {
-  if (error instanceof HttpError || error instanceof TypeError) return error;
-  return new ClientGoneError(error);
-}
-
 /** Reads the body as bytes, refusing more than `limit` of them with 413. */
 async function readBytes(request: AppRequest, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
@@ -80,12 +78,10 @@ async function readBytes(request: AppRequest, limit: number): Promise<Uint8Array
   return bytes;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON. */
 export async function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
   const bytes = await readBytes(request, limit).catch((error) => {
-    throw clientGoneOr(error);
+    if (error instanceof HttpError || error instanceof TypeError) throw error;
+    throw new ClientGoneError(error);
   });
   let text: string;
   try {

@@ -1,14 +1,10 @@
 /**
- * Compressing response bodies with node:zlib, which Deno, Bun and Node all provide. Bodies are a
- * few KB at most (a page of 100 pets), so the synchronous calls are cheaper than a round trip
- * through the thread pool.
- *
- * A body made for one request gets a cheap gzip level (its cost is paid on every request); an
- * immutable body (a full page) a higher one, since it is compressed once and then served from the
- * response cache (docs/caching.md has the figures). Which level applies depends only on whether
- * the response is immutable, never on whether the cache holds it, so a client receives the same
- * bytes with the cache on, off or too small. The brotli encoder is the runtime adapter's choice
- * (`RuntimeAdapter.brotliEncoder`, brotli-wasm on Deno: docs/caching.md, "Memory").
+ * Compressing response bodies with node:zlib (Deno, Bun and Node all have it), synchronously: a
+ * body is a few KB at most, cheaper than a round trip through the thread pool. A body made per
+ * request gets a cheap gzip level; an immutable one (a full page, compressed once and then cached)
+ * a higher one. The level depends on immutability only, never on the cache, so a client gets the
+ * same bytes with the cache on, off or too small (docs/caching.md). The brotli encoder is the
+ * runtime adapter's choice (`RuntimeAdapter.brotliEncoder`, brotli-wasm on Deno).
  */
 import { createRequire } from "node:module";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
@@ -25,9 +21,8 @@ export const BROTLI_PER_REQUEST = 5;
  * compressed once and sent once, so that cost would not be spread over many requests.
  */
 export const BROTLI_ONCE = 5;
-/** gzip level for bodies built per request. */
+/** gzip levels for bodies built per request and for bodies compressed once. */
 export const GZIP_PER_REQUEST = 6;
-/** gzip level for bodies compressed once. */
 export const GZIP_ONCE = 9;
 
 /** Bodies of this many bytes or fewer are always sent as they are. */
@@ -51,12 +46,11 @@ export function zlibBrotli(body: Uint8Array, quality: number): Uint8Array {
 }
 
 /**
- * The brotli of `brotli-wasm` (the Rust port of brotli built to WebAssembly), loaded now. Its
- * memory is one WebAssembly memory that grows to the largest compression's need and is reused
- * after that, so it stays bounded on any runtime. It takes no mode or size hint; at quality 5 to
- * 9 its bytes are those of node:zlib all the same (test/http/compression.test.ts compares them).
- * Loaded with `require`, whose entry reads the .wasm file beside it: the package's `import`
- * entry fetches it by URL, which Node cannot do for a file.
+ * The brotli of `brotli-wasm` (Rust's brotli as WebAssembly): one memory that grows to the largest
+ * compression's need and is reused, so bounded on any runtime. No mode or size hint, yet at
+ * quality 5 to 9 the bytes of node:zlib (test/http/compression.test.ts). Loaded with `require`,
+ * whose entry reads the .wasm file beside it: the `import` entry fetches it by URL, which Node
+ * cannot do for a file.
  */
 export function loadWasmBrotli(): BrotliEncoder {
   const require = createRequire(import.meta.url);

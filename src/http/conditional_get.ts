@@ -14,7 +14,7 @@ import {
   COMPRESSION_THRESHOLD,
   type ContentCoding,
 } from "./compression.ts";
-import { digest64Hex, type Digest64State, digest64State } from "./digest64.ts";
+import { digest64Hex, digest64State } from "./digest64.ts";
 import { nextPageLink, type PageRequest } from "./pagination.ts";
 import type { AppRequest, Reply, ReplyHeaders } from "./responses.ts";
 import { type CachedResponse, ResponseCache } from "./response_cache.ts";
@@ -35,21 +35,22 @@ import { type CachedResponse, ResponseCache } from "./response_cache.ts";
  */
 export const FORMAT_VERSION = "animal-store/etag/1";
 
-/** What fixes a list page's bytes: the request's position and filter, and the ids served. */
+/**
+ * What fixes a list page's bytes: the request's position and filter, the first and last ids
+ * served (0 when none), their count, and whether a `next` link is sent.
+ */
 export interface PageFacts {
   readonly status: PetStatus | undefined;
   readonly afterId: number;
   readonly limit: number;
-  /** The first and last ids of the page (0 when it is empty). */
   readonly firstId: number;
   readonly lastId: number;
   readonly count: number;
-  /** Whether a `next` link is sent (a further matching pet exists). */
   readonly hasMore: boolean;
 }
 
 const PAGE_PREFIX = digest64State(`${FORMAT_VERSION}|page|`);
-const PET_PREFIX: Digest64State = digest64State(`${FORMAT_VERSION}|pet|`);
+const PET_PREFIX = digest64State(`${FORMAT_VERSION}|pet|`);
 
 /** The tag of a list page sent in `coding`. */
 export function pageTag(facts: PageFacts, coding: ContentCoding): string {
@@ -140,10 +141,7 @@ type PageJson = Omit<PageFacts, "status" | "afterId" | "limit"> & {
   readonly body: Uint8Array<ArrayBuffer>;
 };
 
-/**
- * What a read needs of its request (a route's context fits). `store` throws 503 when not ready;
- * `PetStore` (store/store.ts) has both reads.
- */
+/** What a read needs (a route's context fits); `store` throws 503 when not ready. */
 interface ReadContext {
   readonly request: AppRequest;
   readonly store: () => {
@@ -154,10 +152,8 @@ interface ReadContext {
 }
 
 /**
- * The two reads, a list page (from the cache when it holds it: a full page never changes) and a
- * pet (undefined when the store has none), with a cache of `cacheBytes` bytes (0: no cache, same
- * responses), br bodies made with `brotli` (node:zlib's when absent), `next` links under
- * `publicBase`.
+ * The two reads: a list page (cached when full: it never changes) and a pet (undefined when the
+ * store has none). `cacheBytes` 0 means no cache, with the same responses.
  */
 export function createConditionalGet(
   options: { cacheBytes: number; brotli?: BrotliEncoder; publicBase: string },
@@ -236,7 +232,6 @@ export function createConditionalGet(
 
 const encoder = new TextEncoder();
 
-/** What the 200 of a read is made of. */
 type Fresh = Omit<CachedResponse, "body"> & { readonly body: string | Uint8Array<ArrayBuffer> };
 
 /** The 304 when `conditional` and the request's If-None-Match holds the tag, else the 200. */

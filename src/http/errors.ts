@@ -1,7 +1,6 @@
 /**
- * The contract's errors as values: one `HttpError` type with a stable code, and the one place
- * (`errorReply`) that turns it into the Error body `{code, message, status}`. The codes and
- * the detail shape are defined in `schemas/error.ts`.
+ * The contract's errors: one `HttpError` type with a stable code (schemas/error.ts), and the one
+ * place (`errorReply`) that turns it into the Error body.
  */
 import type { ErrorCode, ErrorDetail } from "../schemas/error.ts";
 import type { HeaderSet, Reply } from "./responses.ts";
@@ -30,16 +29,11 @@ export class HttpError extends Error {
 
 /** The Error body of the contract as a JSON reply, on top of the path's constant `base` headers. */
 export function errorReply(error: HttpError, requestId: string, base: HeaderSet): Reply {
-  const body: Record<string, unknown> = {
-    code: error.code,
-    message: error.message,
-    status: error.status,
-  };
-  if (error.details !== undefined) body.details = error.details;
-  body.requestId = requestId;
+  const { code, message, status, details } = error;
   return {
-    status: error.status,
-    body: JSON.stringify(body),
+    status,
+    // JSON.stringify leaves out `details` when undefined.
+    body: JSON.stringify({ code, message, status, details, requestId }),
     headers: { ...base, "content-type": "application/json", ...error.headers },
   };
 }
@@ -50,7 +44,6 @@ export function errorReply(error: HttpError, requestId: string, base: HeaderSet)
  * and counted with nginx's status 499 ("client closed request"), never as a server error.
  */
 export class ClientGoneError extends Error {
-  /** nginx's status for a request whose client went away before it was answered. */
   readonly status = 499;
 
   constructor(cause: unknown) {

@@ -11,7 +11,7 @@
 import type { JsonValue } from "../schemas/json_value.ts";
 
 /** Outcome of parsing: the value, or the reason the text is not JSON. */
-export type ParseResult = { ok: true; value: JsonValue } | { ok: false; reason: string };
+type ParseResult = { ok: true; value: JsonValue } | { ok: false; reason: string };
 
 /** Integer literals longer than this are far outside int64: kept as a number, not a bigint. */
 const MAX_EXACT_DIGITS = 40;
@@ -146,36 +146,38 @@ class Parser {
     return this.fail("invalid escape");
   }
 
-  private array(depth: number): JsonValue[] {
+  /** Past the opening bracket and any white space: true (and past it) when `close` follows. */
+  private isEmpty(close: "]" | "}"): boolean {
     this.position++;
-    const items: JsonValue[] = [];
     this.skipWhitespace();
-    if (this.text[this.position] === "]") {
-      this.position++;
-      return items;
-    }
-    for (;;) {
+    if (this.text[this.position] !== close) return false;
+    this.position++;
+    return true;
+  }
+
+  /** After a member: true past `close`, false past a comma, else a syntax error. */
+  private isClosed(close: "]" | "}"): boolean {
+    this.skipWhitespace();
+    const c = this.text[this.position];
+    if (c !== close && c !== ",") this.fail(`expected ',' or '${close}'`);
+    this.position++;
+    return c === close;
+  }
+
+  private array(depth: number): JsonValue[] {
+    const items: JsonValue[] = [];
+    if (this.isEmpty("]")) return items;
+    do {
       this.skipWhitespace();
       items.push(this.value(depth + 1));
-      this.skipWhitespace();
-      const c = this.text[this.position++];
-      if (c === "]") return items;
-      if (c !== ",") {
-        this.position--;
-        this.fail("expected ',' or ']'");
-      }
-    }
+    } while (!this.isClosed("]"));
+    return items;
   }
 
   private object(depth: number): { [key: string]: JsonValue } {
-    this.position++;
     const object: { [key: string]: JsonValue } = Object.create(null);
-    this.skipWhitespace();
-    if (this.text[this.position] === "}") {
-      this.position++;
-      return object;
-    }
-    for (;;) {
+    if (this.isEmpty("}")) return object;
+    do {
       this.skipWhitespace();
       if (this.text[this.position] !== '"') this.fail("expected a string key");
       const key = this.string();
@@ -185,13 +187,7 @@ class Parser {
       this.position++;
       this.skipWhitespace();
       object[key] = this.value(depth + 1);
-      this.skipWhitespace();
-      const c = this.text[this.position++];
-      if (c === "}") return object;
-      if (c !== ",") {
-        this.position--;
-        this.fail("expected ',' or '}'");
-      }
-    }
+    } while (!this.isClosed("}"));
+    return object;
   }
 }

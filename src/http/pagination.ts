@@ -23,10 +23,7 @@ export interface PageRequest {
   readonly limitGiven: boolean;
 }
 
-/**
- * The `Link` header to the page after `lastId`: the same `limit` (when given) and `status` as
- * asked, plus the cursor. `base` is the public URL of BASE_PATH.
- */
+/** The `Link` to the page after `lastId`, asked as `request` was; `base` is BASE_PATH's URL. */
 export function nextPageLink(base: string, request: PageRequest, lastId: number): string {
   let query = "";
   if (request.limitGiven) query += `limit=${request.limit}&`;
@@ -36,14 +33,10 @@ export function nextPageLink(base: string, request: PageRequest, lastId: number)
 }
 
 /** Where a page starts: after `afterId`, for the given status filter. */
-export interface CursorPosition {
-  readonly afterId: number;
-  readonly status: PetStatus | undefined;
-}
+type CursorPosition = Pick<PageRequest, "afterId" | "status">;
 
 const CHECKSUM_SALT = "animal-store/cursor/v2:";
 
-/** The cursor's check: the digest of the salted payload. */
 function checksum(payload: string): string {
   return digest64Hex(CHECKSUM_SALT + payload);
 }

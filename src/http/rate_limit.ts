@@ -14,7 +14,7 @@ const WINDOW_MS = 60_000;
 const POLICY = '"per-key"';
 
 /** The outcome of taking one token. */
-export interface RateDecision {
+interface RateDecision {
   readonly allowed: boolean;
   /** Whole tokens left after this request. */
   readonly remaining: number;
@@ -44,12 +44,10 @@ export class RateLimiter {
     this.#lastSweep = options.clock();
   }
 
-  /** Number of buckets held (for tests of the memory bound). */
   get size(): number {
     return this.#buckets.size;
   }
 
-  /** Takes one token for `key` if there is one. */
   take(key: string): RateDecision {
     const now = this.#clock();
     // Full buckets are swept once a window, so the map never outgrows the active keys.

@@ -1,25 +1,19 @@
 /**
  * The response cache: the bytes of full list pages (immutable: they have a `next` link), each in
- * the coding it is sent in, within a budget of bytes (`CACHE_BYTES`). Least recently used
- * entries go first. Only immutable responses may enter: an entry is never invalidated, only
- * evicted. A body larger than the budget is simply not kept.
+ * its coding, within `CACHE_BYTES`, least recently used out first. Only immutable responses
+ * enter, so an entry is never invalidated, only evicted.
  */
 
 /** A response kept in the cache: its body in its coding, and what its headers need. */
 export interface CachedResponse {
   readonly body: Uint8Array<ArrayBuffer>;
   readonly etag: string;
-  /** `identity`, `br` or `gzip`. */
   readonly coding: string;
   /** The `Link` header of a list page (its `next`), if any. */
   readonly link: string | undefined;
 }
 
-/**
- * What an entry costs beyond its body and a string key: the Map slot and the entry object, the
- * tag and link strings. An estimate that keeps many small entries (compressed pages) honest
- * against the budget.
- */
+/** An estimate of an entry's cost beyond body and key (Map slot, objects, tag and link). */
 export const ENTRY_OVERHEAD_BYTES = 256;
 
 /** Fewer than `COLD_HITS` hits in `RATE_WINDOW` lookups: the load is cache-hostile (under 1%). */
@@ -30,7 +24,7 @@ const COLD_SAMPLE = 16;
 
 type Key = number | string;
 
-/** An entry in recency order: a doubly linked list, most recently used at the head. */
+/** An entry in the recency list, most recently used at the head. */
 interface Node {
   readonly key: Key;
   entry: CachedResponse;
@@ -74,7 +68,6 @@ export class ResponseCache {
     this.#window = admissionWindow;
   }
 
-  /** Bytes the entries take now, overhead included. */
   get bytes(): number {
     return this.#bytes;
   }
@@ -112,7 +105,7 @@ export class ResponseCache {
     this.#seen.add(key);
   }
 
-  /** Keeps `entry` under `key` unless it alone exceeds the budget; evicts the oldest to fit. */
+  /** Keeps `entry` unless it alone exceeds the budget, evicting the oldest to fit. */
   set(key: Key, entry: CachedResponse): void {
     const cost = entry.body.byteLength + (typeof key === "string" ? key.length : 8) +
       ENTRY_OVERHEAD_BYTES;

@@ -1,10 +1,8 @@
 /**
- * The seam between the app and the runtime adapters, and the constant headers replies are made
- * from. The app reads an `AppRequest` (a web `Request` is one). Route handlers return a `Reply` (a
- * status, a body that is already JSON text or bytes, and its headers); the app adds the request's
- * own headers (request id, rate limit, CORS) to the same plain object and hands the whole reply,
- * once per request, to the adapter's `Respond`: `webResponse` on Deno and Bun (and in tests), or
- * on Node the reply itself, which the adapter writes with one `writeHead` and one `end`.
+ * The seam between the app and the runtime adapters, and the constant headers of replies. The app
+ * adds the request's own headers (request id, rate limit, CORS) to a route's `Reply` and hands it,
+ * once per request, to the adapter's `Respond`: `webResponse` on Deno and Bun (and in tests); on
+ * Node the adapter writes the reply itself with one `writeHead` and one `end`.
  */
 
 /**
@@ -24,17 +22,12 @@ export interface AppRequest {
   arrayBuffer(): Promise<ArrayBuffer>;
 }
 
-/** A response body: text, UTF-8 bytes, or null for no content. */
-export type ReplyBody = string | Uint8Array<ArrayBuffer> | null;
-
 /** What a route answers, and what the app hands the adapter's `Respond` once per request. */
 export interface Reply {
   readonly status: number;
-  readonly body: ReplyBody;
-  /**
-   * Lower-case header names: one of the route's `ReplyHeaders` sets and the reply's own. A fresh
-   * object per reply: the app adds the request's headers to it.
-   */
+  /** Text, UTF-8 bytes, or null for no content. */
+  readonly body: string | Uint8Array<ArrayBuffer> | null;
+  /** Lower-case names; a fresh object per reply, since the app adds the request's headers. */
   readonly headers: Record<string, string>;
 }
 
@@ -46,19 +39,16 @@ export function webResponse(reply: Reply): Response {
   return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }
 
-/** `Cache-Control` of authenticated responses: nothing may store them (they depend on the key). */
+/** `Cache-Control` of authenticated responses: they depend on the key, so nothing may store them. */
 export const AUTHENTICATED_CACHE_CONTROL = "no-store";
 
 /** `Cache-Control` of the cacheable GETs' 200s and 304s (see http/conditional_get.ts). */
 export const REVALIDATE = "private, no-cache";
 
-/** A set of constant headers with lower-case names, made once. */
+/** Constant headers with lower-case names, made once. */
 export type HeaderSet = Readonly<Record<string, string>>;
 
-/**
- * The constant headers of a path's replies, one set per kind of reply, made once when the route
- * is registered, from what the route declares.
- */
+/** The constant headers of a path's replies, one set per kind, made when the route is added. */
 export interface ReplyHeaders {
   /** An OPTIONS answer, given before any key check: nosniff and the path's deprecation trio. */
   readonly options: HeaderSet;

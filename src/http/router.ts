@@ -7,10 +7,10 @@
 import type { ReplyHeaders } from "./responses.ts";
 
 /** A route handler; params come from `:name` segments of the pattern. */
-export type Handler<Context, Result = unknown> = (context: Context) => Promise<Result> | Result;
+type Handler<Context, Result = unknown> = (context: Context) => Promise<Result> | Result;
 
 /** Per-path facts the app acts on before the handler runs. */
-export interface PathOptions {
+interface PathOptions {
   /** Served without an API key. */
   readonly public?: boolean;
   /** Marks a deprecated path (headers on every response, 410 after sunset). */
@@ -37,13 +37,6 @@ export interface PathMatch<Context, Result = unknown> {
   readonly allow: string;
 }
 
-/** A registered path: its pattern's segments, options, handlers and `Allow`. */
-type Path<Context, Result> = Omit<PathMatch<Context, Result>, "params"> & {
-  readonly segments: readonly string[];
-  readonly handlers: Map<string, Handler<Context, Result>>;
-  allow: string;
-};
-
 const NO_PARAMS: Record<string, string> = Object.freeze({});
 const METHOD = /^[A-Z]+$/;
 const PARAM = /^:[A-Za-z][A-Za-z0-9]*$/;
@@ -56,46 +49,43 @@ const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"
  * request asks two routers). So a literal path wins over a pattern that would also match it.
  */
 export class Router<Context, Result = unknown> {
-  private readonly paths = new Map<string, Path<Context, Result>>();
-  private readonly patterns: Path<Context, Result>[] = [];
-  /** The match of each literal path, made when routes are added (no params). */
+  /** The match of each literal path, made once (no params). */
   private readonly literals = new Map<string, PathMatch<Context, Result>>();
+  private readonly patterns: { segments: string[]; path: PathMatch<Context, Result> }[] = [];
 
+  /** A malformed pattern or a duplicate route fails here, not per request. */
   constructor(routes: readonly Route<Context, Result>[]) {
-    for (const route of routes) this.add(route);
-  }
-
-  /** Registers a route; a malformed pattern or a duplicate fails here, not per request. */
-  add(route: Route<Context, Result>): void {
-    const { method, pattern } = route;
-    if (!METHOD.test(method)) throw new Error(`Invalid route method: ${method}`);
-    if (method === "HEAD" || method === "OPTIONS") {
-      throw new Error(`Route ${pattern}: HEAD and OPTIONS are answered by the router`);
-    }
-    const segments = pattern.startsWith("/") ? pattern.split("/").slice(1) : [""];
-    if (pattern === "/") segments.length = 0;
-    for (const segment of segments) {
-      if (!PARAM.test(segment) && !LITERAL.test(segment)) {
+    const paths = new Map<
+      string,
+      { segments: string[]; options: PathOptions; handlers: Map<string, Handler<Context, Result>> }
+    >();
+    for (const { method, pattern, handler, options } of routes) {
+      if (!METHOD.test(method)) throw new Error(`Invalid route method: ${method}`);
+      if (method === "HEAD" || method === "OPTIONS") {
+        throw new Error(`Route ${pattern}: HEAD and OPTIONS are answered by the router`);
+      }
+      const segments = pattern.startsWith("/") ? pattern.split("/").slice(1) : [""];
+      if (pattern === "/") segments.length = 0;
+      if (!segments.every((segment) => PARAM.test(segment) || LITERAL.test(segment))) {
         throw new Error(`Invalid route pattern: ${pattern}`);
       }
+      let path = paths.get(pattern);
+      if (path === undefined) {
+        path = { segments, options: options ?? {}, handlers: new Map() };
+        paths.set(pattern, path);
+      }
+      if (path.handlers.has(method)) throw new Error(`Duplicate route: ${method} ${pattern}`);
+      path.handlers.set(method, handler);
     }
-    const isLiteral = !segments.some((segment) => PARAM.test(segment));
-    let path = this.paths.get(pattern);
-    if (path === undefined) {
-      path = { pattern, segments, options: route.options ?? {}, handlers: new Map(), allow: "" };
-      this.paths.set(pattern, path);
-      if (!isLiteral) this.patterns.push(path);
-    }
-    if (path.handlers.has(method)) throw new Error(`Duplicate route: ${method} ${pattern}`);
-    path.handlers.set(method, route.handler);
-    const allowed = new Set([...path.handlers.keys(), "OPTIONS"]);
-    if (allowed.has("GET")) allowed.add("HEAD");
-    path.allow = [...allowed]
-      .sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)).join(", ");
-    // Every match has the same shape, literal or not, so the app's reads of it stay monomorphic.
-    const { options, handlers, allow } = path;
-    if (isLiteral) {
-      this.literals.set(pattern, { pattern, params: NO_PARAMS, options, handlers, allow });
+    for (const [pattern, { segments, options, handlers }] of paths) {
+      const allowed = new Set([...handlers.keys(), "OPTIONS"]);
+      if (allowed.has("GET")) allowed.add("HEAD");
+      const allow = [...allowed]
+        .sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)).join(", ");
+      // Every match has the same shape, literal or not, so the app's reads of it stay monomorphic.
+      const path = { pattern, params: NO_PARAMS, options, handlers, allow };
+      if (segments.some((segment) => PARAM.test(segment))) this.patterns.push({ segments, path });
+      else this.literals.set(pattern, path);
     }
   }
 
@@ -106,7 +96,7 @@ export class Router<Context, Result = unknown> {
     for (const candidate of this.patterns) {
       const params = matchSegments(candidate.segments, path);
       if (params !== undefined) {
-        const { pattern, options, handlers, allow } = candidate;
+        const { pattern, options, handlers, allow } = candidate.path;
         return { pattern, params, options, handlers, allow };
       }
     }
@@ -135,7 +125,6 @@ function matchSegments(
   pattern: readonly string[],
   path: string,
 ): Record<string, string> | undefined {
-  if (pattern.length === 0) return path === "/" ? {} : undefined;
   let params: Record<string, string> | undefined;
   let at = 1;
   for (const expected of pattern) {

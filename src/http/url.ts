@@ -8,24 +8,19 @@
  */
 import { HttpError } from "./errors.ts";
 
-/** Longest path plus query accepted, in characters (the request target is ASCII). */
-export const MAX_URL_LENGTH = 8192;
+/** In characters: the request target is ASCII. */
+const MAX_URL_LENGTH = 8192;
 
-/** Throws 404 for an over-long path, 400 `invalid_query` for an over-long path plus query. */
+/** Throws 404 for an over-long path, 400 for an over-long path plus query. */
 export function checkUrlLength(path: string, query: string): void {
   if (path.length > MAX_URL_LENGTH) {
-    throw new HttpError(
-      404,
-      "not_found",
-      `No such path: the path is over ${MAX_URL_LENGTH} characters`,
-    );
+    const message = `No such path: the path is over ${MAX_URL_LENGTH} characters`;
+    throw new HttpError(404, "not_found", message);
   }
   if (path.length + 1 + query.length > MAX_URL_LENGTH && query !== "") {
-    throw new HttpError(
-      400,
-      "invalid_query",
-      `The query string is too long: path and query must be at most ${MAX_URL_LENGTH} characters`,
-    );
+    const message = "The query string is too long: path and query must be at most " +
+      `${MAX_URL_LENGTH} characters`;
+    throw new HttpError(400, "invalid_query", message);
   }
 }
 
