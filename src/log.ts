@@ -4,7 +4,6 @@
  * pass keys or request bodies (docs/logs.md).
  */
 
-/** Where log lines go. */
 export interface Logger {
   info(fields: Record<string, unknown>): void;
   warn(fields: Record<string, unknown>): void;

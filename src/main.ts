@@ -13,8 +13,6 @@ import { runVerify } from "./commands/verify.ts";
 import { ConfigError, SETTINGS } from "./config/settings.ts";
 
 interface Command {
-  /** Its name and arguments (`backup PATH`: one), as `--help` shows them. */
-  readonly synopsis: string;
   readonly help: string;
   /** Runs with the arguments after the name; returns the exit code, or -1 to keep running. */
   readonly run: (args: readonly string[]) => Promise<number>;
@@ -22,40 +20,28 @@ interface Command {
   readonly action?: string;
 }
 
-/** Every sub-command: the one list that `main` dispatches on and `--help` prints. */
-const COMMANDS: readonly Command[] = [
-  {
-    synopsis: "serve",
-    help: "Start the HTTP service (the default)",
-    run: runServe,
-    action: "start",
-  },
-  {
-    synopsis: "healthcheck",
+/** Every sub-command by name and arguments (`backup PATH`: one): `main` and `--help` read it. */
+const COMMANDS: Readonly<Record<string, Command>> = {
+  serve: { help: "Start the HTTP service (the default)", run: runServe, action: "start" },
+  healthcheck: {
     help: "Exit 0 when GET /healthz on HOST:PORT answers 200",
     run: runHealthcheck,
     action: "check health",
   },
-  { synopsis: "verify", help: "Check the data file in DATA_DIR; change nothing", run: runVerify },
-  {
-    synopsis: "openapi",
+  verify: { help: "Check the data file in DATA_DIR; change nothing", run: runVerify },
+  openapi: {
     help: "Print the OpenAPI 3.1 document and exit",
     run: runOpenapi,
     action: "print the OpenAPI document",
   },
-  { synopsis: "import", help: "Copy DATA_DIR's pets into the empty DATABASE_URL", run: runImport },
-  {
-    synopsis: "backup PATH",
+  import: { help: "Copy DATA_DIR's pets into the empty DATABASE_URL", run: runImport },
+  "backup PATH": {
     help: "Write a consistent copy of the pets to PATH (- for stdout)",
     run: runBackup,
   },
-  {
-    synopsis: "restore PATH",
-    help: "Install a backup (- for stdin) in an empty DATA_DIR",
-    run: runRestore,
-  },
-  { synopsis: "--help", help: "Show this text", run: () => Promise.resolve(printUsage()) },
-];
+  "restore PATH": { help: "Install a backup (- for stdin) in an empty DATA_DIR", run: runRestore },
+  "--help": { help: "Show this text", run: () => Promise.resolve(printUsage()) },
+};
 
 function printUsage(): number {
   process.stdout.write(usage());
@@ -63,7 +49,9 @@ function printUsage(): number {
 }
 
 function usage(): string {
-  const commands = COMMANDS.map(({ synopsis, help }) => `  ${synopsis.padEnd(14)}${help}\n`);
+  const commands = Object.entries(COMMANDS).map(([synopsis, { help }]) =>
+    `  ${synopsis.padEnd(14)}${help}\n`
+  );
   const settings = Object.entries(SETTINGS).map(([name, { default: fallback, values, help }]) =>
     `  ${name}  ${values}${fallback === undefined ? "" : ` (default ${fallback})`}\n    ${help}\n`
   );
@@ -82,8 +70,9 @@ missing); 2 bad setting or usage.
 
 async function main(args: readonly string[]): Promise<number> {
   const name = args[0] === "-h" || args[0] === "help" ? "--help" : args[0] ?? "serve";
-  const command = COMMANDS.find(({ synopsis }) => synopsis.split(" ")[0] === name);
-  if (command === undefined || args.length > command.synopsis.split(" ").length) {
+  const [synopsis, command] =
+    Object.entries(COMMANDS).find(([synopsis]) => synopsis.split(" ")[0] === name) ?? [];
+  if (command === undefined || args.length > synopsis!.split(" ").length) {
     process.stderr.write(`Unknown command: ${args.join(" ")}\n\n${usage()}`);
     return 2;
   }

@@ -15,13 +15,11 @@ export class ConfigError extends Error {
 /** The process environment, or a test's stand-in. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** One environment variable. */
 export interface Setting<T> {
   /** The text used when the variable is unset, as the docs show it; none: unset means off. */
   readonly default?: string;
   /** What it takes, as the docs' "range / values" column begins. */
   readonly values: string;
-  /** One line for `--help`. */
   readonly help: string;
   /** Parses the variable's text (or the default); throws `ConfigError` naming the setting. */
   readonly read: (raw: string, name: string) => T;

@@ -28,6 +28,8 @@ interface Message extends Ref {
 }
 /** A parameter, once its `$ref` is followed. */
 type Parameter = Message & { name: string; in: string; required?: boolean };
+/** A row of a fields or parameters table (a field has no `in`). */
+type Field = Pick<Parameter, "name" | "schema" | "required" | "description"> & { in?: string };
 /** A `content` entry, and one of its examples. */
 type Media = { schema?: Schema; example?: unknown; examples?: Record<string, Example> };
 type Example = Ref & { value?: unknown };
@@ -138,15 +140,19 @@ function docsPageScript(): void {
     ]);
   }
 
+  function fieldRow({ name, in: at, schema, required, description }: Field): Child[] {
+    const type = describeSchema(schema);
+    return [code(name), ...(at ? [at] : []), type, required ? "yes" : "no", rich(description)];
+  }
+
   function schemaTable(given: Schema | undefined): HTMLElement {
     const schema = resolve(given);
     if (schema?.type !== "object") return el("p", { text: describeSchema(schema) });
-    const rows = Object.entries(schema.properties || {}).map(([name, property]) => [
-      code(name),
-      describeSchema(property),
-      schema.required?.includes(name) ? "yes" : "no",
-      rich(resolve(property)?.description),
-    ]);
+    const rows = Object.entries(schema.properties || {}).map(([name, property]) => {
+      const { description } = resolve(property) || {};
+      const required = schema.required?.includes(name);
+      return fieldRow({ name, schema: property, required, description });
+    });
     const closed = schema.additionalProperties === false;
     return el("div", {}, [
       table(["field", "type", "required", "notes"], rows),
@@ -165,13 +171,7 @@ function docsPageScript(): void {
       const names = Object.keys(headers || {}).join(", ");
       return [el("strong", { text: status }), description, type, names];
     });
-    const parameterRows = parameters.map((p) => [
-      code(p.name),
-      p.in,
-      describeSchema(p.schema),
-      p.required ? "yes" : "no",
-      rich(p.description),
-    ]);
+    const parameterRows = parameters.map(fieldRow);
     const sunsetDate = sunset && new Date(sunset).toUTCString();
     const className = "card operation" + (deprecated ? " deprecated" : "");
     return el("article", { class: className, id: "op-" + id, "data-operation-id": id }, [

@@ -28,7 +28,6 @@ export class Registry {
     return this.#add(name, help, "counter", labelNames, (text) => new CounterSeries(text));
   }
 
-  /** A gauge. */
   gauge(name: string, help: string, labelNames: readonly string[] = []): Family<GaugeSeries> {
     return this.#add(name, help, "gauge", labelNames, (text) => new GaugeSeries(text));
   }
@@ -127,7 +126,6 @@ abstract class Series {
   abstract write(name: string, out: string[]): void;
 }
 
-/** A series of one number. */
 abstract class ValueSeries extends Series {
   value = 0;
   write(name: string, out: string[]): void {
@@ -135,7 +133,6 @@ abstract class ValueSeries extends Series {
   }
 }
 
-/** One counter series. */
 export class CounterSeries extends ValueSeries {
   /** Adds `amount` (default 1); a counter never goes down. */
   inc(amount = 1): void {
@@ -147,7 +144,6 @@ export class CounterSeries extends ValueSeries {
   }
 }
 
-/** One gauge series. */
 export class GaugeSeries extends ValueSeries {
   set(value: number): void {
     this.value = value;
@@ -164,7 +160,6 @@ export class HistogramSeries extends Series {
     this.#counts = new Float64Array(bounds.length);
   }
 
-  /** Records one observation. */
   observe(value: number): void {
     let i = 0;
     while (i < this.bounds.length && value > this.bounds[i]) i++;

@@ -124,7 +124,6 @@ export class ServiceMetrics {
     if (status === 429) this.#rateLimited.inc();
   }
 
-  /** Records how long the store took to open at this start. */
   storeLoaded(seconds: number): void {
     this.#loadSeconds.labels().set(seconds);
   }

@@ -14,9 +14,8 @@
  * bun_pipelining.ts), and Bun's node:http, which answers in order, serves reads about a quarter
  * slower: see docs/operations.md, "Pipelining", and test/service/pipelining.test.ts.
  */
-import process from "node:process";
 import { webResponse } from "../http/responses.ts";
-import { delay, type RuntimeAdapter, type ServeOptions } from "./server.ts";
+import { delay, onProcessSignal, type RuntimeAdapter, type ServeOptions } from "./server.ts";
 
 interface BunServer {
   readonly port: number;
@@ -65,7 +64,5 @@ export const bunRuntime: RuntimeAdapter = {
       },
     });
   },
-  onSignal(signal, handler) {
-    process.on(signal, handler);
-  },
+  onSignal: onProcessSignal,
 };

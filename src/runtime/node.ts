@@ -14,6 +14,7 @@ import process from "node:process";
 import type { Reply, Respond } from "../http/responses.ts";
 import { NodeRequest } from "./node/node_request.ts";
 import { discardUnreadBody } from "./node/unread_body.ts";
+import { onProcessSignal } from "./server.ts";
 import type { RunningServer, RuntimeAdapter, ServeOptions, TlsMaterial } from "./server.ts";
 
 /** How often shutdown closes the connections that became idle since (their answer was sent). */
@@ -154,7 +155,5 @@ export const nodeRuntime: RuntimeAdapter = {
   name: "node",
   version: process.versions.node,
   serve,
-  onSignal(signal, handler) {
-    process.on(signal, handler);
-  },
+  onSignal: onProcessSignal,
 };

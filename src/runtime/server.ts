@@ -2,10 +2,10 @@
  * The contract every runtime adapter fulfils. Adapters are the only modules that know which
  * runtime runs; each owns listening, signals and graceful shutdown for its runtime.
  */
+import process from "node:process";
 import type { BrotliEncoder } from "../http/compression.ts";
 import type { AppRequest, Respond } from "../http/responses.ts";
 
-/** What an adapter needs to serve the app. */
 export interface ServeOptions {
   /**
    * The app's handler (`App.handle`): each adapter passes the `Respond` that makes what its
@@ -24,7 +24,6 @@ export interface TlsMaterial {
   readonly key: string;
 }
 
-/** A listening server. */
 export interface RunningServer {
   /** The port actually bound (differs from the requested one when that was 0). */
   readonly port: number;
@@ -54,6 +53,11 @@ export interface RuntimeAdapter {
   readonly brotliEncoder?: () => BrotliEncoder;
   /** Calls `handler` once per SIGTERM / SIGINT / SIGHUP the process receives. */
   onSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void): void;
+}
+
+/** `onSignal` of Bun and Node: node:process's signal events. */
+export function onProcessSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void) {
+  process.on(signal, handler);
 }
 
 /** Picks the adapter for the runtime this process runs on; the others are never loaded. */
