@@ -7,7 +7,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
-import type { ByteSource } from "../store/jsonl/records.ts";
+import { type ByteSource, fileSource } from "../store/jsonl/records.ts";
 import { restoreDataFile } from "../store/jsonl/restore.ts";
 import { fail, printReport } from "./output.ts";
 
@@ -24,10 +24,7 @@ export async function runRestore([path]: readonly string[] = []): Promise<number
     return fail(`Cannot restore: cannot read ${path}: ${code}`);
   }
   try {
-    const handle = file;
-    const source: ByteSource = handle === undefined ? streamSource(process.stdin) : {
-      read: async (into, offset, length) => (await handle.read(into, offset, length)).bytesRead,
-    };
+    const source = file === undefined ? streamSource(process.stdin) : fileSource(file);
     const result = await restoreDataFile({ dataDir, source, name });
     if (!result.ok) return fail(`Cannot restore: ${result.reason}`);
     if (result.tornTail !== undefined) {

@@ -26,7 +26,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { type DataFile, nodeFileLayer } from "./file_layer.ts";
+import { openIfExists } from "./file_layer.ts";
 import { MAX_LINE_BYTES } from "./format.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { type ByteSink, fileSource, readRecords } from "./records.ts";
@@ -52,11 +52,8 @@ export interface BackupOptions {
 export async function backupDataFile(options: BackupOptions): Promise<ToolResult> {
   const { dataDir, sink, settleMs = SETTLE_MS } = options;
   const path = join(dataDir, DATA_FILE);
-  let file: DataFile;
-  try {
-    file = await nodeFileLayer.open(path, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  const file = await openIfExists(path, "r");
+  if (file === undefined) {
     // A service creates the data file when it first starts, so a DATA_DIR without one is most
     // likely the wrong directory: an empty "backup" of it would hide that until the restore.
     return {

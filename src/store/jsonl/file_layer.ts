@@ -89,6 +89,14 @@ export async function installFile<R extends { readonly ok: boolean }>(
   }
 }
 
+/** Opens `path`, or returns undefined when no file is there. */
+export function openIfExists(path: string, flags: string, files = nodeFileLayer) {
+  return files.open(path, flags).catch((error) => {
+    if (errorCodeOf(error) === "ENOENT") return undefined;
+    throw error;
+  });
+}
+
 /** fsyncs a directory: a name created or renamed in it is durable only then. */
 export async function syncDirectory(path: string, files: FileLayer = nodeFileLayer): Promise<void> {
   const directory = await files.open(path, "r");

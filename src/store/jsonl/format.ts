@@ -161,7 +161,7 @@ export class PetLine {
       : { name, categoryId, status: this.status };
   }
 
-  /** True when the bytes are in the exact written form; fills the fields. */
+  /** True when the bytes are in the exact written form; fills the fields (partly when false). */
   #scan(bytes: Uint8Array, start: number, end: number): boolean {
     if (!matches(bytes, start, end, HEAD)) return false;
     let p = start + HEAD.length;
@@ -175,8 +175,8 @@ export class PetLine {
     // name: a JSON string, with no raw control byte and only escapes JSON allows, so the text
     // served from these bytes is always valid JSON.
     if (!matches(bytes, p, end, NAME_KEY) || bytes[p + NAME_KEY.length] !== QUOTE) return false;
-    const nameStart = p + NAME_KEY.length;
-    p = nameStart + 1;
+    this.nameStart = p + NAME_KEY.length;
+    p = this.nameStart + 1;
     while (p < end && bytes[p] !== QUOTE) {
       if (bytes[p] < 0x20) return false;
       if (bytes[p] === BACKSLASH) {
@@ -188,12 +188,12 @@ export class PetLine {
       }
     }
     if (p >= end) return false;
-    const nameEnd = ++p;
+    this.nameEnd = ++p;
 
     // categoryId: a plain int64 literal (no leading zero, no "-0").
     if (!matches(bytes, p, end, CATEGORY_KEY)) return false;
     p += CATEGORY_KEY.length;
-    const categoryStart = p;
+    this.categoryStart = p;
     const negative = bytes[p] === MINUS;
     if (negative) p++;
     const digitsStart = p;
@@ -203,7 +203,7 @@ export class PetLine {
     if (bytes[digitsStart] === ZERO && (digits > 1 || negative)) return false;
     const limit = negative ? INT64_MIN_DIGITS : INT64_MAX_DIGITS;
     if (digits === 19 && !notAbove(bytes, digitsStart, limit)) return false;
-    const categoryEnd = p;
+    this.categoryEnd = p;
 
     // status: absent, or one of the values; then the pet object closes.
     let status: PetStatus | undefined;
@@ -218,7 +218,8 @@ export class PetLine {
       if (bytes[p] !== CLOSE_BRACE) return false;
       p++;
     }
-    const petEnd = p;
+    this.petStart = start + PREFIX_BYTES.length;
+    this.petEnd = p;
 
     // the record closes, or an idempotency claim follows (few lines have one: JSON.parse it).
     let claim: IdempotencyClaim | undefined;
@@ -235,12 +236,6 @@ export class PetLine {
 
     this.id = id;
     this.status = status;
-    this.petStart = start + PREFIX_BYTES.length;
-    this.petEnd = petEnd;
-    this.nameStart = nameStart;
-    this.nameEnd = nameEnd;
-    this.categoryStart = categoryStart;
-    this.categoryEnd = categoryEnd;
     this.claim = claim;
     return true;
   }

@@ -38,6 +38,7 @@ import {
   type FileIdentity,
   type FileLayer,
   nodeFileLayer,
+  openIfExists,
   syncDirectory,
 } from "./file_layer.ts";
 import {
@@ -84,11 +85,7 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
   await mkdir(dataDir, { recursive: true }).catch(cannot(`create data directory ${dataDir}`));
   const lock = await acquireLockWithin(dataDir, files, options.lockWaitMs ?? 0)
     .catch(cannot(`lock data directory ${dataDir}`));
-  if ("refused" in lock) {
-    throw new StoreOpenError(
-      `Cannot open store: data directory ${dataDir} is in use by ${lock.refused}`,
-    );
-  }
+  if ("refused" in lock) throw new StoreOpenError(`Cannot open store: ${lock.refused}`);
   let file: DataFile | undefined;
   try {
     file = await openDataFile(dataDir, files);
@@ -113,11 +110,8 @@ async function acquireLockWithin(dataDir: string, files: FileLayer, waitMs: numb
 /** Opens the data file for reading and positional writes, creating it durably when missing. */
 async function openDataFile(dataDir: string, files: FileLayer): Promise<DataFile> {
   const path = join(dataDir, DATA_FILE);
-  try {
-    return await files.open(path, "r+");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
+  const existing = await openIfExists(path, "r+", files);
+  if (existing !== undefined) return existing;
   // "r+", not "a": on Linux, O_APPEND ignores the position of pwrite, and the writer needs it to
   // rewrite from the last good offset after a failed batch.
   const file = await files.open(path, "wx+");
@@ -134,11 +128,6 @@ interface EncodedBatch extends WriterBatch<PendingCreate> {
   readonly segment: number;
   readonly spans: readonly number[];
 }
-
-/** Seconds; from a fast disk's fdatasync to a struggling one's. */
-const FSYNC_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-/** Creates per batch; the writer takes at most 1024. */
-const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
 /** A PetStore kept in a JSON-lines file; see openJsonlStore. */
 export class JsonlStore implements PetStore {
@@ -275,12 +264,13 @@ export class JsonlStore implements PetStore {
     const fsync = registry.histogram(
       "animal_store_jsonl_fsync_duration_seconds",
       "Time one fdatasync of a batch of creates took (JSON-lines store).",
-      { buckets: FSYNC_BUCKETS },
+      // Seconds; from a fast disk's fdatasync to a struggling one's.
+      { buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] },
     ).labels();
     const batch = registry.histogram(
       "animal_store_jsonl_batch_size",
       "Creates written and fdatasync'd together (JSON-lines store).",
-      { buckets: BATCH_BUCKETS },
+      { buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] }, // the writer takes ≤ 1024
     ).labels();
     const fileBytes = registry.gauge(
       "animal_store_jsonl_data_file_bytes",

@@ -40,7 +40,7 @@ export interface LockOwner {
 /** A held lock; `release` removes the lock file. */
 export type DirectoryLock = { release(): Promise<void> };
 
-/** Takes the lock or returns why not (a one-line reason naming the owner). */
+/** Takes the lock or returns why not: "data directory DIR is in use by <the owner>". */
 export async function acquireLock(
   dataDir: string,
   files: FileLayer = nodeFileLayer,
@@ -48,6 +48,7 @@ export async function acquireLock(
   const path = join(dataDir, LOCK_FILE);
   const startTime = (await processStartTime(process.pid)) ?? null;
   const me: LockOwner = { pid: process.pid, startTime, hostname: hostname() };
+  const refuse = (by: string) => ({ refused: `data directory ${dataDir} is in use by ${by}` });
   for (let attempt = 0; attempt < 3; attempt++) {
     if (await createLockFile(path, me, files)) {
       heldHere.add(path);
@@ -62,12 +63,12 @@ export async function acquireLock(
     if (text === undefined) continue; // removed meanwhile: try again
     const owner = parseOwner(text);
     const verdict = owner === undefined ? "gone" : await ownerVerdict(path, owner, me);
-    if (verdict !== "gone") return { refused: verdict };
+    if (verdict !== "gone") return refuse(verdict);
     if (!(await moveAside(path, text))) {
-      return { refused: "another process took the lock over at the same time" };
+      return refuse("another process took the lock over at the same time");
     }
   }
-  return { refused: "the lock file keeps changing" };
+  return refuse("the lock file keeps changing");
 }
 
 /** Start time of a running pid, undefined when it does not run, null when it cannot be told. */

@@ -34,9 +34,7 @@ export async function restoreDataFile(options: {
     return { ok: false, reason: `cannot create data directory ${dataDir}: ${errorCodeOf(error)}` };
   }
   const lock = await acquireLock(dataDir);
-  if ("refused" in lock) {
-    return { ok: false, reason: `data directory ${dataDir} is in use by ${lock.refused}` };
-  }
+  if ("refused" in lock) return { ok: false, reason: lock.refused };
   try {
     const present = await verifyDataFile(dataDir);
     if (present.pets > 0 || present.damage !== undefined) {

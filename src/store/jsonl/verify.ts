@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import type { StatusCounts } from "../store.ts";
-import { nodeFileLayer } from "./file_layer.ts";
+import { openIfExists } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { type Damage, fileSource, readRecords, type TornTail } from "./records.ts";
 
@@ -35,11 +35,8 @@ export interface RecordReport extends RecordCounts {
 /** Checks `DATA_DIR/pets.jsonl` line by line; changes nothing. A missing file has no pets. */
 export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
   const path = join(dataDir, DATA_FILE);
-  let file;
-  try {
-    file = await nodeFileLayer.open(path, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  const file = await openIfExists(path, "r");
+  if (file === undefined) {
     const byStatus = { available: 0, pending: 0, sold: 0, none: 0 };
     return { file: path, pets: 0, byStatus, damagedLines: 0 };
   }

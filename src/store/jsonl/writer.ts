@@ -159,9 +159,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       this.#lastBatchSize = Math.min(this.#queue.length, MAX_BATCH);
       this.#start(this.#queue.splice(0, MAX_BATCH));
     }
-    if (this.#isIdle()) {
-      for (const resolve of this.#idleWaiters.splice(0)) resolve();
-    }
+    if (this.#isIdle()) { for (const resolve of this.#idleWaiters.splice(0)) resolve(); }
   }
 
   #start(entries: Entry[]): void {
@@ -170,9 +168,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       batch = this.#options.encode(entries);
     } catch (error) {
       // A bug, not an I/O failure: nothing reached the file; the callers must not be left waiting.
-      this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
-      this.#answerUnavailable(entries, "internal store error");
-      return;
+      return this.#internalError(entries, error);
     }
     const { file, checkFile } = this.#options;
     const position = this.#writeEnd;
@@ -201,8 +197,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
         this.#settle(batch, failure);
       } catch (error) {
         // I/O failures are answered inside; this is a bug, and must not leave callers waiting.
-        this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
-        this.#answerUnavailable(batch.entries, "internal store error");
+        this.#internalError(batch.entries, error);
       }
     })();
     this.#last = { written, settled };
@@ -224,13 +219,17 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       this.#failed.push(batch);
       return;
     }
-
     this.#durableLength += batch.bytes.length;
     this.#options.onDurable(batch);
   }
 
   #answerUnavailable(entries: readonly Entry[], reason: string, outcomeUnknown = false): void {
     if (entries.length > 0) this.#options.onFailed(entries, reason, outcomeUnknown);
+  }
+
+  #internalError(entries: readonly Entry[], error: unknown): void {
+    this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
+    this.#answerUnavailable(entries, "internal store error");
   }
 
   /**

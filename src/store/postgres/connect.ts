@@ -41,30 +41,21 @@ function hostOf(url: string): string | undefined {
 }
 
 function sslOption(config: DatabaseConfig): boolean | "prefer" | "require" | object {
-  switch (config.ssl) {
-    case "disable":
-      return false;
-    case "prefer":
-    case "require":
-      // libpq's meaning: encrypted, but the server's certificate is not checked.
-      return config.ssl;
-    case "verify-full": {
-      // The TLS defaults check the chain; a private CA replaces the system's. The host name is
-      // checked against the URL's host explicitly: with an IP address there is no SNI name, and
-      // Deno's node:tls then checks the certificate against "localhost" instead.
-      const host = hostOf(config.url);
-      return {
-        rejectUnauthorized: true,
-        ...(config.sslCa === undefined ? {} : { ca: config.sslCa }),
-        ...(host === undefined ? {} : {
-          checkServerIdentity: (_: string, certificate: PeerCertificate) =>
-            checkServerIdentity(host, certificate),
-        }),
-      };
-    }
-    default:
-      return false;
-  }
+  // libpq's meaning: encrypted, but the server's certificate is not checked.
+  if (config.ssl === "prefer" || config.ssl === "require") return config.ssl;
+  if (config.ssl !== "verify-full") return false;
+  // The TLS defaults check the chain; a private CA replaces the system's. The host name is
+  // checked against the URL's host explicitly: with an IP address there is no SNI name, and
+  // Deno's node:tls then checks the certificate against "localhost" instead.
+  const host = hostOf(config.url);
+  return {
+    rejectUnauthorized: true,
+    ...(config.sslCa === undefined ? {} : { ca: config.sslCa }),
+    ...(host === undefined ? {} : {
+      checkServerIdentity: (_: string, certificate: PeerCertificate) =>
+        checkServerIdentity(host, certificate),
+    }),
+  };
 }
 
 // ---- Which failures pass ----

@@ -25,7 +25,7 @@
 import { keyId } from "../idempotency.ts";
 import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
-import type { CreateOutcome, IdempotencyClaim, PendingCreate, StoredPet } from "../store.ts";
+import type { CreateOutcome, IdempotencyClaim, PendingCreate } from "../store.ts";
 import type { Sql, Transaction } from "./connect.ts";
 import { insertPets, type PetInsert, type PetRow, storedPetOf } from "./pet_rows.ts";
 
@@ -140,8 +140,7 @@ async function writeBatch(
   }));
   await insertPets(tx, rows);
   rows.forEach(({ id, pet }, i) => {
-    const created: StoredPet = { id, json: petJson(id, pet) };
-    outcomes[fresh[i]] = { kind: "created", pet: created };
+    outcomes[fresh[i]] = { kind: "created", pet: { id, json: petJson(id, pet) } };
   });
   // 5. COMMIT is sql.begin's: the promise resolves, and the 201s go out, only once it returns.
   return outcomes as CreateOutcome[];

@@ -44,9 +44,7 @@ export async function importJsonlFile(options: {
 }): Promise<ImportResult> {
   const { dataDir, database, onWarning } = options;
   const lock = await acquireLock(dataDir);
-  if ("refused" in lock) {
-    return { ok: false, reason: `data directory ${dataDir} is in use by ${lock.refused}` };
-  }
+  if ("refused" in lock) return { ok: false, reason: lock.refused };
   try {
     const report = await verifyDataFile(dataDir);
     const { damage } = report;
