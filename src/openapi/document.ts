@@ -10,6 +10,7 @@ import { ErrorBody, type ErrorCode } from "../schemas/error.ts";
 import { NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
 import { VERSION } from "../version.ts";
 import {
+  errorResponses,
   type HeaderName,
   headerRefs,
   HEADERS,
@@ -18,7 +19,6 @@ import {
   PARAMETERS,
   SECURITY_SCHEMES,
 } from "./components.ts";
-import { errorResponses } from "./error_responses.ts";
 import type { ExactJsonValue } from "./exact_json.ts";
 import { componentSchemas } from "./schema_to_json.ts";
 
@@ -157,7 +157,8 @@ function describe(operation: Operation): Json {
     "requestId",
   ];
   // Headers the app sends on every response of the path, whatever its status.
-  const always = { ...deprecated ? DEPRECATION_HEADERS : {}, ...COMMON_HEADERS };
+  const deprecation = deprecated ? DEPRECATION_HEADERS : {};
+  const always = { ...deprecation, ...COMMON_HEADERS };
   const errors = [...operation.errors, ...KEYED_ERRORS, ...deprecated ? ["gone" as const] : []];
   return {
     operationId: operation.operationId,
@@ -190,11 +191,7 @@ function describe(operation: Operation): Json {
       "304": cacheable
         ? {
           description: "Not Modified: `If-None-Match` matched the current `ETag`; no body",
-          headers: {
-            ...COMMON_HEADERS,
-            ...deprecated ? DEPRECATION_HEADERS : {},
-            ...CACHING_HEADERS,
-          },
+          headers: { ...COMMON_HEADERS, ...deprecation, ...CACHING_HEADERS },
         }
         : undefined,
       ...errorResponses(errors, always),
@@ -203,10 +200,6 @@ function describe(operation: Operation): Json {
 }
 
 function content(body: Body): Json {
-  return {
-    "application/json": {
-      schema: { $ref: `#/components/schemas/${body.schema}` },
-      examples: body.examples,
-    },
-  };
+  const schema = { $ref: `#/components/schemas/${body.schema}` };
+  return { "application/json": { schema, examples: body.examples } };
 }

@@ -16,10 +16,8 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; details: Error
 export function validateNewPet(body: JsonValue): Validation<NewPet> {
   if (newPetValidator.Check(body)) {
     const { name, categoryId, status } = body as NewPet;
-    return {
-      ok: true,
-      value: status === undefined ? { name, categoryId } : { name, categoryId, status },
-    };
+    const value = status === undefined ? { name, categoryId } : { name, categoryId, status };
+    return { ok: true, value };
   }
   return { ok: false, details: describeErrors(newPetValidator.Errors(body)) };
 }
