@@ -77,105 +77,95 @@ export const PARAMETERS = {
 /** The name of a parameter under `components.parameters`. */
 export type ParameterName = keyof typeof PARAMETERS;
 
-function header(
-  description: string,
-  schema: Json,
-  options: { example?: ExactJsonValue; required?: boolean } = {},
-): Json {
-  return {
-    description,
-    ...(options.required === true ? { required: true } : {}),
-    schema,
-    ...(options.example === undefined ? {} : { example: options.example }),
-  };
-}
-
 /**
- * `components.headers`, by name; a response's `headers` map names the actual header. A header
- * marked `required` is on every response that lists it, whatever the settings; the values come
- * from the code that sends them.
+ * What each header under `components.headers` means; a response's `headers` map names the actual
+ * header. The values come from the code that sends them.
  */
-export const HEADERS = {
-  XRequestId: header("The request id, as sent or generated; also in the log line", {
-    type: "string",
-  }, { example: "req-4f9c1b", required: true }),
-  CacheControl: header(
-    "Authenticated responses depend on the key: no cache may store them",
-    { type: "string", enum: [AUTHENTICATED_CACHE_CONTROL] },
-    { required: true },
-  ),
-  NextLink: header(
+const HEADER_DESCRIPTIONS = {
+  XRequestId: "The request id, as sent or generated; also in the log line",
+  CacheControl: "Authenticated responses depend on the key: no cache may store them",
+  NextLink:
     'RFC 8288. `<URL>; rel="next"` when more pets follow: the same query plus a `cursor`. Absent on the last page',
-    { type: "string", pattern: '^<[^>]*>; rel="next"$' },
-    { example: '</v1/pets?limit=20&cursor=MjAu.3LmVTpCgDpW8N0d0>; rel="next"' },
-  ),
-  Location: header(
-    "URL of the new pet: path-absolute, or absolute on PUBLIC_URL when that is set",
-    { type: "string", format: "uri-reference", pattern: "/pets/[1-9][0-9]*$" },
-    { example: "/v1/pets/1", required: true },
-  ),
-  IdempotentReplayed: header(
+  Location: "URL of the new pet: path-absolute, or absolute on PUBLIC_URL when that is set",
+  IdempotentReplayed:
     "`true` when this 201 replays the answer to an earlier request with the same Idempotency-Key",
-    { type: "string", enum: ["true"] },
-  ),
-  Deprecation: header(
+  Deprecation:
     "RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds); one fixed value",
-    { type: "string", pattern: "^@[0-9]+$" },
-    { example: DEPRECATION_VALUE, required: true },
-  ),
-  Sunset: header(
-    "RFC 8594: when this endpoint stops working (it then answers 410)",
-    { type: "string", enum: [SUNSET_VALUE] },
-    { example: SUNSET_VALUE, required: true },
-  ),
-  SuccessorLink: header(
-    "RFC 8288: the replacement of this endpoint, `GET /pets`",
-    { type: "string", pattern: `^<[^>]*/pets>; rel="${SUCCESSOR_REL}"$` },
-    { example: `</v1/pets>; rel="${SUCCESSOR_REL}"`, required: true },
-  ),
-  RetryAfter: header("RFC 9110: seconds to wait before retrying", {
-    type: "integer",
-    minimum: 0,
-  }, { example: 1, required: true }),
-  RateLimit: header(
+  Sunset: "RFC 8594: when this endpoint stops working (it then answers 410)",
+  SuccessorLink: "RFC 8288: the replacement of this endpoint, `GET /pets`",
+  RetryAfter: "RFC 9110: seconds to wait before retrying",
+  RateLimit:
     "IETF draft ratelimit-headers: requests left (`r`) and seconds until the window resets (`t`); only with RATE_LIMIT set",
-    { type: "string" },
-    { example: '"per-key";r=59;t=60' },
-  ),
-  RateLimitPolicy: header(
+  RateLimitPolicy:
     "IETF draft ratelimit-headers: requests allowed (`q`) per window of `w` seconds; only with RATE_LIMIT set",
-    { type: "string" },
-    { example: '"per-key";q=60;w=60' },
-  ),
-  ETag: header(
+  ETag:
     "RFC 9110: a strong validator of this response, fixed by the pets it holds, whether more follow, and the coding (each coding has its own tag). The same after a restart and on every instance. Send it back in `If-None-Match` to revalidate",
-    { type: "string", pattern: '^"[\\x21\\x23-\\x7e]*"$' },
-    { example: '"3f9a0c1d2b4e5f60"', required: true },
-  ),
-  CacheControlRevalidate: header(
+  CacheControlRevalidate:
     "A client may keep the response but must revalidate it (`If-None-Match`) before using it; shared caches must not keep it",
-    { type: "string", enum: [REVALIDATE] },
-    { example: REVALIDATE, required: true },
-  ),
-  VaryAcceptEncoding: header(
+  VaryAcceptEncoding:
     "The body's coding depends on the request's `Accept-Encoding`; with CORS on, `Origin` is listed too",
-    { type: "string", pattern: "^Accept-Encoding(, Origin)?$" },
-    { example: "Accept-Encoding", required: true },
-  ),
-  ContentEncoding: header(
+  ContentEncoding:
     "`br` or `gzip` when the body is over 1 KiB and `Accept-Encoding` allows it (q-values honoured, `br` preferred at an equal q); absent when the body is sent as is",
-    { type: "string", enum: ["br", "gzip"] },
-    { example: "br" },
-  ),
-  WwwAuthenticate: header(
+  WwwAuthenticate:
     'RFC 6750: `Bearer realm="animal-store"` when no key was sent, plus `error="invalid_token"` when a key was sent but not accepted',
-    { type: "string", enum: [CHALLENGE_NO_KEY, CHALLENGE_INVALID_KEY] },
-    { example: CHALLENGE_NO_KEY, required: true },
-  ),
-} satisfies Json;
+};
 
 /** The name of a header under `components.headers`. */
-export type HeaderName = keyof typeof HEADERS;
+export type HeaderName = keyof typeof HEADER_DESCRIPTIONS;
+
+/** Headers a response may lack; the others are on every response that lists them. */
+const OPTIONAL_HEADERS = [
+  "NextLink",
+  "IdempotentReplayed",
+  "RateLimit",
+  "RateLimitPolicy",
+  "ContentEncoding",
+];
+
+/** Each header's schema and example. */
+const HEADER_SCHEMAS: Record<HeaderName, [schema: Json, example?: ExactJsonValue]> = {
+  XRequestId: [{ type: "string" }, "req-4f9c1b"],
+  CacheControl: [{ type: "string", enum: [AUTHENTICATED_CACHE_CONTROL] }],
+  NextLink: [
+    { type: "string", pattern: '^<[^>]*>; rel="next"$' },
+    '</v1/pets?limit=20&cursor=MjAu.3LmVTpCgDpW8N0d0>; rel="next"',
+  ],
+  Location: [
+    { type: "string", format: "uri-reference", pattern: "/pets/[1-9][0-9]*$" },
+    "/v1/pets/1",
+  ],
+  IdempotentReplayed: [{ type: "string", enum: ["true"] }],
+  Deprecation: [{ type: "string", pattern: "^@[0-9]+$" }, DEPRECATION_VALUE],
+  Sunset: [{ type: "string", enum: [SUNSET_VALUE] }, SUNSET_VALUE],
+  SuccessorLink: [
+    { type: "string", pattern: `^<[^>]*/pets>; rel="${SUCCESSOR_REL}"$` },
+    `</v1/pets>; rel="${SUCCESSOR_REL}"`,
+  ],
+  RetryAfter: [{ type: "integer", minimum: 0 }, 1],
+  RateLimit: [{ type: "string" }, '"per-key";r=59;t=60'],
+  RateLimitPolicy: [{ type: "string" }, '"per-key";q=60;w=60'],
+  ETag: [{ type: "string", pattern: '^"[\\x21\\x23-\\x7e]*"$' }, '"3f9a0c1d2b4e5f60"'],
+  CacheControlRevalidate: [{ type: "string", enum: [REVALIDATE] }, REVALIDATE],
+  VaryAcceptEncoding: [
+    { type: "string", pattern: "^Accept-Encoding(, Origin)?$" },
+    "Accept-Encoding",
+  ],
+  ContentEncoding: [{ type: "string", enum: ["br", "gzip"] }, "br"],
+  WwwAuthenticate: [
+    { type: "string", enum: [CHALLENGE_NO_KEY, CHALLENGE_INVALID_KEY] },
+    CHALLENGE_NO_KEY,
+  ],
+};
+
+/** `components.headers`, by name. */
+export const HEADERS: Json = Object.fromEntries(
+  Object.entries(HEADER_SCHEMAS).map(([name, [schema, example]]) => [name, {
+    description: HEADER_DESCRIPTIONS[name as HeaderName],
+    ...(OPTIONAL_HEADERS.includes(name) ? {} : { required: true }),
+    schema,
+    ...(example === undefined ? {} : { example }),
+  }]),
+);
 
 /** A response's `headers` map: each header name refers to its `components.headers` entry. */
 export function headerRefs(names: Readonly<Record<string, HeaderName>>): Json {

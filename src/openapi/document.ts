@@ -130,21 +130,19 @@ export function openApiDocument(options: DocumentOptions, operations: readonly O
   };
 }
 
-function servers(options: DocumentOptions): Json[] {
-  if (options.publicUrl !== undefined) {
-    return [{ url: `${options.publicUrl}${options.basePath}`, description: "This deployment" }];
+function servers({ basePath, publicUrl }: DocumentOptions): Json[] {
+  if (publicUrl !== undefined) {
+    return [{ url: `${publicUrl}${basePath}`, description: "This deployment" }];
   }
-  const server = (description: string, origin: string): Json => ({
-    url: `{origin}${options.basePath}`,
-    description,
-    variables: {
-      origin: { default: origin, description: `Scheme and host of the ${description} service` },
+  return [["production", SITE], ["staging", "https://staging.pets.example.com"]].map(
+    ([description, origin]) => {
+      const variable = {
+        default: origin,
+        description: `Scheme and host of the ${description} service`,
+      };
+      return { url: `{origin}${basePath}`, description, variables: { origin: variable } };
     },
-  });
-  return [
-    server("production", SITE),
-    server("staging", "https://staging.pets.example.com"),
-  ];
+  );
 }
 
 function describe(operation: Operation): Json {

@@ -22,9 +22,7 @@ export function validateNewPet(body: JsonValue): Validation<NewPet> {
   return { ok: false, details: describeErrors(newPetValidator.Errors(body)) };
 }
 
-const ONE_OF_STATUSES = `must be one of ${
-  PET_STATUSES.map((status) => JSON.stringify(status)).join(", ")
-}`;
+const ONE_OF_STATUSES = `must be one of ${PET_STATUSES.map((s) => JSON.stringify(s)).join(", ")}`;
 
 const MESSAGE_BY_FIELD_AND_KEYWORD: Record<string, string> = {
   "/name type": "must be a string",
