@@ -6,6 +6,7 @@
 import { CHALLENGE_INVALID_KEY, CHALLENGE_NO_KEY } from "../http/auth.ts";
 import { DEPRECATION_VALUE, SUCCESSOR_REL, SUNSET_VALUE } from "../http/deprecation.ts";
 import { AUTHENTICATED_CACHE_CONTROL, REVALIDATE } from "../http/responses.ts";
+import type { ErrorCode } from "../schemas/error.ts";
 import {
   DEFAULT_LIMIT,
   IDEMPOTENCY_KEY,
@@ -16,7 +17,7 @@ import {
 } from "../schemas/limits.ts";
 import type { ExactJsonValue } from "./exact_json.ts";
 
-type Json = { [key: string]: ExactJsonValue };
+type Json = { [key: string]: ExactJsonValue | undefined };
 
 /** `components.securitySchemes`: the seed's HTTP bearer scheme. */
 export const SECURITY_SCHEMES: Json = {
@@ -76,105 +77,95 @@ export const PARAMETERS = {
 /** The name of a parameter under `components.parameters`. */
 export type ParameterName = keyof typeof PARAMETERS;
 
-function header(
-  description: string,
-  schema: Json,
-  options: { example?: ExactJsonValue; required?: boolean } = {},
-): Json {
-  return {
-    description,
-    ...(options.required === true ? { required: true } : {}),
-    schema,
-    ...(options.example === undefined ? {} : { example: options.example }),
-  };
-}
-
 /**
- * `components.headers`, by name; a response's `headers` map names the actual header. A header
- * marked `required` is on every response that lists it, whatever the settings; the values come
- * from the code that sends them.
+ * What each header under `components.headers` means; a response's `headers` map names the actual
+ * header. The values come from the code that sends them.
  */
-export const HEADERS = {
-  XRequestId: header("The request id, as sent or generated; also in the log line", {
-    type: "string",
-  }, { example: "req-4f9c1b", required: true }),
-  CacheControl: header(
-    "Authenticated responses depend on the key: no cache may store them",
-    { type: "string", enum: [AUTHENTICATED_CACHE_CONTROL] },
-    { required: true },
-  ),
-  NextLink: header(
+const HEADER_DESCRIPTIONS = {
+  XRequestId: "The request id, as sent or generated; also in the log line",
+  CacheControl: "Authenticated responses depend on the key: no cache may store them",
+  NextLink:
     'RFC 8288. `<URL>; rel="next"` when more pets follow: the same query plus a `cursor`. Absent on the last page',
-    { type: "string", pattern: '^<[^>]*>; rel="next"$' },
-    { example: '</v1/pets?limit=20&cursor=MjAu.3LmVTpCgDpW8N0d0>; rel="next"' },
-  ),
-  Location: header(
-    "URL of the new pet: path-absolute, or absolute on PUBLIC_URL when that is set",
-    { type: "string", format: "uri-reference", pattern: "/pets/[1-9][0-9]*$" },
-    { example: "/v1/pets/1", required: true },
-  ),
-  IdempotentReplayed: header(
+  Location: "URL of the new pet: path-absolute, or absolute on PUBLIC_URL when that is set",
+  IdempotentReplayed:
     "`true` when this 201 replays the answer to an earlier request with the same Idempotency-Key",
-    { type: "string", enum: ["true"] },
-  ),
-  Deprecation: header(
+  Deprecation:
     "RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds); one fixed value",
-    { type: "string", pattern: "^@[0-9]+$" },
-    { example: DEPRECATION_VALUE, required: true },
-  ),
-  Sunset: header(
-    "RFC 8594: when this endpoint stops working (it then answers 410)",
-    { type: "string", enum: [SUNSET_VALUE] },
-    { example: SUNSET_VALUE, required: true },
-  ),
-  SuccessorLink: header(
-    "RFC 8288: the replacement of this endpoint, `GET /pets`",
-    { type: "string", pattern: `^<[^>]*/pets>; rel="${SUCCESSOR_REL}"$` },
-    { example: `</v1/pets>; rel="${SUCCESSOR_REL}"`, required: true },
-  ),
-  RetryAfter: header("RFC 9110: seconds to wait before retrying", {
-    type: "integer",
-    minimum: 0,
-  }, { example: 1, required: true }),
-  RateLimit: header(
+  Sunset: "RFC 8594: when this endpoint stops working (it then answers 410)",
+  SuccessorLink: "RFC 8288: the replacement of this endpoint, `GET /pets`",
+  RetryAfter: "RFC 9110: seconds to wait before retrying",
+  RateLimit:
     "IETF draft ratelimit-headers: requests left (`r`) and seconds until the window resets (`t`); only with RATE_LIMIT set",
-    { type: "string" },
-    { example: '"per-key";r=59;t=60' },
-  ),
-  RateLimitPolicy: header(
+  RateLimitPolicy:
     "IETF draft ratelimit-headers: requests allowed (`q`) per window of `w` seconds; only with RATE_LIMIT set",
-    { type: "string" },
-    { example: '"per-key";q=60;w=60' },
-  ),
-  ETag: header(
+  ETag:
     "RFC 9110: a strong validator of this response, fixed by the pets it holds, whether more follow, and the coding (each coding has its own tag). The same after a restart and on every instance. Send it back in `If-None-Match` to revalidate",
-    { type: "string", pattern: '^"[\\x21\\x23-\\x7e]*"$' },
-    { example: '"3f9a0c1d2b4e5f60"', required: true },
-  ),
-  CacheControlRevalidate: header(
+  CacheControlRevalidate:
     "A client may keep the response but must revalidate it (`If-None-Match`) before using it; shared caches must not keep it",
-    { type: "string", enum: [REVALIDATE] },
-    { example: REVALIDATE, required: true },
-  ),
-  VaryAcceptEncoding: header(
+  VaryAcceptEncoding:
     "The body's coding depends on the request's `Accept-Encoding`; with CORS on, `Origin` is listed too",
-    { type: "string", pattern: "^Accept-Encoding(, Origin)?$" },
-    { example: "Accept-Encoding", required: true },
-  ),
-  ContentEncoding: header(
+  ContentEncoding:
     "`br` or `gzip` when the body is over 1 KiB and `Accept-Encoding` allows it (q-values honoured, `br` preferred at an equal q); absent when the body is sent as is",
-    { type: "string", enum: ["br", "gzip"] },
-    { example: "br" },
-  ),
-  WwwAuthenticate: header(
+  WwwAuthenticate:
     'RFC 6750: `Bearer realm="animal-store"` when no key was sent, plus `error="invalid_token"` when a key was sent but not accepted',
-    { type: "string", enum: [CHALLENGE_NO_KEY, CHALLENGE_INVALID_KEY] },
-    { example: CHALLENGE_NO_KEY, required: true },
-  ),
-} satisfies Json;
+};
 
 /** The name of a header under `components.headers`. */
-export type HeaderName = keyof typeof HEADERS;
+export type HeaderName = keyof typeof HEADER_DESCRIPTIONS;
+
+/** Headers a response may lack; the others are on every response that lists them. */
+const OPTIONAL_HEADERS = [
+  "NextLink",
+  "IdempotentReplayed",
+  "RateLimit",
+  "RateLimitPolicy",
+  "ContentEncoding",
+];
+
+/** Each header's schema and example. */
+const HEADER_SCHEMAS: Record<HeaderName, [schema: Json, example?: ExactJsonValue]> = {
+  XRequestId: [{ type: "string" }, "req-4f9c1b"],
+  CacheControl: [{ type: "string", enum: [AUTHENTICATED_CACHE_CONTROL] }],
+  NextLink: [
+    { type: "string", pattern: '^<[^>]*>; rel="next"$' },
+    '</v1/pets?limit=20&cursor=MjAu.3LmVTpCgDpW8N0d0>; rel="next"',
+  ],
+  Location: [
+    { type: "string", format: "uri-reference", pattern: "/pets/[1-9][0-9]*$" },
+    "/v1/pets/1",
+  ],
+  IdempotentReplayed: [{ type: "string", enum: ["true"] }],
+  Deprecation: [{ type: "string", pattern: "^@[0-9]+$" }, DEPRECATION_VALUE],
+  Sunset: [{ type: "string", enum: [SUNSET_VALUE] }, SUNSET_VALUE],
+  SuccessorLink: [
+    { type: "string", pattern: `^<[^>]*/pets>; rel="${SUCCESSOR_REL}"$` },
+    `</v1/pets>; rel="${SUCCESSOR_REL}"`,
+  ],
+  RetryAfter: [{ type: "integer", minimum: 0 }, 1],
+  RateLimit: [{ type: "string" }, '"per-key";r=59;t=60'],
+  RateLimitPolicy: [{ type: "string" }, '"per-key";q=60;w=60'],
+  ETag: [{ type: "string", pattern: '^"[\\x21\\x23-\\x7e]*"$' }, '"3f9a0c1d2b4e5f60"'],
+  CacheControlRevalidate: [{ type: "string", enum: [REVALIDATE] }, REVALIDATE],
+  VaryAcceptEncoding: [
+    { type: "string", pattern: "^Accept-Encoding(, Origin)?$" },
+    "Accept-Encoding",
+  ],
+  ContentEncoding: [{ type: "string", enum: ["br", "gzip"] }, "br"],
+  WwwAuthenticate: [
+    { type: "string", enum: [CHALLENGE_NO_KEY, CHALLENGE_INVALID_KEY] },
+    CHALLENGE_NO_KEY,
+  ],
+};
+
+/** `components.headers`, by name. */
+export const HEADERS: Json = Object.fromEntries(
+  Object.entries(HEADER_SCHEMAS).map(([name, [schema, example]]) => [name, {
+    description: HEADER_DESCRIPTIONS[name as HeaderName],
+    ...(OPTIONAL_HEADERS.includes(name) ? {} : { required: true }),
+    schema,
+    ...(example === undefined ? {} : { example }),
+  }]),
+);
 
 /** A response's `headers` map: each header name refers to its `components.headers` entry. */
 export function headerRefs(names: Readonly<Record<string, HeaderName>>): Json {
@@ -187,4 +178,73 @@ export function headerRefs(names: Readonly<Record<string, HeaderName>>): Json {
 export function parameterRef(name: string): Json {
   if (!(name in PARAMETERS)) throw new Error(`No parameter ${name} in components.parameters`);
   return { $ref: `#/components/parameters/${name}` };
+}
+
+const RETRY_AFTER = headerRefs({ "Retry-After": "RetryAfter" });
+const WWW_AUTHENTICATE = headerRefs({ "WWW-Authenticate": "WwwAuthenticate" });
+
+/** docs/api.md's error table: each status's description, and the headers it adds. */
+const STATUSES: Record<number, [description: string, headers?: Json]> = {
+  400: ["The request is not valid"],
+  401: ["The API key is missing, malformed or not accepted", WWW_AUTHENTICATE],
+  404: ["No pet with this id"],
+  409: ["A create with the same Idempotency-Key is still being written; retry later", RETRY_AFTER],
+  410: ["The endpoint is past its sunset date and was removed"],
+  413: ["The body is larger than MAX_BODY_BYTES (65536 by default)"],
+  415: ["The body is not sent as application/json"],
+  422: ["The Idempotency-Key was used before with a different body"],
+  429: ["Over the rate limit of this API key (RATE_LIMIT)", RETRY_AFTER],
+  500: ["An unexpected error; the request id finds it in the log"],
+  503: [
+    "The store is loading, the service is shutting down, or the disk refused the write (nothing was saved)",
+    RETRY_AFTER,
+  ],
+};
+
+/** Each code an operation can answer: its status and an example message. */
+const CODES: Partial<Record<ErrorCode, [status: number, message: string]>> = {
+  invalid_body: [400, "Cannot use body: it must be a JSON object (a NewPet)"],
+  validation_failed: [400, "Invalid NewPet: name is required"],
+  invalid_query: [400, 'limit must be an integer from 1 to 100, got "0"'],
+  invalid_path: [400, 'petId must be an integer from 1 to 9223372036854775807, got "abc"'],
+  unauthorized: [401, "Missing API key: send Authorization: Bearer <key>"],
+  not_found: [404, "No pet with id 42"],
+  idempotency_key_in_flight: [
+    409,
+    "A request with this Idempotency-Key is still being processed; retry later",
+  ],
+  gone: [410, `This endpoint was removed on ${SUNSET_VALUE}; use GET /v1/pets`],
+  payload_too_large: [413, "Request body is larger than 65536 bytes"],
+  unsupported_media_type: [415, "Content-Type must be application/json"],
+  idempotency_key_reused: [422, "Idempotency-Key was already used with a different body"],
+  rate_limited: [429, "Rate limit exceeded; retry after 1 s"],
+  internal_error: [500, "Internal error; the request id identifies it in the logs"],
+  unavailable: [503, "The store is still loading"],
+};
+
+/**
+ * The Error responses of an operation that answers these `codes`: one per status, with an
+ * example of each code; `headers` are those every response of the operation carries.
+ */
+export function errorResponses(codes: readonly ErrorCode[], headers: Json): Record<string, Json> {
+  const unknown = codes.filter((code) => CODES[code] === undefined);
+  if (unknown.length > 0) throw new Error(`No example for error codes ${unknown.join(", ")}`);
+  // In the table's order, so a status lists its codes the same way whatever the caller's order.
+  const examplesByStatus: Record<string, Json> = {};
+  for (const [code, [status, message]] of Object.entries(CODES)) {
+    if (!codes.includes(code as ErrorCode)) continue;
+    const value = { code, message, status, requestId: "req-4f9c1b" };
+    (examplesByStatus[status] ??= {})[code] = { summary: code, value };
+  }
+  return Object.fromEntries(
+    Object.entries(examplesByStatus).map(([status, examples]) => {
+      const [description, extra] = STATUSES[Number(status)];
+      const schema = { $ref: "#/components/schemas/Error" };
+      return [status, {
+        description,
+        headers: { ...headers, ...extra },
+        content: { "application/json": { schema, examples } },
+      }];
+    }),
+  );
 }

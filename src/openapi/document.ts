@@ -10,6 +10,7 @@ import { ErrorBody, type ErrorCode } from "../schemas/error.ts";
 import { NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
 import { VERSION } from "../version.ts";
 import {
+  errorResponses,
   type HeaderName,
   headerRefs,
   HEADERS,
@@ -18,7 +19,6 @@ import {
   PARAMETERS,
   SECURITY_SCHEMES,
 } from "./components.ts";
-import { errorResponses } from "./error_responses.ts";
 import type { ExactJsonValue } from "./exact_json.ts";
 import { componentSchemas } from "./schema_to_json.ts";
 
@@ -130,21 +130,19 @@ export function openApiDocument(options: DocumentOptions, operations: readonly O
   };
 }
 
-function servers(options: DocumentOptions): Json[] {
-  if (options.publicUrl !== undefined) {
-    return [{ url: `${options.publicUrl}${options.basePath}`, description: "This deployment" }];
+function servers({ basePath, publicUrl }: DocumentOptions): Json[] {
+  if (publicUrl !== undefined) {
+    return [{ url: `${publicUrl}${basePath}`, description: "This deployment" }];
   }
-  const server = (description: string, origin: string): Json => ({
-    url: `{origin}${options.basePath}`,
-    description,
-    variables: {
-      origin: { default: origin, description: `Scheme and host of the ${description} service` },
+  return [["production", SITE], ["staging", "https://staging.pets.example.com"]].map(
+    ([description, origin]) => {
+      const variable = {
+        default: origin,
+        description: `Scheme and host of the ${description} service`,
+      };
+      return { url: `{origin}${basePath}`, description, variables: { origin: variable } };
     },
-  });
-  return [
-    server("production", SITE),
-    server("staging", "https://staging.pets.example.com"),
-  ];
+  );
 }
 
 function describe(operation: Operation): Json {
@@ -157,7 +155,8 @@ function describe(operation: Operation): Json {
     "requestId",
   ];
   // Headers the app sends on every response of the path, whatever its status.
-  const always = { ...deprecated ? DEPRECATION_HEADERS : {}, ...COMMON_HEADERS };
+  const deprecation = deprecated ? DEPRECATION_HEADERS : {};
+  const always = { ...deprecation, ...COMMON_HEADERS };
   const errors = [...operation.errors, ...KEYED_ERRORS, ...deprecated ? ["gone" as const] : []];
   return {
     operationId: operation.operationId,
@@ -190,11 +189,7 @@ function describe(operation: Operation): Json {
       "304": cacheable
         ? {
           description: "Not Modified: `If-None-Match` matched the current `ETag`; no body",
-          headers: {
-            ...COMMON_HEADERS,
-            ...deprecated ? DEPRECATION_HEADERS : {},
-            ...CACHING_HEADERS,
-          },
+          headers: { ...COMMON_HEADERS, ...deprecation, ...CACHING_HEADERS },
         }
         : undefined,
       ...errorResponses(errors, always),
@@ -203,10 +198,6 @@ function describe(operation: Operation): Json {
 }
 
 function content(body: Body): Json {
-  return {
-    "application/json": {
-      schema: { $ref: `#/components/schemas/${body.schema}` },
-      examples: body.examples,
-    },
-  };
+  const schema = { $ref: `#/components/schemas/${body.schema}` };
+  return { "application/json": { schema, examples: body.examples } };
 }

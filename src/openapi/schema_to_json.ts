@@ -21,11 +21,8 @@ export type JsonSchema = { [key: string]: ExactJsonValue };
 export function componentSchemas(named: Readonly<Record<string, unknown>>) {
   const plain = Object.entries(named).map(([name, schema]) => [name, plainSchema(schema)] as const);
   const refByShape = new Map(plain.map(([name, schema]) => [shapeOf(schema), name]));
-  const result: Record<string, JsonSchema> = {};
-  for (const [name, schema] of plain) {
-    result[name] = withRefs(schema, refByShape, true) as JsonSchema;
-  }
-  return result;
+  const entries = plain.map(([name, schema]) => [name, withRefs(schema, refByShape, true)]);
+  return Object.fromEntries(entries) as Record<string, JsonSchema>;
 }
 
 /** The JSON Schema of a TypeBox schema: no `~` keys, bigint → int64 integer. */

@@ -101,11 +101,8 @@ export function parsePetId(raw: string): number | undefined {
   // Below 16 digits an id is a safe integer, and far below the maximum: no BigInt needed.
   if (raw.length < 16 && PET_ID_PATTERN.test(raw)) return Number(raw);
   if (!PET_ID_PATTERN.test(raw) || BigInt(raw) > PET_ID_MAX) {
-    throw new HttpError(
-      400,
-      "invalid_path",
-      `petId must be an integer from 1 to ${PET_ID_MAX}, got ${quote(raw)}`,
-    );
+    const message = `petId must be an integer from 1 to ${PET_ID_MAX}, got ${quote(raw)}`;
+    throw new HttpError(400, "invalid_path", message);
   }
   const id = Number(raw);
   return Number.isSafeInteger(id) ? id : undefined;
@@ -115,11 +112,8 @@ export function parsePetId(raw: string): number | undefined {
 export function parseIdempotencyKey(header: string | null): string | undefined {
   if (header === null) return undefined;
   if (!IDEMPOTENCY_KEY.test(header)) {
-    throw new HttpError(
-      400,
-      "validation_failed",
-      "Idempotency-Key header must be 1 to 255 visible ASCII characters",
-    );
+    const message = "Idempotency-Key header must be 1 to 255 visible ASCII characters";
+    throw new HttpError(400, "validation_failed", message);
   }
   return header;
 }

@@ -93,16 +93,10 @@ export const PET_OPERATIONS: readonly Operation<"listPets" | "createPet" | "getP
 ];
 
 /** Routes under BASE_PATH for pets; `brotli` compresses their br bodies (node:zlib's if absent). */
-export function petRoutes(
-  deps: { config: Config; brotli?: BrotliEncoder },
-): AppRoute[] {
-  const { config } = deps;
+export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): AppRoute[] {
+  const { config, brotli } = deps;
   const publicBase = `${config.publicUrl ?? ""}${config.basePath}`;
-  const reads = createConditionalGet({
-    cacheBytes: config.cacheBytes,
-    brotli: deps.brotli,
-    publicBase,
-  });
+  const reads = createConditionalGet({ cacheBytes: config.cacheBytes, brotli, publicBase });
 
   function listPets(context: RequestContext): Promise<Reply> | Reply {
     return reads.page(context, parseListQuery(context.query));

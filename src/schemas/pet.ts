@@ -64,11 +64,7 @@ export const CategoryId = Type.Refine(
 
 /** Request body for creation. */
 export const NewPet = Type.Object(
-  {
-    name: PetName,
-    categoryId: CategoryId,
-    status: Type.Optional(PetStatus),
-  },
+  { name: PetName, categoryId: CategoryId, status: Type.Optional(PetStatus) },
   { additionalProperties: false },
 );
 export type NewPet = Static<typeof NewPet>;

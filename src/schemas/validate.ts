@@ -16,17 +16,13 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; details: Error
 export function validateNewPet(body: JsonValue): Validation<NewPet> {
   if (newPetValidator.Check(body)) {
     const { name, categoryId, status } = body as NewPet;
-    return {
-      ok: true,
-      value: status === undefined ? { name, categoryId } : { name, categoryId, status },
-    };
+    const value = status === undefined ? { name, categoryId } : { name, categoryId, status };
+    return { ok: true, value };
   }
   return { ok: false, details: describeErrors(newPetValidator.Errors(body)) };
 }
 
-const ONE_OF_STATUSES = `must be one of ${
-  PET_STATUSES.map((status) => JSON.stringify(status)).join(", ")
-}`;
+const ONE_OF_STATUSES = `must be one of ${PET_STATUSES.map((s) => JSON.stringify(s)).join(", ")}`;
 
 const MESSAGE_BY_FIELD_AND_KEYWORD: Record<string, string> = {
   "/name type": "must be a string",
