@@ -14,9 +14,9 @@ import { authenticate, type KeyRing } from "./http/auth.ts";
 import type { BrotliEncoder } from "./http/compression.ts";
 import type { Readiness, RequestContext } from "./routes/context.ts";
 import { corsPolicyFor } from "./http/cors.ts";
-import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
+import { deprecationHeaders, SUNSET_AT } from "./http/deprecation.ts";
 import { ClientGoneError, errorReply, HttpError } from "./http/errors.ts";
-import { enforceRateLimit, RateLimiter, refundRateLimit } from "./http/rate_limit.ts";
+import { enforceRateLimit, RateLimiter } from "./http/rate_limit.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { traceIdOf } from "./http/trace_context.ts";
 import {
@@ -26,7 +26,7 @@ import {
   type Respond,
   webResponse,
 } from "./http/responses.ts";
-import { handlerFor, type PathMatch, type Route, Router } from "./http/router.ts";
+import { type PathMatch, type Route, Router } from "./http/router.ts";
 import { checkUrlLength, splitUrl } from "./http/url.ts";
 import type { Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics/service_metrics.ts";
@@ -95,21 +95,19 @@ export function createApp(options: AppOptions): App {
   const successorUrl = `${config.publicUrl ?? ""}${basePath}/pets`;
   const deprecation = deprecationHeaders(successorUrl);
   /**
-   * The routes with their paths' constant headers, made once from what each declares: the
-   * deprecation trio on every response of a deprecated path, and `no-store` where a key is asked
-   * for (under BASE_PATH unless public; outside it only where `public: false`).
+   * The routes with whether their path asks for a key (under BASE_PATH unless public; outside it
+   * only where `public: false`) and its constant headers, made once: the deprecation trio on every
+   * response of a deprecated path, and `no-store` where a key is asked for.
    */
   const declared = <R extends Route<RequestContext, Reply>>(routes: R[], underBase: boolean) =>
-    routes.map((route) => ({
-      ...route,
-      options: {
-        ...route.options,
-        headers: replyHeaders({
-          keyed: underBase ? route.options?.public !== true : route.options?.public === false,
-          deprecation: route.options?.deprecated ? deprecation : undefined,
-        }),
-      },
-    }));
+    routes.map(({ options = {}, ...route }) => {
+      const keyed = underBase ? options.public !== true : options.public === false;
+      const deprecated = options.deprecated ? deprecation : undefined;
+      return {
+        ...route,
+        options: { ...options, keyed, headers: replyHeaders({ keyed, deprecation: deprecated }) },
+      };
+    });
   const apiRoutes = [...petRoutes(options), ...openapiRoutes({ config }), ...docsRoutes()];
   const rootRoutes = healthRoutes({ readiness: () => readiness, storeAvailable });
   const metrics = config.metrics
@@ -154,7 +152,7 @@ export function createApp(options: AppOptions): App {
     if (underBase) match = apiRouter.match(path.slice(basePath.length) || "/");
     context.match = match;
     context.headers = match?.options.headers ?? (underBase ? unknownUnderBase : unknownOutside);
-    const pastSunset = match?.options.deprecated === true && isPastSunset(clock());
+    const pastSunset = match?.options.deprecated === true && clock() >= SUNSET_AT;
     // Step 3: OPTIONS on a known path needs no key: 204 with `Allow` (and CORS preflight). A
     // removed route allows nothing any more: no 204, no Allow.
     if (match !== undefined && method === "OPTIONS") {
@@ -165,8 +163,7 @@ export function createApp(options: AppOptions): App {
     }
     // Step 4: the key, before anything else can be wrong (401 wins over 404, 405, 410 and 429).
     // Outside BASE_PATH only /metrics asks for one.
-    const keyed = underBase ? match?.options.public !== true : match?.options.public === false;
-    if (keyed) {
+    if (match === undefined ? underBase : match.options.keyed) {
       context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
       // Step 5: the key's rate limit, under BASE_PATH, counted after the key check (only
       // accepted keys get buckets, and 401s cost nothing) and before the path and method checks
@@ -183,8 +180,9 @@ export function createApp(options: AppOptions): App {
     }
     // Step 8: past the sunset the path answers 410 to every method, so before the method check.
     if (pastSunset) throw gone();
-    // Step 9: the method; HEAD runs GET's handler (the router's default), others get 405.
-    const handler = handlerFor(match, method);
+    // Step 9: the method; HEAD runs GET's handler (RFC 9110 §9.3.2: the same answer without
+    // content, which `finish` drops), others get 405.
+    const handler = match.handlers.get(method === "HEAD" ? "GET" : method);
     if (handler === undefined) {
       throw new HttpError(
         405,
@@ -219,9 +217,7 @@ export function createApp(options: AppOptions): App {
       if (context.rate !== undefined) {
         // Step 10: a 304 costs no quota (its token was taken by step 5, so a key with none left
         // got 429 instead).
-        const rate = reply.status === 304
-          ? refundRateLimit(rateLimiter!, context.keyScope)
-          : context.rate;
+        const rate = reply.status === 304 ? rateLimiter!.refund(context.keyScope) : context.rate;
         for (const name in rate) headers[name] = rate[name];
       }
       // Step 11: the one response.
@@ -232,7 +228,8 @@ export function createApp(options: AppOptions): App {
       // (Deno, Bun) or nothing (Node).
       let body = reply.body;
       if (method === "HEAD" && body !== null) {
-        headers["content-length"] = String(byteLength(body));
+        const length = typeof body === "string" ? utf8.encode(body).byteLength : body.byteLength;
+        headers["content-length"] = String(length);
         body = null;
       }
       const response = respond({ status: reply.status, body, headers });
@@ -313,12 +310,8 @@ export function createApp(options: AppOptions): App {
   };
 }
 
+/** Text bodies go out as UTF-8. */
 const utf8 = new TextEncoder();
-
-/** The number of bytes `body` is sent as: text goes out as UTF-8. */
-function byteLength(body: string | Uint8Array): number {
-  return typeof body === "string" ? utf8.encode(body).byteLength : body.byteLength;
-}
 
 /** Params of a path with none: one frozen object rather than one per request. */
 const NO_PARAMS: Record<string, string> = Object.freeze({});
