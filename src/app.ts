@@ -26,7 +26,7 @@ import {
   type Respond,
   webResponse,
 } from "./http/responses.ts";
-import { type PathMatch, type Route, Router } from "./http/router.ts";
+import { NO_PARAMS, type PathMatch, type Route, Router } from "./http/router.ts";
 import { checkUrlLength, splitUrl } from "./http/url.ts";
 import type { Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics/service_metrics.ts";
@@ -92,8 +92,7 @@ export function createApp(options: AppOptions): App {
 
   /** The store can answer at all (a lost database connection says no): `/readyz` and metrics. */
   const storeAvailable = () => store?.isAvailable?.() !== false;
-  const successorUrl = `${config.publicUrl ?? ""}${basePath}/pets`;
-  const deprecation = deprecationHeaders(successorUrl);
+  const deprecation = deprecationHeaders(`${config.publicUrl ?? ""}${basePath}/pets`);
   /**
    * The routes with whether their path asks for a key (under BASE_PATH unless public; outside it
    * only where `public: false`) and its constant headers, made once: the deprecation trio on every
@@ -131,12 +130,9 @@ export function createApp(options: AppOptions): App {
   const unknownUnderBase = replyHeaders({ keyed: true });
   const unknownOutside = replyHeaders({ keyed: false });
   /** The deprecated route's one answer from its sunset on, whatever the method. */
-  const gone = () =>
-    new HttpError(
-      410,
-      "gone",
-      `This endpoint was removed on ${deprecation.sunset}; use GET ${basePath}/pets`,
-    );
+  const goneMessage =
+    `This endpoint was removed on ${deprecation.sunset}; use GET ${basePath}/pets`;
+  const gone = () => new HttpError(410, "gone", goneMessage);
   const cors = corsPolicyFor(config.corsOrigins);
   const rateLimiter = config.rateLimit > 0
     ? new RateLimiter({ limit: config.rateLimit, clock })
@@ -184,12 +180,8 @@ export function createApp(options: AppOptions): App {
     // content, which `finish` drops), others get 405.
     const handler = match.handlers.get(method === "HEAD" ? "GET" : method);
     if (handler === undefined) {
-      throw new HttpError(
-        405,
-        "method_not_allowed",
-        `Method ${method.slice(0, 20)} is not allowed here; allowed: ${match.allow}`,
-        { headers: { allow: match.allow } },
-      );
+      const message = `Method ${method.slice(0, 20)} is not allowed here; allowed: ${match.allow}`;
+      throw new HttpError(405, "method_not_allowed", message, { headers: { allow: match.allow } });
     }
     context.params = match.params;
     return handler(context);
@@ -313,9 +305,6 @@ export function createApp(options: AppOptions): App {
 /** Text bodies go out as UTF-8. */
 const utf8 = new TextEncoder();
 
-/** Params of a path with none: one frozen object rather than one per request. */
-const NO_PARAMS: Record<string, string> = Object.freeze({});
-
 /** The handler's context, and what the steps hand on to `finish`. */
 type Steps = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
   /** The matched path (its pattern labels the metrics). */
@@ -336,9 +325,6 @@ function toHttpError(error: unknown, requestId: string, log: Logger): HttpError 
     ? `${error.name}: ${error.message}\n${error.stack ?? ""}`
     : String(error);
   log.error({ msg: "unhandled error", requestId, error: described });
-  return new HttpError(
-    500,
-    "internal_error",
-    "Internal error; the request id identifies it in the logs",
-  );
+  const message = "Internal error; the request id identifies it in the logs";
+  return new HttpError(500, "internal_error", message);
 }

@@ -103,12 +103,9 @@ export function enforceRateLimit(limiter: RateLimiter, key: string): Record<stri
   if (decision.allowed) return headers;
   const retry = decision.retryAfterSeconds;
   headers["retry-after"] = String(retry);
-  throw new HttpError(
-    429,
-    "rate_limited",
-    `Rate limit of ${limiter.limit} requests per minute exceeded; retry in ${retry} s`,
-    { headers },
-  );
+  const message =
+    `Rate limit of ${limiter.limit} requests per minute exceeded; retry in ${retry} s`;
+  throw new HttpError(429, "rate_limited", message, { headers });
 }
 
 function rateLimitHeaders(limiter: RateLimiter, decision: RateDecision): Record<string, string> {

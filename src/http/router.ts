@@ -39,7 +39,8 @@ export interface PathMatch<Context, Result = unknown> {
   readonly allow: string;
 }
 
-const NO_PARAMS: Record<string, string> = Object.freeze({});
+/** Params of a path with none: one frozen object rather than one per request. */
+export const NO_PARAMS: Record<string, string> = Object.freeze({});
 const METHOD = /^[A-Z]+$/;
 const PARAM = /^:[A-Za-z][A-Za-z0-9]*$/;
 const LITERAL = /^[A-Za-z0-9._~-]+$/;
