@@ -14,9 +14,9 @@ import { authenticate, type KeyRing } from "./http/auth.ts";
 import type { BrotliEncoder } from "./http/compression.ts";
 import type { Readiness, RequestContext } from "./routes/context.ts";
 import { corsPolicyFor } from "./http/cors.ts";
-import { deprecationHeaders, isPastSunset } from "./http/deprecation.ts";
+import { deprecationHeaders, SUNSET_AT } from "./http/deprecation.ts";
 import { ClientGoneError, errorReply, HttpError } from "./http/errors.ts";
-import { enforceRateLimit, RateLimiter, refundRateLimit } from "./http/rate_limit.ts";
+import { enforceRateLimit, RateLimiter } from "./http/rate_limit.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { traceIdOf } from "./http/trace_context.ts";
 import {
@@ -26,7 +26,7 @@ import {
   type Respond,
   webResponse,
 } from "./http/responses.ts";
-import { handlerFor, type PathMatch, type Route, Router } from "./http/router.ts";
+import { NO_PARAMS, type PathMatch, type Route, Router } from "./http/router.ts";
 import { checkUrlLength, splitUrl } from "./http/url.ts";
 import type { Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics/service_metrics.ts";
@@ -92,24 +92,21 @@ export function createApp(options: AppOptions): App {
 
   /** The store can answer at all (a lost database connection says no): `/readyz` and metrics. */
   const storeAvailable = () => store?.isAvailable?.() !== false;
-  const successorUrl = `${config.publicUrl ?? ""}${basePath}/pets`;
-  const deprecation = deprecationHeaders(successorUrl);
+  const deprecation = deprecationHeaders(`${config.publicUrl ?? ""}${basePath}/pets`);
   /**
-   * The routes with their paths' constant headers, made once from what each declares: the
-   * deprecation trio on every response of a deprecated path, and `no-store` where a key is asked
-   * for (under BASE_PATH unless public; outside it only where `public: false`).
+   * The routes with whether their path asks for a key (under BASE_PATH unless public; outside it
+   * only where `public: false`) and its constant headers, made once: the deprecation trio on every
+   * response of a deprecated path, and `no-store` where a key is asked for.
    */
   const declared = <R extends Route<RequestContext, Reply>>(routes: R[], underBase: boolean) =>
-    routes.map((route) => ({
-      ...route,
-      options: {
-        ...route.options,
-        headers: replyHeaders({
-          keyed: underBase ? route.options?.public !== true : route.options?.public === false,
-          deprecation: route.options?.deprecated ? deprecation : undefined,
-        }),
-      },
-    }));
+    routes.map(({ options = {}, ...route }) => {
+      const keyed = underBase ? options.public !== true : options.public === false;
+      const deprecated = options.deprecated ? deprecation : undefined;
+      return {
+        ...route,
+        options: { ...options, keyed, headers: replyHeaders({ keyed, deprecation: deprecated }) },
+      };
+    });
   const apiRoutes = [...petRoutes(options), ...openapiRoutes({ config }), ...docsRoutes()];
   const rootRoutes = healthRoutes({ readiness: () => readiness, storeAvailable });
   const metrics = config.metrics
@@ -133,12 +130,9 @@ export function createApp(options: AppOptions): App {
   const unknownUnderBase = replyHeaders({ keyed: true });
   const unknownOutside = replyHeaders({ keyed: false });
   /** The deprecated route's one answer from its sunset on, whatever the method. */
-  const gone = () =>
-    new HttpError(
-      410,
-      "gone",
-      `This endpoint was removed on ${deprecation.sunset}; use GET ${basePath}/pets`,
-    );
+  const goneMessage =
+    `This endpoint was removed on ${deprecation.sunset}; use GET ${basePath}/pets`;
+  const gone = () => new HttpError(410, "gone", goneMessage);
   const cors = corsPolicyFor(config.corsOrigins);
   const rateLimiter = config.rateLimit > 0
     ? new RateLimiter({ limit: config.rateLimit, clock })
@@ -154,7 +148,7 @@ export function createApp(options: AppOptions): App {
     if (underBase) match = apiRouter.match(path.slice(basePath.length) || "/");
     context.match = match;
     context.headers = match?.options.headers ?? (underBase ? unknownUnderBase : unknownOutside);
-    const pastSunset = match?.options.deprecated === true && isPastSunset(clock());
+    const pastSunset = match?.options.deprecated === true && clock() >= SUNSET_AT;
     // Step 3: OPTIONS on a known path needs no key: 204 with `Allow` (and CORS preflight). A
     // removed route allows nothing any more: no 204, no Allow.
     if (match !== undefined && method === "OPTIONS") {
@@ -165,8 +159,7 @@ export function createApp(options: AppOptions): App {
     }
     // Step 4: the key, before anything else can be wrong (401 wins over 404, 405, 410 and 429).
     // Outside BASE_PATH only /metrics asks for one.
-    const keyed = underBase ? match?.options.public !== true : match?.options.public === false;
-    if (keyed) {
+    if (match === undefined ? underBase : match.options.keyed) {
       context.keyScope = authenticate(keys, context.request.headers.get("authorization"));
       // Step 5: the key's rate limit, under BASE_PATH, counted after the key check (only
       // accepted keys get buckets, and 401s cost nothing) and before the path and method checks
@@ -183,15 +176,12 @@ export function createApp(options: AppOptions): App {
     }
     // Step 8: past the sunset the path answers 410 to every method, so before the method check.
     if (pastSunset) throw gone();
-    // Step 9: the method; HEAD runs GET's handler (the router's default), others get 405.
-    const handler = handlerFor(match, method);
+    // Step 9: the method; HEAD runs GET's handler (RFC 9110 §9.3.2: the same answer without
+    // content, which `finish` drops), others get 405.
+    const handler = match.handlers.get(method === "HEAD" ? "GET" : method);
     if (handler === undefined) {
-      throw new HttpError(
-        405,
-        "method_not_allowed",
-        `Method ${method.slice(0, 20)} is not allowed here; allowed: ${match.allow}`,
-        { headers: { allow: match.allow } },
-      );
+      const message = `Method ${method.slice(0, 20)} is not allowed here; allowed: ${match.allow}`;
+      throw new HttpError(405, "method_not_allowed", message, { headers: { allow: match.allow } });
     }
     context.params = match.params;
     return handler(context);
@@ -219,9 +209,7 @@ export function createApp(options: AppOptions): App {
       if (context.rate !== undefined) {
         // Step 10: a 304 costs no quota (its token was taken by step 5, so a key with none left
         // got 429 instead).
-        const rate = reply.status === 304
-          ? refundRateLimit(rateLimiter!, context.keyScope)
-          : context.rate;
+        const rate = reply.status === 304 ? rateLimiter!.refund(context.keyScope) : context.rate;
         for (const name in rate) headers[name] = rate[name];
       }
       // Step 11: the one response.
@@ -232,7 +220,8 @@ export function createApp(options: AppOptions): App {
       // (Deno, Bun) or nothing (Node).
       let body = reply.body;
       if (method === "HEAD" && body !== null) {
-        headers["content-length"] = String(byteLength(body));
+        const length = typeof body === "string" ? utf8.encode(body).byteLength : body.byteLength;
+        headers["content-length"] = String(length);
         body = null;
       }
       const response = respond({ status: reply.status, body, headers });
@@ -313,15 +302,8 @@ export function createApp(options: AppOptions): App {
   };
 }
 
+/** Text bodies go out as UTF-8. */
 const utf8 = new TextEncoder();
-
-/** The number of bytes `body` is sent as: text goes out as UTF-8. */
-function byteLength(body: string | Uint8Array): number {
-  return typeof body === "string" ? utf8.encode(body).byteLength : body.byteLength;
-}
-
-/** Params of a path with none: one frozen object rather than one per request. */
-const NO_PARAMS: Record<string, string> = Object.freeze({});
 
 /** The handler's context, and what the steps hand on to `finish`. */
 type Steps = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
@@ -343,9 +325,6 @@ function toHttpError(error: unknown, requestId: string, log: Logger): HttpError 
     ? `${error.name}: ${error.message}\n${error.stack ?? ""}`
     : String(error);
   log.error({ msg: "unhandled error", requestId, error: described });
-  return new HttpError(
-    500,
-    "internal_error",
-    "Internal error; the request id identifies it in the logs",
-  );
+  const message = "Internal error; the request id identifies it in the logs";
+  return new HttpError(500, "internal_error", message);
 }

@@ -24,17 +24,6 @@ function tooLarge(limit: number): HttpError {
 const DECIMAL = /^[0-9]+$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON.
- *
- * What a failed body read means: the runtimes fail the read when the connection closes or
- * times out before the body's end, each in its own words: Deno with `BadResource` ("Cannot read
- * body as underlying resource unavailable"), Bun with `AbortError` ("The connection was closed",
- * also when its idle timeout cuts a slow client), Node with `Error: aborted` (`ECONNRESET`, also
- * after its own 408 to a slow client); Bun and Node the same way on a malformed chunked body
- * (Deno drops that connection without calling the handler). So every failure is the client's,
- * except a `TypeError` (a body read twice: our bug, which must stay a 500) and the 413 below.
- */
 /** Reads the body as bytes, refusing more than `limit` of them with 413. */
 async function readBytes(request: AppRequest, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
@@ -78,6 +67,17 @@ async function readBytes(request: AppRequest, limit: number): Promise<Uint8Array
   return bytes;
 }
 
+/**
+ * Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON.
+ *
+ * What a failed body read means: the runtimes fail the read when the connection closes or
+ * times out before the body's end, each in its own words: Deno with `BadResource` ("Cannot read
+ * body as underlying resource unavailable"), Bun with `AbortError` ("The connection was closed",
+ * also when its idle timeout cuts a slow client), Node with `Error: aborted` (`ECONNRESET`, also
+ * after its own 408 to a slow client); Bun and Node the same way on a malformed chunked body
+ * (Deno drops that connection without calling the handler). So every failure is the client's,
+ * except a `TypeError` (a body read twice: our bug, which must stay a 500) and the 413 below.
+ */
 export async function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
   const bytes = await readBytes(request, limit).catch((error) => {
     if (error instanceof HttpError || error instanceof TypeError) throw error;

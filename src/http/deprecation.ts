@@ -24,8 +24,3 @@ export function deprecationHeaders(successor: string): Record<string, string> {
     link: `<${successor}>; rel="${SUCCESSOR_REL}"`,
   };
 }
-
-/** True once the sunset instant has passed. */
-export function isPastSunset(now: number): boolean {
-  return now >= SUNSET_AT;
-}

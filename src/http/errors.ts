@@ -7,21 +7,17 @@ import type { HeaderSet, Reply } from "./responses.ts";
 
 /** An error a handler returns or throws; turned into a reply by `errorReply`. */
 export class HttpError extends Error {
-  readonly status: number;
-  readonly code: ErrorCode;
   readonly details: readonly ErrorDetail[] | undefined;
   readonly headers: Readonly<Record<string, string>> | undefined;
 
   constructor(
-    status: number,
-    code: ErrorCode,
+    readonly status: number,
+    readonly code: ErrorCode,
     message: string,
     options: { details?: readonly ErrorDetail[]; headers?: Record<string, string> } = {},
   ) {
     super(message);
     this.name = "HttpError";
-    this.status = status;
-    this.code = code;
     this.details = options.details;
     this.headers = options.headers;
   }

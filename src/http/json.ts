@@ -37,17 +37,9 @@ export function parseJsonExact(text: string): ParseResult {
   }
 }
 
-/** What each single-character escape (RFC 8259 §7) stands for. */
-const ESCAPES: Record<string, string> = {
-  '"': '"',
-  "\\": "\\",
-  "/": "/",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-};
+/** The single-character escapes (RFC 8259 §7), and at the same index what each stands for. */
+const ESCAPE_NAMES = '"\\/bfnrt';
+const ESCAPE_VALUES = '"\\/\b\f\n\r\t';
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 // deno-lint-ignore no-control-regex -- JSON forbids raw control characters in strings
@@ -75,23 +67,14 @@ class Parser {
   value(depth: number): JsonValue {
     if (depth > MAX_DEPTH) this.fail("nesting too deep");
     const c = this.text[this.position];
-    switch (c) {
-      case "{":
-        return this.object(depth);
-      case "[":
-        return this.array(depth);
-      case '"':
-        return this.string();
-      case "t":
-        return this.literal("true", true);
-      case "f":
-        return this.literal("false", false);
-      case "n":
-        return this.literal("null", null);
-      default:
-        if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.number();
-        return this.fail(c === undefined ? "unexpected end of input" : "unexpected character");
-    }
+    if (c === "{") return this.object(depth);
+    if (c === "[") return this.array(depth);
+    if (c === '"') return this.string();
+    if (c === "t") return this.literal("true", true);
+    if (c === "f") return this.literal("false", false);
+    if (c === "n") return this.literal("null", null);
+    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.number();
+    return this.fail(c === undefined ? "unexpected end of input" : "unexpected character");
   }
 
   private literal<T>(word: string, value: T): T {
@@ -140,8 +123,8 @@ class Parser {
       this.position += 4;
       return String.fromCharCode(parseInt(hex, 16));
     }
-    const escaped = Object.hasOwn(ESCAPES, c) ? ESCAPES[c] : undefined;
-    if (escaped !== undefined) return escaped;
+    const at = c === undefined ? -1 : ESCAPE_NAMES.indexOf(c);
+    if (at !== -1) return ESCAPE_VALUES[at];
     this.position -= 2;
     return this.fail("invalid escape");
   }

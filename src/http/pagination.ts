@@ -11,7 +11,7 @@
  * so every instance of the service (and every restart) accepts the cursors of every other.
  */
 import { CURSOR_MAX_LENGTH } from "../schemas/limits.ts";
-import { digest64Hex } from "./digest64.ts";
+import { digest64Hex, digest64State } from "./digest64.ts";
 import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
 /** A list request as the conditional GET sees it (a validated `GET /pets` query). */
@@ -35,11 +35,8 @@ export function nextPageLink(base: string, request: PageRequest, lastId: number)
 /** Where a page starts: after `afterId`, for the given status filter. */
 type CursorPosition = Pick<PageRequest, "afterId" | "status">;
 
-const CHECKSUM_SALT = "animal-store/cursor/v2:";
-
-function checksum(payload: string): string {
-  return digest64Hex(CHECKSUM_SALT + payload);
-}
+/** The checksum's fixed salt, digested once: `digest64Hex(payload, SALT)` is the salted digest. */
+const SALT = digest64State("animal-store/cursor/v2:");
 
 /** Base64url of an ASCII payload, by the web-standard btoa (no Buffer per request). */
 function toBase64Url(ascii: string): string {
@@ -58,7 +55,7 @@ function fromBase64Url(encoded: string): string | undefined {
 /** The opaque cursor for a position: `<payload>.<checksum>`, URL-safe. */
 export function encodeCursor(position: CursorPosition): string {
   const payload = `${position.afterId}.${position.status ?? ""}`;
-  return `${toBase64Url(payload)}.${checksum(payload)}`;
+  return `${toBase64Url(payload)}.${digest64Hex(payload, SALT)}`;
 }
 
 /** The payload: the last id, a dot, and the status filter (empty for none). */
@@ -73,7 +70,7 @@ export function decodeCursor(cursor: string): CursorPosition | undefined {
   // Only the one canonical spelling of a cursor is accepted.
   if (payload === undefined || toBase64Url(payload) !== encoded) return undefined;
   const match = PAYLOAD.exec(payload);
-  if (match === null || checksum(payload) !== cursor.slice(dot + 1)) return undefined;
+  if (match === null || digest64Hex(payload, SALT) !== cursor.slice(dot + 1)) return undefined;
   const afterId = Number(match[1]);
   if (!Number.isSafeInteger(afterId)) return undefined;
   return { afterId, status: match[2] as PetStatus | undefined };

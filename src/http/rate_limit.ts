@@ -73,13 +73,13 @@ export class RateLimiter {
   /**
    * Gives back the token a request took (a 304 costs no quota, as on GitHub's API). Checking
    * first and refunding after keeps one path: a key with no token left is refused whatever the
-   * request would have answered.
+   * request would have answered. Returns the request's rate-limit headers after that.
    */
-  refund(key: string): RateDecision {
+  refund(key: string): Record<string, string> {
     const bucket = this.#buckets.get(key) ?? { tokens: this.limit - 1, updatedAt: this.#clock() };
     bucket.tokens = Math.min(this.limit, bucket.tokens + 1);
     this.#buckets.set(key, bucket);
-    return this.#decision(bucket, true);
+    return rateLimitHeaders(this, this.#decision(bucket, true));
   }
 
   #decision(bucket: Bucket, allowed: boolean): RateDecision {
@@ -103,17 +103,9 @@ export function enforceRateLimit(limiter: RateLimiter, key: string): Record<stri
   if (decision.allowed) return headers;
   const retry = decision.retryAfterSeconds;
   headers["retry-after"] = String(retry);
-  throw new HttpError(
-    429,
-    "rate_limited",
-    `Rate limit of ${limiter.limit} requests per minute exceeded; retry in ${retry} s`,
-    { headers },
-  );
-}
-
-/** Refunds the token of a request of `key` that cost nothing (a 304): its headers after that. */
-export function refundRateLimit(limiter: RateLimiter, key: string): Record<string, string> {
-  return rateLimitHeaders(limiter, limiter.refund(key));
+  const message =
+    `Rate limit of ${limiter.limit} requests per minute exceeded; retry in ${retry} s`;
+  throw new HttpError(429, "rate_limited", message, { headers });
 }
 
 function rateLimitHeaders(limiter: RateLimiter, decision: RateDecision): Record<string, string> {

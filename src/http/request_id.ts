@@ -9,9 +9,8 @@ import { REQUEST_ID } from "../schemas/limits.ts";
  */
 const PREFIX = crypto.randomUUID().slice(0, 23);
 
-/** 12 hex digits of the counter's low bits: the last group of the UUID shape. */
-const COUNTER_DIGITS = 12;
-const ZEROS = "0".repeat(COUNTER_DIGITS);
+/** Pads the counter's low bits to 12 hex digits: the last group of the UUID shape. */
+const ZEROS = "0".repeat(12);
 let counter = 0;
 
 /** A new request id, unique within and across processes. */

@@ -15,7 +15,9 @@ interface PathOptions {
   readonly public?: boolean;
   /** Marks a deprecated path (headers on every response, 410 after sunset). */
   readonly deprecated?: boolean;
-  /** The constant headers of the path's replies (the app makes them from the two above). */
+  /** Asks for a key (the app works it out from `public` and where the path is). */
+  readonly keyed?: boolean;
+  /** The constant headers of the path's replies (the app makes them from the above). */
   readonly headers?: ReplyHeaders;
 }
 
@@ -37,7 +39,8 @@ export interface PathMatch<Context, Result = unknown> {
   readonly allow: string;
 }
 
-const NO_PARAMS: Record<string, string> = Object.freeze({});
+/** Params of a path with none: one frozen object rather than one per request. */
+export const NO_PARAMS: Record<string, string> = Object.freeze({});
 const METHOD = /^[A-Z]+$/;
 const PARAM = /^:[A-Za-z][A-Za-z0-9]*$/;
 const LITERAL = /^[A-Za-z0-9._~-]+$/;
@@ -102,18 +105,6 @@ export class Router<Context, Result = unknown> {
     }
     return undefined;
   }
-}
-
-/**
- * The handler for `method` on a matched path, or undefined (a 405). HEAD runs GET's handler
- * (RFC 9110 §9.3.2: the same answer without content, which the caller drops); OPTIONS has none
- * here because the caller answers it from `allow`.
- */
-export function handlerFor<Context, Result>(
-  match: PathMatch<Context, Result>,
-  method: string,
-): Handler<Context, Result> | undefined {
-  return match.handlers.get(method === "HEAD" ? "GET" : method);
 }
 
 /**

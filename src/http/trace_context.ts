@@ -15,8 +15,6 @@ const ZERO_PARENT_ID = "0".repeat(16);
 export function traceIdOf(traceparent: string | null): string | undefined {
   if (traceparent === null || traceparent.length !== 55) return undefined;
   const match = TRACEPARENT.exec(traceparent);
-  if (match === null || match[1] === ZERO_TRACE_ID || match[2] === ZERO_PARENT_ID) {
-    return undefined;
-  }
-  return match[1];
+  const valid = match !== null && match[1] !== ZERO_TRACE_ID && match[2] !== ZERO_PARENT_ID;
+  return valid ? match[1] : undefined;
 }

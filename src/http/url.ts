@@ -33,7 +33,7 @@ export function checkUrlLength(path: string, query: string): void {
  */
 export function splitUrl(url: string): { path: string; query: string } {
   let authorityStart = 0;
-  if (url.charCodeAt(0) !== SLASH) {
+  if (url.charCodeAt(0) !== 0x2f /* / */) {
     const schemeEnd = url.indexOf("://");
     if (schemeEnd !== -1) authorityStart = schemeEnd + 3;
   }
@@ -53,7 +53,6 @@ export function splitUrl(url: string): { path: string; query: string } {
   return { path, query };
 }
 
-const SLASH = 0x2f;
 /** A segment starting with `.` or `%` (`%2e`), or a backslash: what `removeDotSegments` changes. */
 const MAYBE_DOT_SEGMENT = /\/[.%]|\\/;
 const SINGLE_DOT = /^(?:\.|%2e)$/i;
