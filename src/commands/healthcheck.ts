@@ -26,9 +26,8 @@ export async function runHealthcheck(): Promise<number> {
   let status: number;
   try {
     if (tls === undefined) {
-      const response = await fetch(`http://${address}/healthz`, {
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
+      const signal = AbortSignal.timeout(TIMEOUT_MS);
+      const response = await fetch(`http://${address}/healthz`, { signal });
       await response.body?.cancel();
       status = response.status;
     } else {

@@ -13,11 +13,8 @@ export async function runImport(): Promise<number> {
     return fail("Cannot import: DATABASE_URL must name the database to import into", 2);
   }
   const { importJsonlFile } = await import("../store/postgres/import_jsonl.ts");
-  const result = await importJsonlFile({
-    dataDir,
-    database,
-    onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
-  });
+  const onWarning = (message: string) => process.stderr.write(`warning: ${message}\n`);
+  const result = await importJsonlFile({ dataDir, database, onWarning });
   if (!result.ok) return fail(`Cannot import: ${result.reason}`);
   process.stdout.write(
     `Imported ${result.pets} pets (highest id ${result.lastId}) and ${result.keys} idempotency keys from ${result.file}\n`,

@@ -113,10 +113,8 @@ function databaseUrl(raw: string): string | undefined {
   const protocol = URL.canParse(raw) ? new URL(raw).protocol : "";
   if (protocol === "postgres:" || protocol === "postgresql:") return raw;
   // The URL is never echoed: it may hold a password.
-  throw new ConfigError(
-    "DATABASE_URL",
-    "DATABASE_URL must be a URL such as postgres://user:password@host:5432/database",
-  );
+  const message = "DATABASE_URL must be a URL such as postgres://user:password@host:5432/database";
+  throw new ConfigError("DATABASE_URL", message);
 }
 
 /** `DATABASE_SSL`, with libpq's meanings: `require` encrypts, only `verify-full` checks the server. */

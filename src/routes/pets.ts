@@ -18,6 +18,8 @@ const rex = { id: 1, ...newRex };
 const tom = { id: 2, ...newTom };
 
 const RETRY_LATER = { headers: { "retry-after": "1" } };
+const KEY_REUSED = "Idempotency-Key was already used with a different body";
+const KEY_IN_FLIGHT = "A request with this Idempotency-Key is still being processed; retry later";
 
 /** The pet routes as data: each one's method and pattern, and what the OpenAPI document says. */
 export const PET_OPERATIONS: readonly Operation<"listPets" | "createPet" | "getPet">[] = [
@@ -134,18 +136,9 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
         return jsonReply(context.headers.reply, outcome.pet.json, 201, headers);
       }
       case "key_reused":
-        throw new HttpError(
-          422,
-          "idempotency_key_reused",
-          "Idempotency-Key was already used with a different body",
-        );
+        throw new HttpError(422, "idempotency_key_reused", KEY_REUSED);
       case "key_in_flight":
-        throw new HttpError(
-          409,
-          "idempotency_key_in_flight",
-          "A request with this Idempotency-Key is still being processed; retry later",
-          RETRY_LATER,
-        );
+        throw new HttpError(409, "idempotency_key_in_flight", KEY_IN_FLIGHT, RETRY_LATER);
       case "unavailable":
         throw new HttpError(
           503,
