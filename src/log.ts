@@ -54,9 +54,8 @@ export function createJsonLogger(sink: LogSink): Logger {
       return;
     }
     if (dropped > 0) {
-      sink.write(
-        line("warn", { msg: `${dropped} log lines dropped: stdout was not read fast enough` }),
-      );
+      const msg = `${dropped} log lines dropped: stdout was not read fast enough`;
+      sink.write(line("warn", { msg }));
       dropped = 0;
     }
     sink.write(text);

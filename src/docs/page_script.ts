@@ -206,11 +206,9 @@ function docsPageScript(): void {
       inputs[p.name] = el("input", { name: p.name, placeholder: describeSchema(p.schema) });
       fields.append(el("label", { text: p.name + " (" + p.in + ")" }), inputs[p.name]);
     }
+    const example = body && (body.example ?? resolve(Object.values(body.examples || {})[0])?.value);
     const bodyInput = body && el("textarea", { name: "body", "aria-label": "request body" });
-    if (bodyInput) {
-      const example = body.example ?? resolve(Object.values(body.examples || {})[0])?.value;
-      bodyInput.value = example === undefined ? "{}" : toJson(example);
-    }
+    if (bodyInput) bodyInput.value = example === undefined ? "{}" : toJson(example);
     const button = (text: string, attrs: Record<string, string>) =>
       el("button", { type: "button", text, ...attrs });
     const send = button("Send " + verb, { "data-action": "send" });
@@ -257,6 +255,8 @@ function docsPageScript(): void {
     function show(line: string, response: Response, text: string): void {
       const { status, headers } = response;
       const headerLines = [...headers].map(([name, value]) => name + ": " + value);
+      const note =
+        `Not modified: the copy tagged ${lastEtag} is still current, so no body was sent.`;
       let pretty = text;
       try {
         pretty = toJson(parseExact(text));
@@ -275,11 +275,7 @@ function docsPageScript(): void {
         el("h3", { text: "Response body" }),
         el("pre", { class: "response-body", text: pretty }),
       );
-      if (status === 304) {
-        const text =
-          `Not modified: the copy tagged ${lastEtag} is still current, so no body was sent.`;
-        output.append(el("p", { class: "muted not-modified", text }));
-      }
+      if (status === 304) output.append(el("p", { class: "muted not-modified", text: note }));
       lastEtag = headers.get("etag") || lastEtag;
       revalidate.hidden = !(lastEtag && inputs["If-None-Match"]);
       const link = /<([^>]*)>\s*;\s*rel="next"/.exec(headers.get("link") || "");

@@ -25,11 +25,11 @@ export class Registry {
 
   /** A counter; `labelNames` fixes which labels each of its series carries. */
   counter(name: string, help: string, labelNames: readonly string[] = []): Family<CounterSeries> {
-    return this.#add(name, help, "counter", labelNames, (text) => new CounterSeries(text));
+    return this.#add(new Family(name, help, "counter", labelNames, (t) => new CounterSeries(t)));
   }
 
   gauge(name: string, help: string, labelNames: readonly string[] = []): Family<GaugeSeries> {
-    return this.#add(name, help, "gauge", labelNames, (text) => new GaugeSeries(text));
+    return this.#add(new Family(name, help, "gauge", labelNames, (t) => new GaugeSeries(t)));
   }
 
   /** A histogram with fixed upper bounds (`+Inf` is added). */
@@ -44,7 +44,7 @@ export class Registry {
     }
     const le = [...bounds.map(formatNumber), "+Inf"];
     const make = (text: string) => new HistogramSeries(text, bounds, le);
-    return this.#add(name, help, "histogram", options.labelNames ?? [], make);
+    return this.#add(new Family(name, help, "histogram", options.labelNames ?? [], make));
   }
 
   /**
@@ -63,24 +63,10 @@ export class Registry {
     return out.join("\n") + "\n";
   }
 
-  #add<S extends Series>(
-    name: string,
-    help: string,
-    type: string,
-    labelNames: readonly string[],
-    make: (text: string) => S,
-  ): Family<S> {
-    if (!NAME.test(name)) throw new Error(`Invalid metric name: ${name}`);
-    if (this.#families.some((family) => family.name === name)) {
-      throw new Error(`Duplicate metric: ${name}`);
+  #add<S extends Series>(family: Family<S>): Family<S> {
+    if (this.#families.some(({ name }) => name === family.name)) {
+      throw new Error(`Duplicate metric: ${family.name}`);
     }
-    for (const label of labelNames) {
-      if (!NAME.test(label) || label.startsWith("__") || label === "le") {
-        throw new Error(`Invalid label name for ${name}: ${label}`);
-      }
-    }
-    const head = `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}`;
-    const family = new Family(name, head, labelNames, make);
     this.#families.push(family);
     return family;
   }
@@ -90,12 +76,22 @@ export class Registry {
 export class Family<S extends Series> {
   /** By label text, which is unambiguous since its values are escaped. */
   readonly #series = new Map<string, S>();
+  readonly #head: string;
   constructor(
     readonly name: string,
-    private readonly head: string,
+    help: string,
+    type: string,
     private readonly labelNames: readonly string[],
     private readonly make: (text: string) => S,
-  ) {}
+  ) {
+    if (!NAME.test(name)) throw new Error(`Invalid metric name: ${name}`);
+    for (const label of labelNames) {
+      if (!NAME.test(label) || label.startsWith("__") || label === "le") {
+        throw new Error(`Invalid label name for ${name}: ${label}`);
+      }
+    }
+    this.#head = `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}`;
+  }
 
   /** The series of these label values (made on first use): bind once, keep the result. */
   labels(...values: string[]): S {
@@ -115,7 +111,7 @@ export class Family<S extends Series> {
   /** Its HELP, TYPE and samples; nothing while it has no series (a store it does not use). */
   write(out: string[]): void {
     if (this.#series.size === 0) return;
-    out.push(this.head);
+    out.push(this.#head);
     for (const series of this.#series.values()) series.write(this.name, out);
   }
 }
@@ -150,20 +146,20 @@ export class GaugeSeries extends ValueSeries {
   }
 }
 
-/** One histogram series: a count per bucket (not cumulative until rendered), sum and count. */
+/** One histogram series: a count per bucket, `+Inf` last (each value lands in one), sum, count. */
 export class HistogramSeries extends Series {
   readonly #counts: Float64Array;
   sum = 0;
   count = 0;
   constructor(text: string, readonly bounds: readonly number[], readonly le: readonly string[]) {
     super(text);
-    this.#counts = new Float64Array(bounds.length);
+    this.#counts = new Float64Array(le.length);
   }
 
   observe(value: number): void {
     let i = 0;
     while (i < this.bounds.length && value > this.bounds[i]) i++;
-    if (i < this.bounds.length) this.#counts[i]++;
+    this.#counts[i]++;
     this.sum += value;
     this.count++;
   }
@@ -173,7 +169,7 @@ export class HistogramSeries extends Series {
     const open = this.text === "" ? "{" : `${this.text.slice(0, -1)},`;
     let cumulative = 0;
     for (let i = 0; i < this.le.length; i++) {
-      cumulative = i < this.#counts.length ? cumulative + this.#counts[i] : this.count;
+      cumulative += this.#counts[i];
       out.push(`${name}_bucket${open}le="${this.le[i]}"} ${formatNumber(cumulative)}`);
     }
     out.push(`${name}_sum${this.text} ${formatNumber(this.sum)}`);

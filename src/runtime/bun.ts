@@ -40,9 +40,7 @@ export const bunRuntime: RuntimeAdapter = {
     const server = Bun.serve({
       port: options.port,
       hostname: options.host,
-      ...(options.tls === undefined
-        ? {}
-        : { tls: { cert: options.tls.cert, key: options.tls.key } }),
+      ...(options.tls && { tls: { cert: options.tls.cert, key: options.tls.key } }),
       // Bun answers a body over its own limit with a bare 413 before the app sees the request,
       // even one without a key (which must get 401). Infinity is its "no limit" (it saturates to
       // the largest int64). Memory stays bounded all the same: the app stops reading at

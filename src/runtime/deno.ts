@@ -49,9 +49,6 @@ export const denoRuntime: RuntimeAdapter = {
   },
 };
 
-/** A character that ends a URL's authority (RFC 3986 §3.2), and so has no place in a Host. */
-const AUTHORITY_END = /[/?#]/;
-
 /**
  * `request`, or when its Host header would make Deno's `request.url` name another path, a copy
  * whose URL holds the request target's path and query under `localhost`.
@@ -71,7 +68,8 @@ const AUTHORITY_END = /[/?#]/;
  */
 function withTargetUrl(request: Request): Request {
   const host = request.headers.get("host");
-  if (host === null || !AUTHORITY_END.test(host)) return request;
+  // `/`, `?` and `#` end a URL's authority (RFC 3986 §3.2), and so have no place in a Host.
+  if (host === null || !/[/?#]/.test(host)) return request;
   const url = request.url;
   const authorityStart = url.indexOf("://") + 3;
   const hostInUrl = asUtf8(host);

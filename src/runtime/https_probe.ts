@@ -18,25 +18,15 @@ import { request } from "node:https";
 export function httpsStatus(
   host: string,
   port: number,
-  options: { path: string; timeoutMs: number; ca: string },
+  { path, timeoutMs, ca }: { path: string; timeoutMs: number; ca: string },
 ): Promise<number> {
   return new Promise((resolve, reject) => {
-    const outgoing = request({
-      host,
-      port,
-      path: options.path,
-      method: "GET",
-      rejectUnauthorized: false,
-      ca: options.ca,
-      timeout: options.timeoutMs,
-    }, (incoming) => {
+    const target = { host, port, path, method: "GET", rejectUnauthorized: false, ca };
+    const outgoing = request({ ...target, timeout: timeoutMs }, (incoming) => {
       incoming.resume();
       resolve(incoming.statusCode ?? 0);
     });
-    outgoing.on(
-      "timeout",
-      () => outgoing.destroy(new Error(`no answer in ${options.timeoutMs} ms`)),
-    );
+    outgoing.on("timeout", () => outgoing.destroy(new Error(`no answer in ${timeoutMs} ms`)));
     outgoing.on("error", reject);
     outgoing.end();
   });

@@ -109,14 +109,19 @@ function send(reply: Reply, outgoing: ServerResponse): void {
     const { status, headers, body } = reply;
     // A 204 or 304 has no content and says no length (RFC 9110 §8.6).
     const hasContent = status >= 200 && status !== 204 && status !== 304;
+    // The body is whole, so its length goes in the head (sent in one write with it), 0 for none:
+    // without it node frames a response left open (below) as chunked, and the client would wait
+    // for the last chunk.
     if (headers["content-length"] === undefined && (body !== null || hasContent)) {
-      headers["content-length"] = String(byteLength(body));
+      const length = typeof body === "string" ? Buffer.byteLength(body) : body?.byteLength ?? 0;
+      headers["content-length"] = String(length);
     }
     const incoming = outgoing.req;
+    const { "content-length": sentLength, "transfer-encoding": chunked } = incoming.headers;
     // A reply made synchronously is written from within node's 'request' event, before the
     // parser has marked even a request with no body complete; such a request (no Content-Length
     // or 0, no Transfer-Encoding: RFC 9112 §6.3) has nothing left to read all the same.
-    if (incoming.complete || hasNoBody(incoming)) {
+    if (incoming.complete || (chunked === undefined && (sentLength ?? "0") === "0")) {
       outgoing.writeHead(status, headers).end(body ?? undefined);
       return;
     }
@@ -134,21 +139,6 @@ function send(reply: Reply, outgoing: ServerResponse): void {
   } catch {
     outgoing.destroy();
   }
-}
-
-/**
- * The body is whole, so its length goes in the head (sent in one write with it), 0 for none:
- * without it node frames a response left open (see `send`) as chunked, and the client would
- * wait for the last chunk.
- */
-function byteLength(body: string | Uint8Array | null): number {
-  if (body === null) return 0;
-  return typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
-}
-
-function hasNoBody(incoming: IncomingMessage): boolean {
-  const { "content-length": length, "transfer-encoding": chunked } = incoming.headers;
-  return chunked === undefined && (length === undefined || length === "0");
 }
 
 export const nodeRuntime: RuntimeAdapter = {
