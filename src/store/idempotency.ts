@@ -12,11 +12,8 @@ import type { IdempotencyClaim } from "./store.ts";
  * hex of the canonical NewPet: same fields and values give the same digest).
  */
 export function idempotencyClaim(scope: string, key: string, pet: NewPet): IdempotencyClaim {
-  return {
-    scope,
-    key,
-    digest: createHash("sha256").update(canonicalNewPetJson(pet)).digest("hex"),
-  };
+  const digest = createHash("sha256").update(canonicalNewPetJson(pet)).digest("hex");
+  return { scope, key, digest };
 }
 
 /** One name per (scope, key); JSON keeps the pair unambiguous whatever characters they hold. */

@@ -14,7 +14,6 @@ export class StatusIndex {
     sold: new IdList(),
   };
 
-  /** Number of ids in the index. */
   get size(): number {
     return this.#all.length;
   }
@@ -24,7 +23,6 @@ export class StatusIndex {
     return this.#list(status).length;
   }
 
-  /** The id at this position in the all-ids order. */
   idAt(position: number): number {
     return this.#all.at(position);
   }

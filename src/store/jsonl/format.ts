@@ -84,9 +84,7 @@ export function petRecordBytes(id: number, pet: NewPet, claim?: IdempotencyClaim
  * character) is enough: a pet that passed the NewPet schema is far below it.
  */
 export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): boolean {
-  const claimUnits = claim === undefined
-    ? 0
-    : claim.scope.length + claim.key.length + claim.digest.length;
+  const claimUnits = claim ? claim.scope.length + claim.key.length + claim.digest.length : 0;
   return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
 }
 
@@ -156,9 +154,7 @@ export class PetLine {
   pet(bytes: Uint8Array): NewPet {
     const name = JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd)));
     const categoryId = BigInt(decoder.decode(bytes.subarray(this.categoryStart, this.categoryEnd)));
-    return this.status === undefined
-      ? { name, categoryId }
-      : { name, categoryId, status: this.status };
+    return { name, categoryId, ...(this.status && { status: this.status }) };
   }
 
   /** True when the bytes are in the exact written form; fills the fields (partly when false). */
@@ -178,14 +174,9 @@ export class PetLine {
     this.nameStart = p + NAME_KEY.length;
     p = this.nameStart + 1;
     while (p < end && bytes[p] !== QUOTE) {
-      if (bytes[p] < 0x20) return false;
-      if (bytes[p] === BACKSLASH) {
-        const length = escapeLength(bytes, p, end);
-        if (length === 0) return false;
-        p += length;
-      } else {
-        p++;
-      }
+      const length = bytes[p] === BACKSLASH ? escapeLength(bytes, p, end) : 1;
+      if (bytes[p] < 0x20 || length === 0) return false;
+      p += length;
     }
     if (p >= end) return false;
     this.nameEnd = ++p;
@@ -214,9 +205,8 @@ export class PetLine {
       }
       if (status === undefined) return false;
       p += status.length + 2;
-    } else {
-      if (bytes[p] !== CLOSE_BRACE) return false;
-      p++;
+    } else if (bytes[p++] !== CLOSE_BRACE) {
+      return false;
     }
     this.petStart = start + PREFIX_BYTES.length;
     this.petEnd = p;
@@ -324,9 +314,7 @@ function escapeLength(bytes: Uint8Array, at: number, end: number): number {
 
 function matches(bytes: Uint8Array, at: number, end: number, expected: Uint8Array): boolean {
   if (at + expected.length > end) return false;
-  for (let i = 0; i < expected.length; i++) {
-    if (bytes[at + i] !== expected[i]) return false;
-  }
+  for (let i = 0; i < expected.length; i++) if (bytes[at + i] !== expected[i]) return false;
   return true;
 }
 

@@ -18,7 +18,7 @@
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Registry } from "../../metrics/registry.ts";
-import type { NewPet, PetStatus } from "../../schemas/pet.ts";
+import { type NewPet, PET_STATUSES, type PetStatus } from "../../schemas/pet.ts";
 import { keyId } from "../idempotency.ts";
 import { StatusIndex } from "../status_index.ts";
 import {
@@ -53,10 +53,8 @@ import { PetTexts } from "./pet_texts.ts";
 import { fileSource, readRecords } from "./records.ts";
 import { GroupWriter, type WriterBatch } from "./writer.ts";
 
-/** File name of the data file in the data directory. */
 export const DATA_FILE = "pets.jsonl";
 
-/** How to open a store. */
 export interface JsonlStoreOptions {
   /** Created (recursively) when missing. */
   readonly dataDir: string;
@@ -285,11 +283,8 @@ export class JsonlStore implements PetStore {
       batch.observe(creates);
     };
     registry.onScrape(() => {
-      const index = this.#index;
-      const available = index.count("available");
-      const pending = index.count("pending");
-      const sold = index.count("sold");
-      setPets({ available, pending, sold, none: index.size - available - pending - sold });
+      const [available, pending, sold] = PET_STATUSES.map((status) => this.#index.count(status));
+      setPets({ available, pending, sold, none: this.#index.size - available - pending - sold });
       fileBytes.set(this.#writer.durableLength);
       keys.set(this.#keys.size);
     });

@@ -23,13 +23,11 @@ import { join } from "node:path";
 import process from "node:process";
 import { type FileLayer, nodeFileLayer, writeFully } from "./file_layer.ts";
 
-/** File name of the lock in the data directory. */
 export const LOCK_FILE = "animal-store.lock";
 
 /** Lock paths this process holds now, to tell its own live locks from a dead namesake's. */
 const heldHere = new Set<string>();
 
-/** What a lock file holds. */
 export interface LockOwner {
   readonly pid: number;
   /** Start time of the pid (Linux: clock ticks after boot, /proc/<pid>/stat field 22), or null. */

@@ -25,7 +25,6 @@ export class PetTexts {
     return this.#segments.length - 1;
   }
 
-  /** The number the next `addSegment` returns. */
   get nextSegment(): number {
     return this.#segments.length;
   }
@@ -39,14 +38,12 @@ export class PetTexts {
     this.#count++;
   }
 
-  /** The JSON text of the pet at a position. */
   text(position: number): string {
     const start = this.#startOf[position];
     const bytes = this.#segments[this.#segmentOf[position]];
     return decoder.decode(bytes.subarray(start, start + this.#lengthOf[position]));
   }
 
-  /** Bytes of the pet's UTF-8 text. */
   byteLength(position: number): number {
     return this.#lengthOf[position];
   }

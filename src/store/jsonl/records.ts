@@ -30,7 +30,6 @@ export type ByteSink = (bytes: Uint8Array) => Promise<void>;
 /** Bytes after the last newline: where they start and how many. */
 export type TornTail = { readonly offset: number; readonly length: number };
 
-/** A damaged line and why. */
 export type Damage = { readonly line: number; readonly reason: string };
 
 /** What a read found. Counts and ids are of the sound records read. */
@@ -47,7 +46,6 @@ export interface RecordsRead {
   readonly damagedLines: number;
 }
 
-/** How to read. */
 export interface ReadOptions {
   /** Also check the names (see `PetLine.parse`). */
   readonly strict: boolean;

@@ -87,7 +87,6 @@ export interface WriterOptions<Entry, Batch extends WriterBatch<Entry>> {
 export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   readonly #options: WriterOptions<Entry, Batch>;
   readonly #queue: Entry[] = [];
-  /** End of the durable, reported part of the file. */
   #durableLength: number;
   /** Where the next batch is written: the durable end plus the batches in flight. */
   #writeEnd: number;
@@ -99,7 +98,6 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   #failure: BatchFailure | undefined;
   /** Failed batches, answered once the file is cut back (so a 503'd pet is not in the file). */
   readonly #failed: Batch[] = [];
-  /** Why the writer stopped taking entries for good (the fail-stop rules), once it has. */
   #halted: string | undefined;
   #pumpScheduled = false;
   #idleWaiters: (() => void)[] = [];
@@ -123,7 +121,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     }
   }
 
-  /** Why the writer takes no more entries until a restart, or undefined while it does. */
+  /** Why the writer stopped taking entries until a restart (the fail-stop rules), once it has. */
   get halted(): string | undefined {
     return this.#halted;
   }
