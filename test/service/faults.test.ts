@@ -15,6 +15,7 @@ import {
   temporaryDirectory,
   waitFor,
 } from "../support/server_process.ts";
+import { nextLink } from "../support/link_header.ts";
 import { serviceApi } from "../support/service_api.ts";
 import { withService } from "../support/service_fixture.ts";
 import { faultFsSkip, mountExt4, mountTmpfs, shutDownFileSystem } from "../support/fault_fs.ts";
@@ -49,8 +50,7 @@ async function allNames(service: ServiceProcess): Promise<string[]> {
     const response = await api(service, path);
     assert.equal(response.status, 200);
     for (const pet of await response.json()) names.push(pet.name);
-    const next = /<([^>]+)>; rel="next"/.exec(response.headers.get("link") ?? "");
-    path = next?.[1];
+    path = nextLink(response);
   }
   return names;
 }
