@@ -7,13 +7,13 @@
  *      and fdatasync'd before it, so it lies within [0, S).
  *   2. The complete lines of [0, S) are copied (records.ts): a line the writer is in the
  *      middle of writing has no newline yet within S and is left out, as a torn line is.
- *   3. Lines in [0, S) that no caller was answered for yet belong to batches still in flight.
+ *   3. Lines in [0, S) that no caller was answered for yet belong to the batch on its way to disk.
  *      Most become durable and are answered 201 moments later: keeping them is harmless (it is
  *      what a kill -9 at that instant would leave, and the service replays the same). But a
  *      batch whose write or fdatasync fails is cut back (writer.ts) and its callers get 503;
  *      the copy must not keep those. The writer never cuts below its durable end, and at step 1
  *      at most IN_FLIGHT_WINDOW bytes lay beyond it, so only [S - IN_FLIGHT_WINDOW, S) can
- *      still change. That window is hashed while copying (it is 128 MiB, so for most files it
+ *      still change. That window is hashed while copying (it is 64 MiB, so for most files it
  *      is the whole file).
  *   4. After the copy, the file is fdatasync'd from here (an EIO there means the disk lost
  *      bytes, and the backup fails), and after SETTLE_MS — the time this check relies on for the
@@ -31,10 +31,10 @@ import { MAX_LINE_BYTES } from "./format.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { type ByteSink, fileSource, readRecords } from "./records.ts";
 import type { ToolResult } from "./verify.ts";
-import { MAX_BATCH, MAX_BATCHES_IN_FLIGHT } from "./writer.ts";
+import { MAX_BATCH } from "./writer.ts";
 
 /** Most bytes the writer can have written past its durable end: the part a cut-back may remove. */
-const IN_FLIGHT_WINDOW = MAX_BATCHES_IN_FLIGHT * MAX_BATCH * MAX_LINE_BYTES;
+const IN_FLIGHT_WINDOW = MAX_BATCH * MAX_LINE_BYTES;
 
 /** Time for the writer to answer a batch whose sync returned, or to cut a failed one back. */
 const SETTLE_MS = 250;

@@ -334,7 +334,7 @@ export class JsonlStore implements PetStore {
       spans.push(encoded.petStart, encoded.petEnd);
       at = encoded.end;
     }
-    // Taken at once, so the next batch in flight encodes after it; a failed batch's bytes are
+    // Taken at once, so the next batch encodes after it; a failed batch's bytes are
     // simply never referenced.
     this.#texts.commit(at - area.offset);
     const bytes = area.bytes.subarray(area.offset, at);

@@ -65,8 +65,7 @@ export class PetTexts {
   /**
    * Free space of at least `size` bytes at the end of the arena: `bytes` from `offset` on, in
    * `segment`. It stays free until `commit` takes it; a batch's bytes are taken as soon as they
-   * are encoded, so batches in flight together never share space (a failed batch's bytes are
-   * left unused).
+   * are encoded, so two batches never share space (a failed batch's bytes are left unused).
    */
   reserve(size: number): { segment: number; bytes: Uint8Array; offset: number } {
     const arena = this.#arena < 0 ? undefined : this.#segments[this.#arena];

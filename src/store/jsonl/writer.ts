@@ -1,34 +1,31 @@
 /**
  * The single writer of the data file: it writes and fdatasyncs the bytes it is handed and reports
- * the outcome. Entries queue up while earlier batches are on their way to disk; each batch is
- * encoded by the store (`encode`: ids and lines, in queue order, which is file order) and goes to
- * disk with one write and one fdatasync (group commit). The writer reports each batch once it is
- * durable (`onDurable`); the store then publishes it to memory and answers its callers, so nothing
- * a reader sees can be lost.
+ * the outcome. Entries queue up while the batch before them is on its way to disk; then all of
+ * them (up to MAX_BATCH) become the next batch, encoded by the store (`encode`: ids and lines, in
+ * queue order, which is file order), and go to disk with one write and one fdatasync (group
+ * commit). One batch is on its way at a time, so the file never has a hole and batches are
+ * reported in file order. The writer reports each batch once it is durable (`onDurable`); the
+ * store then publishes it to memory and answers its callers, so nothing a reader sees can be lost.
  *
- * Pipelining: up to MAX_BATCHES_IN_FLIGHT batches are in flight at once. An fdatasync is mostly
- * waiting for the device, and a second one issued meanwhile overlaps it (docs/performance.md,
- * "Store"). Three rules keep this as safe as one batch at a time:
- * - writes are issued one after another, in file order, each after the previous one returned, so
- *   the file never has a hole, whatever a crash interrupts;
- * - a batch is reported durable (then published: index, answers) only after its own fdatasync
- *   returned and after every earlier batch was reported, so ids appear in order and a list walk
- *   never skips one;
- * - a failed batch fails every batch written after it.
+ * Why one batch at a time: a second batch syncing while the first one does splits the same
+ * creates into twice the batches, and each fdatasync costs tens of microseconds of CPU;
+ * measured under load, one batch at a time served as many creates with 7–10% less CPU per create
+ * on each runtime (docs/performance.md, "Store").
  *
  * Failure rules (ENOSPC, EIO, …):
- * - every caller of the failed batch, and of the batches in flight behind it, is answered
- *   `unavailable`; no new batch starts until all of them have settled;
- * - the file is then truncated back to the end of the last durable batch, so it again ends on a
- *   complete line, and only then are those callers told that nothing was saved;
- * - the ids of failed batches are never handed out again (they may be on disk): the store moves
- *   its id counter past a batch when it encodes it;
- * - the next batch is tried normally, so the store recovers once space returns.
+ * - every caller of the failed batch is answered `unavailable`, but only once the file has been
+ *   truncated back to the end of the last durable batch (so it again ends on a complete line and
+ *   the next batch starts on a line boundary) and that truncation fdatasync'd: a caller told
+ *   "nothing was saved" never finds its pet after a crash;
+ * - the ids of a failed batch are never handed out again (they may have been on disk): the store
+ *   moves its id counter past a batch when it encodes it;
+ * - creates queued behind the failed batch are tried normally afterwards, so the store recovers
+ *   once space returns.
  *
  * Fail-stop rules, for when the writer cannot know what the file holds (as PostgreSQL panics
  * after a failed fsync rather than retry it):
- * - the cut-back itself fails (EIO from a dying disk): some of the failed batches' pets may be on
- *   disk, whole or torn. Their callers are told the outcome is unknown, and the writer halts:
+ * - the cut-back itself fails (EIO from a dying disk): some of the failed batch's pets may be on
+ *   disk, whole or torn. Its callers are told the outcome is unknown, and the writer halts:
  *   every later create is refused, writing nothing, until a restart, whose replay keeps each
  *   whole line (with its idempotency key, so a retry with that key returns the pet once) and cuts
  *   a torn one;
@@ -40,21 +37,10 @@ import { type DataFile, errorCodeOf, writeFully } from "./file_layer.ts";
 /** Most entries in one batch: bounds a batch's bytes and its callers' wait. */
 export const MAX_BATCH = 1024;
 
-/** Most batches writing or syncing at once: two overlap fdatasyncs; more gave no further gain. */
-export const MAX_BATCHES_IN_FLIGHT = 2;
-
 /** A batch as the writer sees it: the bytes to append, whatever else the store keeps in it. */
 export interface WriterBatch<Entry> {
   readonly entries: readonly Entry[];
   readonly bytes: Uint8Array;
-}
-
-/** The last batch started: later batches wait on its write and on its publication. */
-interface BatchInFlight {
-  /** True once its write returned; false when it failed or was skipped. */
-  readonly written: Promise<boolean>;
-  /** Settles once its callers have been answered. */
-  readonly settled: Promise<void>;
 }
 
 /** What the writer appends to, and whom it tells. */
@@ -83,42 +69,28 @@ export interface WriterOptions<Entry, Batch extends WriterBatch<Entry>> {
   readonly onFailed: (entries: readonly Entry[], reason: string, outcomeUnknown: boolean) => void;
 }
 
-/** Queue plus pipelined group commit over one data file. */
+/** Queue plus group commit over one data file. */
 export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   readonly #options: WriterOptions<Entry, Batch>;
   readonly #queue: Entry[] = [];
   #durableLength: number;
-  /** Where the next batch is written: the durable end plus the batches in flight. */
-  #writeEnd: number;
-  #inFlight = 0;
-  /** Size of the batch started last (the one in flight, when only one is). */
-  #lastBatchSize = 0;
-  #last: BatchInFlight | undefined;
-  /** Why the pipeline failed; set from a failed batch until the truncate after it. */
-  #failure: BatchFailure | undefined;
-  /** Failed batches, answered once the file is cut back (so a 503'd pet is not in the file). */
-  readonly #failed: Batch[] = [];
+  /** True from the first queued entry until the queue is empty and no batch is on its way. */
+  #busy = false;
   #halted: string | undefined;
-  #pumpScheduled = false;
   #idleWaiters: (() => void)[] = [];
 
   constructor(options: WriterOptions<Entry, Batch>) {
     this.#options = options;
     this.#durableLength = options.fileLength;
-    this.#writeEnd = options.fileLength;
   }
 
   /** Queues an entry; it is answered by `onDurable` or `onFailed`. */
   append(entry: Entry): void {
     this.#queue.push(entry);
-    if (!this.#pumpScheduled) {
-      this.#pumpScheduled = true;
-      // A microtask later, so the entries of the current tick join the first batch.
-      queueMicrotask(() => {
-        this.#pumpScheduled = false;
-        this.#pump();
-      });
-    }
+    if (this.#busy) return;
+    this.#busy = true;
+    // After the current microtasks, so creates made in the same turn share the first batch.
+    queueMicrotask(() => void this.#drain());
   }
 
   /** Why the writer stopped taking entries until a restart (the fail-stop rules), once it has. */
@@ -133,115 +105,60 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
 
   /** Resolves once every queued entry has been answered. */
   idle(): Promise<void> {
-    if (this.#isIdle()) return Promise.resolve();
+    if (!this.#busy) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  #isIdle(): boolean {
-    // A failure is cleared only once the file has been cut back: `close()` must not close the
-    // file under that truncate.
-    return this.#queue.length === 0 && this.#inFlight === 0 && this.#failure === undefined;
-  }
-
-  /** Starts batches while there are entries and room in the pipeline. */
-  #pump(): void {
-    // After a failure nothing new starts until the batches behind it have settled and the file
-    // is cut back; once halted, nothing new starts at all (and nothing of these is written).
-    if (this.#halted !== undefined) this.#answerUnavailable(this.#queue.splice(0), this.#halted);
-    const room = this.#failure !== undefined ? 0 : MAX_BATCHES_IN_FLIGHT - this.#inFlight;
-    for (let i = 0; i < room && this.#queue.length > 0; i++) {
-      // A batch behind one in flight waits until it holds at least half as many entries: a
-      // batch of one or two costs a whole fdatasync and its own CPU for almost no creates
-      // (starting at once made batches of 1 alternate with full ones).
-      if (this.#inFlight > 0 && 2 * this.#queue.length < this.#lastBatchSize) break;
-      this.#lastBatchSize = Math.min(this.#queue.length, MAX_BATCH);
-      this.#start(this.#queue.splice(0, MAX_BATCH));
-    }
-    if (this.#isIdle()) { for (const resolve of this.#idleWaiters.splice(0)) resolve(); }
-  }
-
-  #start(entries: Entry[]): void {
-    let batch: Batch;
-    try {
-      batch = this.#options.encode(entries);
-    } catch (error) {
-      // A bug, not an I/O failure: nothing reached the file; the callers must not be left waiting.
-      return this.#internalError(entries, error);
-    }
-    const { file, checkFile } = this.#options;
-    const position = this.#writeEnd;
-    this.#writeEnd += batch.bytes.length;
-    this.#inFlight++;
-    const previous = this.#last;
-    let failure: BatchFailure | undefined;
-    const written = (async () => {
-      if (previous !== undefined && !await previous.written) return false;
-      failure = await attempt("write", () => writeFully(file, batch.bytes, position));
-      return failure === undefined;
-    })();
-    const settled = (async () => {
-      if (await written) {
-        const syncStarted = performance.now();
-        // A failed fdatasync counts as a failed batch: the kernel may have dropped those pages, so
-        // the batch is cut and rewritten from scratch, never synced again in the hope it now works.
-        failure = await attempt("fdatasync", () => file.datasync());
-        const seconds = (performance.now() - syncStarted) / 1000;
-        this.#options.onBatchSynced?.(seconds, batch.entries.length);
-        const moved = failure === undefined ? await checkFile?.() : undefined;
-        if (moved !== undefined) failure = { reason: moved, halts: true };
+  /** Commits batch after batch until the queue is empty. */
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const entries = this.#queue.splice(0, MAX_BATCH);
+      if (this.#halted !== undefined) {
+        this.#options.onFailed(entries, this.#halted, false);
+        continue;
       }
-      if (previous !== undefined) await previous.settled;
       try {
-        this.#settle(batch, failure);
+        await this.#commit(this.#options.encode(entries));
       } catch (error) {
-        // I/O failures are answered inside; this is a bug, and must not leave callers waiting.
-        this.#internalError(batch.entries, error);
+        // A bug of ours (encode, publish), not of the disk: these callers must still be answered.
+        this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
+        this.#options.onFailed(entries, "internal store error", false);
       }
-    })();
-    this.#last = { written, settled };
-    void settled.then(async () => {
-      this.#inFlight--;
-      if (this.#inFlight === 0) {
-        this.#last = undefined;
-        if (this.#failure !== undefined) await this.#cutBack();
-      }
-      this.#pump();
-    });
+    }
+    this.#busy = false;
+    for (const resolve of this.#idleWaiters.splice(0)) resolve();
   }
 
-  /** Reports a durable batch, or holds a failed one until the file is cut back. */
-  #settle(batch: Batch, failure: BatchFailure | undefined): void {
-    // A batch behind a failed one fails too: its bytes follow ones that will be cut away.
-    this.#failure ??= failure;
-    if (this.#failure !== undefined) {
-      this.#failed.push(batch);
+  /** Writes and syncs one batch, then reports it durable or applies the failure rules. */
+  async #commit(batch: Batch): Promise<void> {
+    const { file, checkFile } = this.#options;
+    let failure = await attempt("write", () => writeFully(file, batch.bytes, this.#durableLength));
+    if (failure === undefined) {
+      const syncStarted = performance.now();
+      failure = await attempt("fdatasync", () => file.datasync());
+      this.#options.onBatchSynced?.((performance.now() - syncStarted) / 1000, batch.entries.length);
+    }
+    if (failure === undefined) {
+      const moved = await checkFile?.();
+      if (moved !== undefined) failure = { reason: moved, halts: true };
+    }
+    if (failure === undefined) {
+      this.#durableLength += batch.bytes.length;
+      this.#options.onDurable(batch);
       return;
     }
-    this.#durableLength += batch.bytes.length;
-    this.#options.onDurable(batch);
-  }
-
-  #answerUnavailable(entries: readonly Entry[], reason: string, outcomeUnknown = false): void {
-    if (entries.length > 0) this.#options.onFailed(entries, reason, outcomeUnknown);
-  }
-
-  #internalError(entries: readonly Entry[], error: unknown): void {
-    this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
-    this.#answerUnavailable(entries, "internal store error");
+    const { reason, outcomeUnknown } = await this.#cutBack(failure);
+    this.#options.onFailed(batch.entries, reason, outcomeUnknown);
   }
 
   /**
-   * After a failure, once nothing is in flight: cut whatever reached the file past the durable end,
-   * so it ends on a complete line and the next batch starts on a line boundary; then answer the
-   * failed batches.
+   * After a failed batch: cut whatever reached the file past the durable end, so it ends on a
+   * complete line; halt when that fails or `failure` asks to. Says what to tell the batch's callers.
    */
-  async #cutBack(): Promise<void> {
-    let { reason, halts } = this.#failure!;
-    this.#writeEnd = this.#durableLength;
+  async #cutBack(failure: BatchFailure): Promise<{ reason: string; outcomeUnknown: boolean }> {
+    let { reason, halts } = failure;
     if (!halts) {
       try {
-        // Synced too: a cut that is not on disk could let a crash bring back pets answered
-        // "nothing saved".
         await this.#options.file.truncate(this.#durableLength);
         await this.#options.file.datasync();
       } catch (truncateError) {
@@ -255,10 +172,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       this.#halted = reason;
       this.#options.onHalted(reason);
     }
-    this.#failure = undefined;
-    for (const batch of this.#failed.splice(0)) {
-      this.#answerUnavailable(batch.entries, reason, halts);
-    }
+    return { reason, outcomeUnknown: halts };
   }
 }
 
