@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# What the headers of a reply cost the runtime alone: a bare server answering one pet's JSON with
+# the four headers an as-is peer sends on a get by id, or the eleven our service sends
+# (peers/header_cost_server.ts), driven by wrk in alternating runs (server on core 0, wrk on
+# core 1, 64 connections). Prints the median CPU time per request of each, from /proc/<pid>/stat:
+# the floor under any server that sends those headers on that runtime. Loopback only.
+#
+#   bash scripts/bench/header_cost.sh [bun|deno] [rounds] [seconds]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+runtime=${1:-bun}
+rounds=${2:-5}
+seconds=${3:-3}
+command -v wrk >/dev/null || { echo "Cannot benchmark: wrk is missing (apt-get install -y wrk)" >&2; exit 2; }
+scratch=$(mktemp -d /tmp/animal-store-headers-XXXXXX)
+trap 'for f in "$scratch"/*.pid; do [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null; done; rm -rf "$scratch"' EXIT
+
+run=("$PWD/node_modules/.bin/bun")
+[ "$runtime" = deno ] && run=("$PWD/node_modules/.bin/deno" run -A)
+start() { # variant → prints the port
+  local port
+  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  HEADERS=$1 PORT=$port taskset -c 0 "${run[@]}" scripts/bench/peers/header_cost_server.ts >/dev/null 2>&1 &
+  echo $! >"$scratch/$1.pid"
+  for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+  echo "$port"
+}
+declare -A ports=([peer]=$(start peer) [ours]=$(start ours))
+
+measure() { # variant → µs of server CPU per request
+  local pid before after requests
+  pid=$(cat "$scratch/$1.pid")
+  before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  requests=$(taskset -c 1 wrk -t1 -c64 -d"${seconds}s" "http://127.0.0.1:${ports[$1]}/v1/pets/500" |
+    sed -n 's/^ *\([0-9]*\) requests in.*/\1/p')
+  after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  awk -v t="$((after - before))" -v n="$requests" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f\n", t / hz * 1e6 / n}'
+}
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+measure peer >/dev/null # warm-up
+measure ours >/dev/null
+for round in $(seq "$rounds"); do
+  if [ $((round % 2)) -eq 1 ]; then order="peer ours"; else order="ours peer"; fi
+  for variant in $order; do measure "$variant" >>"$scratch/$variant.runs"; done
+done
+peer=$(median <"$scratch/peer.runs")
+ours=$(median <"$scratch/ours.runs")
+printf '%s: 4 headers %.2f µs CPU/req, 11 headers %.2f µs CPU/req, difference %.2f µs (medians of %s runs × %ss)\n' \
+  "$runtime" "$peer" "$ours" "$(awk -v a="$ours" -v b="$peer" 'BEGIN {print a - b}')" "$rounds" "$seconds"
