@@ -54,7 +54,7 @@ const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"
 export class Router<Context, Result = unknown> {
   /** The match of each literal path, made once (no params). */
   private readonly literals = new Map<string, PathMatch<Context, Result>>();
-  private readonly patterns: { segments: string[]; path: PathMatch<Context, Result> }[] = [];
+  private readonly patterns: { segments: Segment[]; path: PathMatch<Context, Result> }[] = [];
 
   /** A malformed pattern or a duplicate route fails here, not per request. */
   constructor(routes: readonly Route<Context, Result>[]) {
@@ -87,8 +87,15 @@ export class Router<Context, Result = unknown> {
         .sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)).join(", ");
       // Every match has the same shape, literal or not, so the app's reads of it stay monomorphic.
       const path = { pattern, params: NO_PARAMS, options, handlers, allow };
-      if (segments.some((segment) => PARAM.test(segment))) this.patterns.push({ segments, path });
-      else this.literals.set(pattern, path);
+      if (!segments.some((segment) => PARAM.test(segment))) this.literals.set(pattern, path);
+      else {
+        // Param names made once here, not sliced from the pattern per request.
+        const parsed = segments.map((segment) => ({
+          literal: segment,
+          param: PARAM.test(segment) ? segment.slice(1) : undefined,
+        }));
+        this.patterns.push({ segments: parsed, path });
+      }
     }
   }
 
@@ -109,28 +116,35 @@ export class Router<Context, Result = unknown> {
 
 /**
  * The params of `path` (which starts with `/`) if it matches the pattern's segments, walking the
- * path in place without splitting it (the split showed in every profile of a get by id). An empty
- * segment (`//`, a trailing `/`) matches nothing.
+ * path in place without splitting it (the split showed in every profile of a get by id). A
+ * segment is a literal or, for `:name`, the param's name. An empty segment (`//`, a trailing
+ * `/`) matches nothing.
  */
 function matchSegments(
-  pattern: readonly string[],
+  pattern: readonly Segment[],
   path: string,
 ): Record<string, string> | undefined {
   let params: Record<string, string> | undefined;
   let at = 1;
-  for (const expected of pattern) {
+  for (const { literal, param } of pattern) {
     if (at >= path.length) return undefined;
     let end = path.indexOf("/", at);
     if (end === -1) end = path.length;
     if (end === at) return undefined;
-    if (expected.charCodeAt(0) === 0x3a /* : */) {
+    if (param !== undefined) {
       params ??= {};
-      params[expected.slice(1)] = path.slice(at, end);
-    } else if (expected.length !== end - at || !path.startsWith(expected, at)) {
+      params[param] = path.slice(at, end);
+    } else if (literal.length !== end - at || !path.startsWith(literal, at)) {
       return undefined;
     }
     at = end + 1;
   }
   // Past the end exactly: no segment left over, and no trailing `/` (an empty last segment).
   return at === path.length + 1 ? params ?? {} : undefined;
+}
+
+/** A pattern's segment: a literal to equal, or the name of a param (`:name`) to capture. */
+interface Segment {
+  readonly literal: string;
+  readonly param: string | undefined;
 }
