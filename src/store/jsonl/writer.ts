@@ -57,7 +57,7 @@ export interface WriterOptions<Entry, Batch extends WriterBatch<Entry>> {
    * Called after each batch's fdatasync, before it is acknowledged: a reason when the file
    * written is no longer the data file (see the fail-stop rules), else undefined.
    */
-  readonly checkFile?: () => Promise<string | undefined>;
+  readonly checkFile?: () => string | undefined;
   /** The writer halted (fail-stop rules): why, in one line. */
   readonly onHalted: (reason: string) => void;
   /** A batch is durable; called in file order, once per batch. Publishes and answers it. */
@@ -139,7 +139,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       this.#options.onBatchSynced?.((performance.now() - syncStarted) / 1000, batch.entries.length);
     }
     if (failure === undefined) {
-      const moved = await checkFile?.();
+      const moved = checkFile?.();
       if (moved !== undefined) failure = { reason: moved, halts: true };
     }
     if (failure === undefined) {
