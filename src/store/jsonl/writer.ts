@@ -135,6 +135,8 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     let failure = await attempt("write", () => writeFully(file, batch.bytes, this.#durableLength));
     if (failure === undefined) {
       const syncStarted = performance.now();
+      // A failed fdatasync counts as a failed batch: the kernel may have dropped those pages, so
+      // the batch is cut and rewritten from scratch, never synced again in the hope it now works.
       failure = await attempt("fdatasync", () => file.datasync());
       this.#options.onBatchSynced?.((performance.now() - syncStarted) / 1000, batch.entries.length);
     }
@@ -159,6 +161,8 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     let { reason, halts } = failure;
     if (!halts) {
       try {
+        // Synced too: a cut that is not on disk could let a crash bring back pets answered
+        // "nothing saved".
         await this.#options.file.truncate(this.#durableLength);
         await this.#options.file.datasync();
       } catch (truncateError) {
