@@ -1,7 +1,7 @@
 /**
  * How fast this machine's disk makes a small append durable, and whether two fdatasyncs in flight
- * at once overlap: the two facts behind the store writer's pipelined group commit
- * (src/store/jsonl/writer.ts). Each loop writes 3,000 bytes at the end of a scratch file and
+ * at once overlap: the facts behind the store writer's group commit, which keeps one batch on its
+ * way to disk at a time (src/store/jsonl/writer.ts; two overlapped, and cost more CPU per create). Each loop writes 3,000 bytes at the end of a scratch file and
  * fdatasyncs it, through node:fs/promises as the store does. Prints syncs per second, their
  * latency, and the process CPU (user + system, all threads) per write + fdatasync: the fixed cost
  * of one batch, which a bigger batch spreads over more creates. Prints figures; asserts nothing.
