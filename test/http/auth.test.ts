@@ -27,7 +27,17 @@ describe("KeyRing", () => {
     const keys = new KeyRing([keyDigest("beta")]);
     const fingerprint = keyFingerprint(keyDigest("beta"));
     const accepted = ["Bearer beta", "bearer beta", "Bearer   beta", "Bearer beta  "];
-    const refused = ["Bearer beta x", "Bearer beta\t", "Bearer betaa", "Bearer", "Basic beta", "beta"];
+    const refused = [
+      "Bearer beta x",
+      "Bearer beta\t",
+      "Bearer\tbeta",
+      "Bearerxbeta",
+      "Basic  beta", // its slice(7) is "beta": a prefix check must look at the scheme
+      "Bearer betaa",
+      "Bearer",
+      "Basic beta",
+      "beta",
+    ];
     // First with nothing remembered, then with the key found accepted (its fast path).
     for (const round of ["first", "remembered"]) {
       for (const header of accepted) {

@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
+import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
+import { GroupWriter, type WriterBatch } from "../../src/store/jsonl/writer.ts";
 import type { CreateOutcome } from "../../src/store/store.ts";
 import {
   deferred,
@@ -281,6 +283,70 @@ describe("GroupWriter", () => {
     assert.equal((await lost).kind, "unavailable");
     await closing;
     assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), before);
+  });
+
+  it("refuses, writing nothing, the creates queued behind a batch whose cut-back failed", async () => {
+    const dataDir = join(tempDir(), "data");
+    let failing = false;
+    const truncateEntered = deferred();
+    const releaseTruncate = deferred();
+    const files = instrumentedFiles({
+      datasync: () => {
+        if (failing) throw errno("EIO", "fdatasync");
+      },
+      truncate: async () => {
+        if (!failing) return;
+        truncateEntered.resolve();
+        await releaseTruncate.promise;
+        throw errno("EIO", "ftruncate");
+      },
+    });
+    const store = await openJsonlStore({ dataDir, files, onError: () => {} });
+    failing = true;
+    const unknown = store.create({ name: "Maybe", categoryId: 1n });
+    await truncateEntered.promise;
+    // Accepted by the store (the writer has not halted yet) and queued behind the failing batch.
+    const queued = store.create({ name: "Queued", categoryId: 2n });
+    const writes = files.writes;
+    releaseTruncate.resolve();
+    const [first, second] = await Promise.all([unknown, queued]);
+    assert.ok(first.kind === "unavailable" && first.outcomeUnknown, JSON.stringify(first));
+    assert.ok(second.kind === "unavailable" && !second.outcomeUnknown, JSON.stringify(second));
+    assert.equal(files.writes, writes, "nothing of the queued create was written");
+    failing = false;
+    await store.close();
+  });
+
+  it("halts when a batch's publication throws after its fdatasync (a bug): the outcome is unknown", async () => {
+    const dataDir = tempDir({ "data/pets.jsonl": "" });
+    const file = await nodeFileLayer.open(join(dataDir, "data/pets.jsonl"), "r+");
+    const failed: { entries: readonly string[]; outcomeUnknown: boolean }[] = [];
+    const halted: string[] = [];
+    const writer = new GroupWriter<string, WriterBatch<string>>({
+      file,
+      fileLength: 0,
+      encode: (entries) => ({ entries, bytes: new TextEncoder().encode(entries.join("")) }),
+      onWarning: () => {},
+      onHalted: (reason) => halted.push(reason),
+      onDurable: () => {
+        throw new TypeError("a bug in publishing");
+      },
+      onFailed: (entries, _reason, outcomeUnknown) => failed.push({ entries, outcomeUnknown }),
+    });
+    writer.append("a\n");
+    await writer.idle();
+    assert.deepEqual(failed, [{ entries: ["a\n"], outcomeUnknown: true }]);
+    assert.equal(halted.length, 1);
+    assert.match(writer.halted ?? "", /internal store error: a bug in publishing/);
+    writer.append("b\n");
+    await writer.idle();
+    assert.deepEqual(failed[1], { entries: ["b\n"], outcomeUnknown: false });
+    await file.close();
+    assert.equal(
+      readFileSync(join(dataDir, "data/pets.jsonl"), "utf8"),
+      "a\n",
+      "b was not written",
+    );
   });
 
   it("halts when the cut-back fails: the batch's callers learn the outcome is unknown, later creates are refused, and a restart keeps each pet whole or absent", async () => {

@@ -15,8 +15,7 @@
  *      and only then are their callers answered; or `#fail`: their keys leave flight, their
  *      callers get 503.
  */
-import { statSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Registry } from "../../metrics/registry.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../../schemas/pet.ts";
@@ -389,21 +388,16 @@ export class JsonlStore implements PetStore {
 /**
  * Whether the file at `path` is still the one the store writes: an operator may remove, rename
  * or replace it while the service runs, and a pet written to a file that is no longer the data
- * file would be missing at the next start. One stat a batch, synchronous: it runs right after the
- * batch's fdatasync, so the path's entry is in the kernel's cache and the call takes about a
- * microsecond, where the promise form's trip through a thread pool cost 15 µs of CPU on Bun and
- * 30–50 µs on Deno and Node (docs/performance.md, "Store"). (A file cut short in place keeps its
- * identity; the next start then refuses the hole it leaves, naming the line.)
+ * file would be missing at the next start. One stat a batch. (A file cut short in place keeps its
+ * identity; the next start then refuses the hole it leaves, naming the line.) Not `statSync`,
+ * though it costs a few microseconds of CPU against 15–50 for the promise form: on a slow or
+ * failing file system it would stall every request, reads and health checks included, and spread
+ * over a batch the saving was within noise (docs/performance.md, "Durable POST").
  */
-function stillTheDataFile(path: string, opened: FileIdentity): string | undefined {
-  let current: FileIdentity;
-  try {
-    current = statSync(path);
-  } catch (error) {
-    const code = errorCodeOf(error);
-    if (code === "ENOENT") return "the data file is gone from its path: removed or renamed";
-    return `cannot check the data file at its path: ${code}`;
-  }
+async function stillTheDataFile(path: string, opened: FileIdentity): Promise<string | undefined> {
+  const current = await stat(path).catch(errorCodeOf);
+  if (current === "ENOENT") return "the data file is gone from its path: removed or renamed";
+  if (typeof current === "string") return `cannot check the data file at its path: ${current}`;
   if (current.ino !== opened.ino || current.dev !== opened.dev) {
     return "another file was put at the data file's path";
   }

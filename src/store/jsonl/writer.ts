@@ -30,7 +30,9 @@
  *   whole line (with its idempotency key, so a retry with that key returns the pet once) and cuts
  *   a torn one;
  * - `checkFile` reports that the file written is no longer the data file at its path (removed,
- *   renamed, replaced): a synced batch is not acknowledged, and the writer halts the same way.
+ *   renamed, replaced): a synced batch is not acknowledged, and the writer halts the same way;
+ * - a bug of ours throws after a batch was synced (publishing it): the writer halts the same way
+ *   rather than write the next batch over lines it cannot account for.
  */
 import { type DataFile, errorCodeOf, writeFully } from "./file_layer.ts";
 
@@ -57,7 +59,7 @@ export interface WriterOptions<Entry, Batch extends WriterBatch<Entry>> {
    * Called after each batch's fdatasync, before it is acknowledged: a reason when the file
    * written is no longer the data file (see the fail-stop rules), else undefined.
    */
-  readonly checkFile?: () => string | undefined;
+  readonly checkFile?: () => Promise<string | undefined>;
   /** The writer halted (fail-stop rules): why, in one line. */
   readonly onHalted: (reason: string) => void;
   /** A batch is durable; called in file order, once per batch. Publishes and answers it. */
@@ -90,7 +92,9 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     if (this.#busy) return;
     this.#busy = true;
     // After the current microtasks, so creates made in the same turn share the first batch.
-    queueMicrotask(() => void this.#drain());
+    queueMicrotask(() => {
+      this.#drain().catch((error) => this.#options.onWarning(`Store writer failed: ${error}`));
+    });
   }
 
   /** Why the writer stopped taking entries until a restart (the fail-stop rules), once it has. */
@@ -111,43 +115,57 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
 
   /** Commits batch after batch until the queue is empty. */
   async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const entries = this.#queue.splice(0, MAX_BATCH);
-      if (this.#halted !== undefined) {
-        this.#options.onFailed(entries, this.#halted, false);
-        continue;
+    try {
+      while (this.#queue.length > 0) {
+        const entries = this.#queue.splice(0, MAX_BATCH);
+        if (this.#halted !== undefined) {
+          this.#options.onFailed(entries, this.#halted, false);
+          continue;
+        }
+        let batch: Batch;
+        try {
+          batch = this.#options.encode(entries);
+        } catch (error) {
+          // A bug of ours, before anything reached the file: nothing was saved.
+          this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
+          this.#options.onFailed(entries, "internal store error", false);
+          continue;
+        }
+        await this.#commit(batch);
       }
-      try {
-        await this.#commit(this.#options.encode(entries));
-      } catch (error) {
-        // A bug of ours (encode, publish), not of the disk: these callers must still be answered.
-        this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
-        this.#options.onFailed(entries, "internal store error", false);
-      }
+    } finally {
+      this.#busy = false;
+      for (const resolve of this.#idleWaiters.splice(0)) resolve();
     }
-    this.#busy = false;
-    for (const resolve of this.#idleWaiters.splice(0)) resolve();
   }
 
   /** Writes and syncs one batch, then reports it durable or applies the failure rules. */
   async #commit(batch: Batch): Promise<void> {
     const { file, checkFile } = this.#options;
     let failure = await attempt("write", () => writeFully(file, batch.bytes, this.#durableLength));
+    let syncSeconds = 0;
     if (failure === undefined) {
       const syncStarted = performance.now();
       // A failed fdatasync counts as a failed batch: the kernel may have dropped those pages, so
       // the batch is cut and rewritten from scratch, never synced again in the hope it now works.
       failure = await attempt("fdatasync", () => file.datasync());
-      this.#options.onBatchSynced?.((performance.now() - syncStarted) / 1000, batch.entries.length);
+      syncSeconds = (performance.now() - syncStarted) / 1000;
     }
-    if (failure === undefined) {
-      const moved = checkFile?.();
-      if (moved !== undefined) failure = { reason: moved, halts: true };
-    }
-    if (failure === undefined) {
-      this.#durableLength += batch.bytes.length;
-      this.#options.onDurable(batch);
-      return;
+    try {
+      if (failure === undefined) {
+        this.#options.onBatchSynced?.(syncSeconds, batch.entries.length);
+        const moved = await checkFile?.();
+        if (moved !== undefined) failure = { reason: moved, halts: true };
+      }
+      if (failure === undefined) {
+        this.#durableLength += batch.bytes.length;
+        this.#options.onDurable(batch);
+        return;
+      }
+    } catch (error) {
+      // A bug of ours once the batch was synced: which of its pets count is unknown, and the next
+      // batch must not be written over them. So the writer halts (the fail-stop rules).
+      failure = { reason: `internal store error: ${errorCodeOf(error)}`, halts: true };
     }
     const { reason, outcomeUnknown } = await this.#cutBack(failure);
     this.#options.onFailed(batch.entries, reason, outcomeUnknown);
