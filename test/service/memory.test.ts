@@ -5,11 +5,12 @@
  *
  * Two bounds. The contract's: RSS stays within the RSS after start + CACHE_BYTES + 96 MiB. And,
  * because a few seconds of requests cannot reach that from a leak of a few KB per request, a
- * tighter one on the growth over the last 5,000 requests, once the heap has grown to its working
- * size (Node's V8 heap takes about 13,000 requests to level off, ~45 MiB above its start): at most
- * 96 MiB × 5,000 / 60,000 = 8 MiB, i.e. a process that keeps growing at that rate would break
- * the contract's bound within 60,000 requests (the figure docs/caching.md states). Deno 2.9.5's
- * own brotli kept about 5–8 KB per br request, which this window sees as 15–24 MiB.
+ * tighter one on the growth over two windows of 5,000 requests each, once the heap has grown to
+ * its working size (Node's V8 heap takes about 13,000 requests to level off, ~45 MiB above its
+ * start, and on a slow machine sometimes a few MiB more in the first window): in at least one
+ * window at most 96 MiB × 5,000 / 60,000 = 8 MiB, i.e. a process that keeps growing at that rate
+ * would break the contract's bound within 60,000 requests (the figure docs/caching.md states).
+ * Deno 2.9.5's own brotli kept about 5–8 KB per br request, which each window sees as 15–24 MiB.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -39,18 +40,26 @@ describe(`memory under br/gzip churn on ${runtime}`, { timeout: 120_000 }, () =>
         const afterStart = residentBytes(service);
         await encodingChurn(service, KEY, WARM_UP);
         const warm = residentBytes(service);
+        // Two windows: a leak grows in both, a heap still settling (Node's, on a slow machine)
+        // in one, so the smaller growth is judged.
+        await encodingChurn(service, KEY, CHURN);
+        const middle = residentBytes(service);
         await encodingChurn(service, KEY, CHURN);
         const end = residentBytes(service);
         const requests = CHURN.br + CHURN.gzip + CHURN.identity;
         const growthBound = ALLOWANCE * requests / HORIZON;
         const figures = `after start ${(afterStart / MiB).toFixed(1)} MiB, after the warm-up ` +
-          `${(warm / MiB).toFixed(1)}, after ${requests} more requests ${(end / MiB).toFixed(1)}`;
+          `${(warm / MiB).toFixed(1)}, after ${requests} more requests ${
+            (middle / MiB).toFixed(1)
+          }` +
+          `, after ${requests} more ${(end / MiB).toFixed(1)}`;
         assert.ok(end <= afterStart + cacheBytes + ALLOWANCE, figures);
+        const growth = Math.min(middle - warm, end - middle);
         assert.ok(
-          end - warm <= growthBound,
-          `grew ${((end - warm) / MiB).toFixed(1)} MiB over ${requests} requests, more than ` +
-            `${(growthBound / MiB).toFixed(1)} (a rate that breaks the bound within ` +
-            `${HORIZON} requests): ${figures}`,
+          growth <= growthBound,
+          `grew ${(growth / MiB).toFixed(1)} MiB or more in each of two windows of ${requests} ` +
+            `requests, more than ${(growthBound / MiB).toFixed(1)} (a rate that breaks the bound ` +
+            `within ${HORIZON} requests): ${figures}`,
         );
       });
     });
