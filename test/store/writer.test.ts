@@ -51,6 +51,32 @@ async function within(promise: Promise<void>, what: string): Promise<void> {
   }
 }
 
+/**
+ * A data file whose fdatasync fails with EIO while `failing` is set, and whose cut-back (the
+ * truncate after it) waits for `releaseTruncate` and then works, or fails too with `truncateFails`.
+ */
+function failingDisk(options: { truncateFails: boolean }) {
+  const truncateEntered = deferred();
+  const releaseTruncate = deferred();
+  const disk = {
+    failing: false,
+    truncateEntered,
+    releaseTruncate,
+    files: instrumentedFiles({
+      datasync: () => {
+        if (disk.failing) throw errno("EIO", "fdatasync");
+      },
+      truncate: async () => {
+        if (!disk.failing) return;
+        truncateEntered.resolve();
+        await releaseTruncate.promise;
+        if (options.truncateFails) throw errno("EIO", "ftruncate");
+      },
+    }),
+  };
+  return disk;
+}
+
 describe("GroupWriter", () => {
   it("writes 200 concurrent creates in file order with fewer fdatasyncs than creates", async () => {
     const dataDir = join(tempDir(), "data");
@@ -254,24 +280,13 @@ describe("GroupWriter", () => {
 
   it("close() waits for the cut-back after a failed batch before closing the file", async () => {
     const dataDir = join(tempDir(), "data");
-    let fail = false;
-    const truncateEntered = deferred();
-    const releaseTruncate = deferred();
-    const files = instrumentedFiles({
-      datasync: () => {
-        if (fail) throw errno("EIO", "fdatasync");
-      },
-      truncate: async () => {
-        if (!fail) return;
-        truncateEntered.resolve();
-        await releaseTruncate.promise;
-      },
-    });
-    const store = await openJsonlStore({ dataDir, files });
+    const disk = failingDisk({ truncateFails: false });
+    const store = await openJsonlStore({ dataDir, files: disk.files });
     idOf(await store.create({ name: "Kept", categoryId: 1n }));
     const before = readFileSync(join(dataDir, "pets.jsonl"), "utf8");
-    fail = true;
+    disk.failing = true;
     const lost = store.create({ name: "Lost", categoryId: 2n });
+    const { truncateEntered, releaseTruncate } = disk;
     await within(truncateEntered.promise, "the cut-back");
     let closed = false;
     const closing = store.close().then(() => {
@@ -287,22 +302,10 @@ describe("GroupWriter", () => {
 
   it("refuses, writing nothing, the creates queued behind a batch whose cut-back failed", async () => {
     const dataDir = join(tempDir(), "data");
-    let failing = false;
-    const truncateEntered = deferred();
-    const releaseTruncate = deferred();
-    const files = instrumentedFiles({
-      datasync: () => {
-        if (failing) throw errno("EIO", "fdatasync");
-      },
-      truncate: async () => {
-        if (!failing) return;
-        truncateEntered.resolve();
-        await releaseTruncate.promise;
-        throw errno("EIO", "ftruncate");
-      },
-    });
+    const disk = failingDisk({ truncateFails: true });
+    const { files, truncateEntered, releaseTruncate } = disk;
     const store = await openJsonlStore({ dataDir, files, onError: () => {} });
-    failing = true;
+    disk.failing = true;
     const unknown = store.create({ name: "Maybe", categoryId: 1n });
     await truncateEntered.promise;
     // Accepted by the store (the writer has not halted yet) and queued behind the failing batch.
@@ -313,7 +316,7 @@ describe("GroupWriter", () => {
     assert.ok(first.kind === "unavailable" && first.outcomeUnknown, JSON.stringify(first));
     assert.ok(second.kind === "unavailable" && !second.outcomeUnknown, JSON.stringify(second));
     assert.equal(files.writes, writes, "nothing of the queued create was written");
-    failing = false;
+    disk.failing = false;
     await store.close();
   });
 
