@@ -7,7 +7,8 @@
  * `Cache-Control: private, no-cache` and `Vary`, and answer 304 when `If-None-Match` holds the
  * tag; a create sends `Location`. Listens on `HOST`:`PORT`. Dev-only benchmark peer.
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
+import { ElysiaNewPet } from "./elysia_new_pet.ts";
 import {
   acceptedKey,
   createRequestLog,
@@ -128,15 +129,6 @@ new Elysia()
     set.headers.location = `/v1/pets/${pet.id}`;
     return pet;
   }, {
-    body: t.Object({
-      name: t.String({ minLength: 1, maxLength: 200 }),
-      categoryId: t.Integer({
-        minimum: Number.MIN_SAFE_INTEGER,
-        maximum: Number.MAX_SAFE_INTEGER,
-      }),
-      status: t.Optional(
-        t.Union([t.Literal("available"), t.Literal("pending"), t.Literal("sold")]),
-      ),
-    }, { additionalProperties: false }),
+    body: ElysiaNewPet,
   })
   .listen({ port, hostname: host });

@@ -9,6 +9,7 @@
  * Served by `hono_same_work_server.ts`. Dev-only benchmark peer.
  */
 import { Hono } from "hono";
+import { createPetHandler } from "./hono_app.ts";
 import {
   acceptedKey,
   createRequestLog,
@@ -24,7 +25,6 @@ import {
 } from "./contract_duties.ts";
 import {
   DEPRECATION_HEADERS,
-  isNewPet,
   nextLink,
   parseListQuery,
   parsePetId,
@@ -107,23 +107,7 @@ export function createHonoSameWorkApp(): Hono<Env> {
     return c.json(pet);
   });
 
-  app.post("/v1/pets", async (c) => {
-    if (!(c.req.header("content-type") ?? "").startsWith("application/json")) {
-      return c.json({ code: "unsupported_media_type", message: "JSON only", status: 415 }, 415);
-    }
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      return c.json({ code: "invalid_body", message: "Malformed JSON", status: 400 }, 400);
-    }
-    if (!isNewPet(body)) {
-      return c.json({ code: "validation_failed", message: "Invalid NewPet", status: 400 }, 400);
-    }
-    const pet = store.create(body);
-    c.header("location", `/v1/pets/${pet.id}`);
-    return c.json(pet, 201);
-  });
+  app.post("/v1/pets", createPetHandler(store));
 
   return app;
 }
