@@ -12,6 +12,7 @@ runtime=${1:-bun}
 rounds=${2:-5}
 seconds=${3:-3}
 command -v wrk >/dev/null || { echo "Cannot benchmark: wrk is missing (apt-get install -y wrk)" >&2; exit 2; }
+source scripts/bench/measure.sh
 scratch=$(mktemp -d /tmp/animal-store-headers-XXXXXX)
 trap 'for f in "$scratch"/*.pid; do [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null; done; rm -rf "$scratch"' EXIT
 
@@ -19,7 +20,7 @@ run=("$PWD/node_modules/.bin/bun")
 [ "$runtime" = deno ] && run=("$PWD/node_modules/.bin/deno" run -A)
 start() { # variant → prints the port
   local port
-  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  port=$(free_port)
   HEADERS=$1 PORT=$port taskset -c 0 "${run[@]}" scripts/bench/peers/header_cost_server.ts >/dev/null 2>&1 &
   echo $! >"$scratch/$1.pid"
   for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
@@ -30,13 +31,13 @@ declare -A ports=([peer]=$(start peer) [ours]=$(start ours))
 measure() { # variant → µs of server CPU per request
   local pid before after requests
   pid=$(cat "$scratch/$1.pid")
-  before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  before=$(cpu_ticks "$pid")
   requests=$(taskset -c 1 wrk -t1 -c64 -d"${seconds}s" "http://127.0.0.1:${ports[$1]}/v1/pets/500" |
     sed -n 's/^ *\([0-9]*\) requests in.*/\1/p')
-  after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-  awk -v t="$((after - before))" -v n="$requests" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f\n", t / hz * 1e6 / n}'
+  after=$(cpu_ticks "$pid")
+  us_per_request "$((after - before))" "$requests"
+  echo
 }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 measure peer >/dev/null # warm-up
 measure ours >/dev/null

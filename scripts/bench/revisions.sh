@@ -18,6 +18,7 @@ runtime=${3:-deno}
 rounds=${4:-5}
 seconds=${5:-3}
 command -v wrk >/dev/null || { echo "Cannot benchmark: wrk is missing (apt-get install -y wrk)" >&2; exit 2; }
+source scripts/bench/measure.sh
 
 root=$(pwd)
 scratch=$(mktemp -d /tmp/animal-store-ab-XXXXXX)
@@ -52,7 +53,7 @@ start() { # name revision → prints the port
   git -C "$root" worktree add --detach "$scratch/$name" "$revision" >/dev/null 2>&1
   ln -s "$root/node_modules" "$scratch/$name/node_modules"
   mkdir -p "$scratch/data-$name" && cp "$scratch/pets.jsonl" "$scratch/data-$name/"
-  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  port=$(free_port)
   local run=("$root/node_modules/.bin/bun" "$scratch/$name/src/main.ts")
   if [ "$runtime" = deno ]; then
     run=("$root/node_modules/.bin/deno" run -A "$scratch/$name/src/main.ts")
@@ -91,16 +92,14 @@ measure() { # name path → "req/s µs-of-server-CPU-per-request"; path "POST" =
   local name=$1 path=$2 port_var=port_$1 pid before after output requests script=auth.lua
   if [ "$path" = POST ]; then path=/v1/pets script=post.lua; fi
   pid=$(cat "$scratch/$name.pid")
-  before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  before=$(cpu_ticks "$pid")
   output=$(taskset -c 1 wrk -t1 -c64 -d"${seconds}s" -s "$scratch/$script" \
     "http://127.0.0.1:${!port_var}$path")
-  after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  after=$(cpu_ticks "$pid")
   requests=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<<"$output")
   printf '%s %s\n' "$(sed -n 's/^Requests\/sec: *//p' <<<"$output")" \
-    "$(awk -v t="$((after - before))" -v n="$requests" -v hz="$(getconf CLK_TCK)" \
-      'BEGIN {printf "%.2f", t / hz * 1e6 / n}')"
+    "$(us_per_request "$((after - before))" "$requests")"
 }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 echo "$runtime: A=$rev_a ($(git rev-parse --short "$rev_a")) B=$rev_b ($(git rev-parse --short "$rev_b")), $rounds rounds × ${seconds}s, wrk -c64"
 for endpoint in ${ENDPOINTS:-list deep}; do
