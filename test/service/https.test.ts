@@ -6,6 +6,7 @@
  * pair at SIGHUP kept out, and a mismatched pair at start refused with exit 2.
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -84,24 +85,26 @@ describe(`HTTPS on ${runtime}`, { timeout: 120_000, skip: skipWithoutOpenssl }, 
 
   it("answers an unread body whole over TLS: 401 without a key, 413 over the limit", async () => {
     // The body is read only in part (or not at all): the adapters' early-answer paths
-    // (Node's discard-then-close) must deliver the answer over TLS as over plain HTTP.
+    // (Node's discard-then-close) must deliver the answer over TLS as over plain HTTP. Sent on a
+    // kept-alive TLS connection, as a browser or curl sends it: node:https with `agent: false`
+    // asks for `Connection: close`, and then its own write of the rest of the body can fail with
+    // EPIPE before it reads the answer that already arrived (about 1 run in 15 on Bun).
     const body = JSON.stringify({ name: "x".repeat(200_000), categoryId: 1 });
-    const headers = { "content-type": "application/json" };
-    const keyless = await httpsRequest(service.port, "/v1/pets", {
-      ca: [a.cert],
-      method: "POST",
-      headers,
-      body,
-    });
-    assert.equal(keyless.status, 401, keyless.body);
-    const large = await httpsRequest(service.port, "/v1/pets", {
-      ca: [a.cert],
-      method: "POST",
-      headers: { ...headers, ...auth },
-      body,
-    });
-    assert.equal(large.status, 413, large.body);
-    assert.equal(JSON.parse(large.body).status, 413);
+    const post = (headers: string) =>
+      `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${headers}` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    for (
+      const [headers, status] of [["", 401], [`Authorization: Bearer ${KEY}\r\n`, 413]] as const
+    ) {
+      const connection = await openKeptConnection(service.port, [a.cert]);
+      try {
+        const answer = await connection.exchange(post(headers));
+        assert.equal(answer.status, status, answer.body);
+        assert.equal(JSON.parse(answer.body).status, status);
+      } finally {
+        connection.close();
+      }
+    }
   });
 
   it("refuses a client that does not trust the certificate", async () => {

@@ -58,7 +58,7 @@ export function httpsRequest(
 /** A kept-open HTTPS connection: the certificate it was served, and requests one at a time. */
 export interface KeptConnection {
   readonly fingerprint: string;
-  /** Sends a head (no body) and reads one Content-Length-framed response. */
+  /** Sends a request (a head, and its body if any) and reads one Content-Length-framed response. */
   exchange(head: string): Promise<RawResponse>;
   close(): void;
 }
