@@ -207,6 +207,35 @@ describe(`the request target is taken literally on ${runtime}`, SUITE, () => {
     }
   });
 
+  it("a POST that offers an upgrade to h2c gets its own answer (on Deno 2.9.5, a bare 400)", async () => {
+    const body = JSON.stringify({ name: "Upgraded", categoryId: 1 });
+    const post = (requestId: string, key: boolean) =>
+      rawExchange(
+        service.port,
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${requestId}\r\n` +
+          (key ? `Authorization: Bearer ${KEY}\r\n` : "") +
+          "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n" +
+          "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\nContent-Type: application/json\r\n" +
+          `Content-Length: ${body.length}\r\n\r\n${body}`,
+      );
+    const created = await post("h2c-keyed", true);
+    const refused = await post("h2c-unkeyed", false);
+    if (runtime === "deno") {
+      // Deno.serve answers an upgrade offer that carries a body itself, before calling the
+      // handler, and offers no way around it (docs/operations.md, "Faults"). Pinned: when this
+      // fails, Deno has fixed it, and the general case below applies.
+      for (const response of [created, refused]) {
+        assert.equal(response.status, 400);
+        assert.equal(response.body, "");
+      }
+      assert.ok(!logLines(service).some((line) => line.requestId === "h2c-keyed"));
+      return;
+    }
+    assert.equal(created.status, 201, created.body);
+    assert.equal(JSON.parse(created.body).name, "Upgraded");
+    assert.equal(refused.status, 401);
+  });
+
   it("a body in a Content-Encoding or a charset other than utf-8 is 415, and is not stored", async () => {
     const post = (headers: string, body: Buffer) =>
       rawExchange(
