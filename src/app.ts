@@ -27,7 +27,7 @@ import {
   webResponse,
 } from "./http/responses.ts";
 import { NO_PARAMS, type PathMatch, type Route, Router } from "./http/router.ts";
-import { checkUrlLength, splitUrl } from "./http/url.ts";
+import { checkUrlLength, MAX_SEGMENTS, splitUrl } from "./http/url.ts";
 import type { Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics/service_metrics.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -140,12 +140,14 @@ export function createApp(options: AppOptions): App {
 
   /** Steps 2 to 9: from the path to the route handler's reply, or the error that wins. */
   function route(context: Steps): Promise<Reply> | Reply {
-    const { path, method } = context;
-    // Step 2: the path, in the health table first, then in the API table under BASE_PATH.
-    let match = healthRouter.match(path);
+    const { path, method, unroutable } = context;
+    // Step 2: the path, in the health table first, then in the API table under BASE_PATH. A path
+    // sent with a backslash (or an empty segment, `http/url.ts`) matches nothing; where it reads
+    // as pointing still decides whether the key comes first.
+    let match = unroutable ? undefined : healthRouter.match(path);
     const underBase = match === undefined &&
       (basePath === "" || path === basePath || path.startsWith(basePath + "/"));
-    if (underBase) match = apiRouter.match(path.slice(basePath.length) || "/");
+    if (underBase && !unroutable) match = apiRouter.match(path.slice(basePath.length) || "/");
     context.match = match;
     context.headers = match?.options.headers ?? (underBase ? unknownUnderBase : unknownOutside);
     const pastSunset = match?.options.deprecated === true && clock() >= SUNSET_AT;
@@ -172,7 +174,8 @@ export function createApp(options: AppOptions): App {
     checkUrlLength(path, context.query);
     // Step 7: an unknown path (404).
     if (match === undefined) {
-      throw new HttpError(404, "not_found", `No such path: ${path.slice(0, 200)}`);
+      const why = unroutable ? UNROUTABLE_REASON : "";
+      throw new HttpError(404, "not_found", `No such path: ${path.slice(0, 200)}${why}`);
     }
     // Step 8: past the sunset the path answers 410 to every method, so before the method check.
     if (pastSunset) throw gone();
@@ -254,7 +257,7 @@ export function createApp(options: AppOptions): App {
     inFlight++;
     const started = performance.now();
     // Step 1: path and query, by slicing the URL.
-    const { path, query } = splitUrl(request.url);
+    const { path, query, unroutable } = splitUrl(request.url);
     const context: Steps = {
       request,
       method: request.method,
@@ -267,6 +270,7 @@ export function createApp(options: AppOptions): App {
       headers: unknownOutside,
       match: undefined,
       rate: undefined,
+      unroutable: unroutable || request.unroutable === true,
     };
     let reply: Promise<Reply> | Reply;
     try {
@@ -311,7 +315,13 @@ type Steps = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
   match: PathMatch<RequestContext, Reply> | undefined;
   /** The rate-limit headers the key's request earned, when it is counted. */
   rate: Record<string, string> | undefined;
+  /** The path as sent names nothing (`http/url.ts`), whatever `path` reads. */
+  unroutable: boolean;
 };
+
+/** Why a path that reads as a known one was not found: it was not sent as that path. */
+const UNROUTABLE_REASON = " (as sent, the path holds a backslash, an empty segment or more than " +
+  `${MAX_SEGMENTS} segments, and names nothing)`;
 
 function toHttpError(error: unknown, requestId: string, log: Logger): HttpError {
   if (error instanceof HttpError) return error;

@@ -7,7 +7,7 @@ import process from "node:process";
 import { createApp } from "../app.ts";
 import { KeyFileError, loadApiKeys, type LoadedKeys, reloadApiKeys } from "../config/api_keys.ts";
 import { loadConfig } from "../config/config.ts";
-import { reloadTls } from "../config/tls_pair.ts";
+import { certificateDateWarning, reloadTls } from "../config/tls_pair.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import { delay, detectRuntime, type RunningServer } from "../runtime/server.ts";
@@ -40,6 +40,11 @@ export async function runServe(): Promise<number> {
     write: (text) => process.stdout.write(text),
     backlog: () => process.stdout.writableLength ?? 0,
   });
+  if (config.tls !== undefined) {
+    // Once, at start: clients will refuse such a certificate, but the service still starts.
+    const warning = certificateDateWarning(config.tls, Date.now());
+    if (warning !== undefined) log.warn({ msg: warning, setting: "TLS_CERT_FILE" });
+  }
   const runtime = await detectRuntime();
   const app = createApp({ config, keys, log, brotli: runtime.brotliEncoder?.() });
   let server: RunningServer | undefined;

@@ -1,11 +1,13 @@
 /**
  * PEM files: `TLS_CERT_FILE` and `TLS_KEY_FILE`, the certificate chain and private key that turn
- * `PORT` into HTTPS, and `DATABASE_SSL_CA_FILE`. An unreadable file, a file that is not PEM or a
- * key that does not belong to the certificate is a bad setting (exit 2), checked here at start so
- * every runtime refuses it the same way, before listening (node:crypto does the checks on Deno,
- * Bun and Node alike). SIGHUP reads the pair again through the same function.
+ * `PORT` into HTTPS, and `DATABASE_SSL_CA_FILE`. An unreadable file, a file that is not PEM, a key
+ * of a kind not every runtime can serve, or a key that does not belong to the certificate is a bad
+ * setting (exit 2), checked here at start so every runtime refuses it the same way, before
+ * listening (node:crypto does the checks on Deno, Bun and Node alike). SIGHUP reads the pair again
+ * through the same function. A certificate outside its dates is no bad setting (a clock, or a
+ * renewal on its way, may be wrong for a moment): the service starts, and says so once.
  */
-import { createPrivateKey, X509Certificate } from "node:crypto";
+import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Logger } from "../log.ts";
 import type { RunningServer } from "../runtime/server.ts";
@@ -21,6 +23,40 @@ export interface TlsPair {
   readonly key: string;
   /** SHA-256 fingerprint of the leaf (`AB:CD:…`), for logs: it tells which pair is served. */
   readonly fingerprint: string;
+  /** The leaf's validity, in milliseconds since the epoch (NaN if its dates cannot be read). */
+  readonly notBefore: number;
+  readonly notAfter: number;
+}
+
+/**
+ * The keys every runtime's TLS can serve, measured with a self-signed pair of each kind on Deno
+ * 2.9 (rustls), Bun 1.4 (BoringSSL) and Node 20 (OpenSSL): RSA of 2048 bits or more, ECDSA on
+ * P-256, P-384 or P-521, and Ed25519. Outside them one runtime or another fails: RSA-1024, RSA-PSS,
+ * Ed448 and secp256k1 keys make Deno fail to listen; Bun cannot read the last three; Node listens
+ * with secp256k1 but fails every handshake. Refused here, the same key is the same bad setting
+ * everywhere.
+ */
+const MIN_RSA_BITS = 2048;
+const SERVABLE_CURVES = new Set(["prime256v1", "secp384r1", "secp521r1"]);
+const SERVABLE_KEYS = "RSA of 2048 bits or more, ECDSA on P-256, P-384 or P-521, or Ed25519";
+
+/** Why every runtime cannot serve `key`, or undefined when it can. */
+function unservableKind(key: KeyObject): string | undefined {
+  const details = key.asymmetricKeyDetails ?? {};
+  switch (key.asymmetricKeyType) {
+    case "rsa":
+      return (details.modulusLength ?? 0) >= MIN_RSA_BITS
+        ? undefined
+        : `an RSA key of ${details.modulusLength} bits`;
+    case "ec":
+      return SERVABLE_CURVES.has(details.namedCurve ?? "")
+        ? undefined
+        : `an EC key on ${details.namedCurve ?? "a curve given by its parameters"}`;
+    case "ed25519":
+      return undefined;
+    default:
+      return `a key of type ${key.asymmetricKeyType}`;
+  }
 }
 
 /** Reads both files and checks that the key belongs to the certificate; throws `ConfigError`. */
@@ -33,13 +69,21 @@ export function readTlsPair(certFile: string, keyFile: string): TlsPair {
   } catch {
     throw new ConfigError("TLS_CERT_FILE", `TLS_CERT_FILE ${certFile} holds no PEM certificate`);
   }
-  let privateKey: ReturnType<typeof createPrivateKey>;
+  let privateKey: KeyObject;
   try {
     if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key)) throw new Error("no PEM key");
     privateKey = createPrivateKey(key);
   } catch {
-    // An encrypted key lands here too: the service has no passphrase to give.
-    const message = `TLS_KEY_FILE ${keyFile} holds no unencrypted PEM private key`;
+    // An encrypted key lands here too: the service has no passphrase to give. So do the kinds
+    // Bun's crypto cannot read (Ed448, secp256k1, RSA-PSS), refused below on the others.
+    const message = `TLS_KEY_FILE ${keyFile} holds no unencrypted PEM private key ` +
+      `the service can use (${SERVABLE_KEYS})`;
+    throw new ConfigError("TLS_KEY_FILE", message);
+  }
+  const unservable = unservableKind(privateKey);
+  if (unservable !== undefined) {
+    const message = `TLS_KEY_FILE ${keyFile} holds ${unservable}, which not every runtime ` +
+      `can serve: use ${SERVABLE_KEYS}`;
     throw new ConfigError("TLS_KEY_FILE", message);
   }
   if (!leaf.checkPrivateKey(privateKey)) {
@@ -47,7 +91,33 @@ export function readTlsPair(certFile: string, keyFile: string): TlsPair {
       `TLS_KEY_FILE ${keyFile} does not match the certificate in TLS_CERT_FILE ${certFile}`;
     throw new ConfigError("TLS_KEY_FILE", message);
   }
-  return { certFile, keyFile, cert, key, fingerprint: leaf.fingerprint256 };
+  return {
+    certFile,
+    keyFile,
+    cert,
+    key,
+    fingerprint: leaf.fingerprint256,
+    // `validFrom`/`validTo` ("Jan  1 00:00:00 2021 GMT") on all three; Node 20 has no Date form.
+    notBefore: Date.parse(leaf.validFrom),
+    notAfter: Date.parse(leaf.validTo),
+  };
+}
+
+/**
+ * The warning for a leaf certificate outside its dates at `now`, or undefined: clients refuse it
+ * (so HTTPS fails for them) until it is renewed or its start comes.
+ */
+export function certificateDateWarning(pair: TlsPair, now: number): string | undefined {
+  const day = (time: number) => new Date(time).toISOString();
+  if (now > pair.notAfter) {
+    return `TLS_CERT_FILE ${pair.certFile}: the certificate expired on ${day(pair.notAfter)}; ` +
+      "clients will refuse it until it is renewed";
+  }
+  if (now < pair.notBefore) {
+    return `TLS_CERT_FILE ${pair.certFile}: the certificate is not valid before ` +
+      `${day(pair.notBefore)}; clients will refuse it until then (check this machine's clock)`;
+  }
+  return undefined;
 }
 
 /** The PEM text of the file of `setting`, which must hold a certificate; throws `ConfigError`. */

@@ -9,12 +9,44 @@ import type { JsonValue } from "../schemas/json_value.ts";
 import { parseJsonExact } from "./json.ts";
 import type { AppRequest } from "./responses.ts";
 
-/** True for `application/json`, with or without parameters such as `charset=utf-8`. */
-export function isJsonContentType(contentType: string | null): boolean {
-  if (contentType === null) return false;
-  const semicolon = contentType.indexOf(";");
-  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim();
-  return mediaType.toLowerCase() === "application/json";
+/**
+ * Why a create's body cannot be read as JSON from its headers alone, or undefined when it can: the
+ * media type must be `application/json`; a `charset` parameter, if any, must be `utf-8` (any case,
+ * quoted or not: the body is decoded as UTF-8 and nothing else); and no content coding may be
+ * applied (no `Content-Encoding`, or only `identity`), since the service decodes none: a gzip
+ * body read as JSON would only fail later as a confusing 400. Each is a 415.
+ */
+export function unsupportedBodyReason(
+  contentType: string | null,
+  contentEncoding: string | null,
+): string | undefined {
+  if (contentType === null) return "Content-Type must be application/json";
+  const [mediaType, ...parameters] = contentType.split(";");
+  if (mediaType.trim().toLowerCase() !== "application/json") {
+    return "Content-Type must be application/json";
+  }
+  for (const parameter of parameters) {
+    const equals = parameter.indexOf("=");
+    if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== "charset") continue;
+    const charset = unquote(parameter.slice(equals + 1).trim());
+    if (charset.toLowerCase() !== "utf-8") {
+      return `Content-Type charset must be utf-8, got "${charset.slice(0, 40)}"`;
+    }
+  }
+  if (contentEncoding !== null) {
+    const codings = contentEncoding.split(",").map((coding) => coding.trim().toLowerCase());
+    if (codings.some((coding) => coding !== "identity" && coding !== "")) {
+      return `Content-Encoding "${contentEncoding.slice(0, 40)}" is not supported: ` +
+        "send the body uncompressed";
+    }
+  }
+  return undefined;
+}
+
+/** A parameter value without its quotes (RFC 9110 §5.6.4), backslash escapes applied. */
+function unquote(value: string): string {
+  if (value.length < 2 || !value.startsWith('"') || !value.endsWith('"')) return value;
+  return value.slice(1, -1).replace(/\\(.)/g, "$1");
 }
 
 function tooLarge(limit: number): HttpError {

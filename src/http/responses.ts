@@ -20,6 +20,11 @@ export interface AppRequest {
   /** Null for a request without a body (GET, HEAD). */
   readonly body: ReadableStream<Uint8Array> | null;
   arrayBuffer(): Promise<ArrayBuffer>;
+  /**
+   * Set (true) by an adapter whose runtime's `url` no longer shows the path as sent (Bun) when
+   * that path names nothing (`splitUrl`'s `unroutable`); the others leave it unset.
+   */
+  readonly unroutable?: boolean;
 }
 
 /** What a route answers, and what the app hands the adapter's `Respond` once per request. */

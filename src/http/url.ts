@@ -24,6 +24,15 @@ export function checkUrlLength(path: string, query: string): void {
   }
 }
 
+/** Path and query of a request URL, and whether its path as sent can name a route at all. */
+export interface SplitUrl {
+  /** The path with its dot segments removed and `\` read as `/`, as Bun's URL parser reads it. */
+  readonly path: string;
+  readonly query: string;
+  /** The path as sent names nothing, whatever `path` reads (`isUnroutable`). */
+  readonly unroutable: boolean;
+}
+
 /**
  * Path and query of a request URL. The URL is absolute (`http://host/path?query`, the authority
  * ending at its first `/`, `?` or `#`) or the origin-form target itself (`/path?query`), as the
@@ -31,7 +40,7 @@ export function checkUrlLength(path: string, query: string): void {
  * removed only from a path that may have some: one regular expression test is all an ordinary
  * path costs.
  */
-export function splitUrl(url: string): { path: string; query: string } {
+export function splitUrl(url: string): SplitUrl {
   let authorityStart = 0;
   if (url.charCodeAt(0) !== 0x2f /* / */) {
     const schemeEnd = url.indexOf("://");
@@ -40,17 +49,48 @@ export function splitUrl(url: string): { path: string; query: string } {
   const slash = url.indexOf("/", authorityStart);
   const hashStart = url.indexOf("#", authorityStart);
   let queryStart = url.indexOf("?", authorityStart);
+  // The path as sent runs to the first `?`, a `#` included: what Bun's router matches.
+  const sentEnd = queryStart === -1 ? url.length : queryStart;
   let pathEnd = hashStart === -1 ? url.length : hashStart;
   if (queryStart !== -1 && queryStart < pathEnd) pathEnd = queryStart;
   else queryStart = -1; // none, or a `?` in the fragment
   // No `/` before the query or fragment: the path is empty (`http://host?query`).
   const pathStart = slash !== -1 && slash < pathEnd ? slash : pathEnd;
   let path = url.slice(pathStart, pathEnd) || "/";
+  let unroutable = false;
+  const sent = slash !== -1 && slash < sentEnd ? url.slice(slash, sentEnd) : "/";
+  if (MAYBE_UNROUTABLE.test(sent) || sent.length > MIN_LENGTH_OVER_MAX_SEGMENTS) {
+    unroutable = isUnroutable(sent);
+  }
   if (MAYBE_DOT_SEGMENT.test(path)) path = removeDotSegments(path);
   const query = queryStart === -1
     ? ""
     : url.slice(queryStart + 1, hashStart === -1 ? undefined : hashStart);
-  return { path, query };
+  return { path, query, unroutable };
+}
+
+/** Bun's router matches paths of up to this many segments in `runtime/bun.ts`. */
+export const MAX_SEGMENTS = 64;
+/** `/x` 64 times is 128 characters: a path no longer has at most 64 segments. */
+const MIN_LENGTH_OVER_MAX_SEGMENTS = 2 * MAX_SEGMENTS;
+const MAYBE_UNROUTABLE = /\\|%5c|\/\/|\/$/i;
+
+/**
+ * Whether a path as sent (up to its query, a fragment included) names nothing. It does when it
+ * holds a backslash, sent as is or percent-encoded (`%5C`): a backslash is a character, never a
+ * `/`, so `/v1\pets` is no request for `/v1/pets`. And when it holds an empty segment (`//`, a
+ * trailing `/`, the root `/`) or more than `MAX_SEGMENTS` segments, even where dot segments would
+ * remove them (`//../v1/pets`). Those never matched a route anyway; they are decided on the path as
+ * sent because Bun hands over only its URL parser's result, in which `\` has become `/` and a `..`
+ * has removed what came before it. Bun's adapter sees the segments as sent through Bun's router
+ * instead, which matches only up to `MAX_SEGMENTS` non-empty ones and decodes `%5C`: this rule is
+ * the one it can apply alike, so every runtime gives the same answer.
+ */
+function isUnroutable(sent: string): boolean {
+  if (MAYBE_UNROUTABLE.test(sent)) return true;
+  let slashes = 0;
+  for (let at = sent.indexOf("/"); at !== -1; at = sent.indexOf("/", at + 1)) slashes++;
+  return slashes > MAX_SEGMENTS;
 }
 
 /** A segment starting with `.` or `%` (`%2e`), or a backslash: what `removeDotSegments` changes. */
@@ -62,8 +102,10 @@ const DOUBLE_DOT = /^(?:\.|%2e){2}$/i;
  * A path with its `.` and `..` segments applied and removed (RFC 3986 §5.2.4,
  * remove_dot_segments), so that every runtime routes `/v1/docs/../pets` as `/v1/pets`. Bun hands
  * over paths already normalised by the WHATWG URL parser, which also takes `%2e` for a dot and
- * `\` for a `/` in http(s) URLs; the same is done here so that Deno and Node give the same answer.
- * `..` never climbs above the root, and a dot segment at the end leaves a trailing `/`.
+ * `\` for a `/` in http(s) URLs; the same is done here so that Deno and Node give the same answer
+ * (a path sent with a backslash names nothing, `isUnroutable`, but where it reads as pointing
+ * still decides whether a key is asked for first). `..` never climbs above the root, and a dot
+ * segment at the end leaves a trailing `/`.
  */
 export function removeDotSegments(path: string): string {
   const segments = path.replaceAll("\\", "/").split("/");

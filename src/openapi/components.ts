@@ -191,7 +191,7 @@ const STATUSES: Record<number, [description: string, headers?: Json]> = {
   409: ["A create with the same Idempotency-Key is still being written; retry later", RETRY_AFTER],
   410: ["The endpoint is past its sunset date and was removed"],
   413: ["The body is larger than MAX_BODY_BYTES (65536 by default)"],
-  415: ["The body is not sent as application/json"],
+  415: ["The body is not sent as application/json in UTF-8, without a content coding"],
   422: ["The Idempotency-Key was used before with a different body"],
   429: ["Over the rate limit of this API key (RATE_LIMIT)", RETRY_AFTER],
   500: ["An unexpected error; the request id finds it in the log"],

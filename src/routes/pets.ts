@@ -1,7 +1,7 @@
 /** The three pet operations of the seed: listPets, createPet and getPet (deprecated). */
 import type { AppRoute, RequestContext } from "./context.ts";
 import type { Config } from "../config/config.ts";
-import { isJsonContentType, readJsonBody } from "../http/body.ts";
+import { readJsonBody, unsupportedBodyReason } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
 import { jsonReply, type Reply } from "../http/responses.ts";
 import { validateNewPet } from "../schemas/validate.ts";
@@ -106,9 +106,12 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
 
   async function createPet(context: RequestContext): Promise<Reply> {
     const { request } = context;
-    if (!isJsonContentType(request.headers.get("content-type"))) {
-      throw new HttpError(415, "unsupported_media_type", "Content-Type must be application/json");
-    }
+    const { headers } = request;
+    const unsupported = unsupportedBodyReason(
+      headers.get("content-type"),
+      headers.get("content-encoding"),
+    );
+    if (unsupported !== undefined) throw new HttpError(415, "unsupported_media_type", unsupported);
     const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
     const body = await readJsonBody(request, config.maxBodyBytes);
     if (body === null || typeof body !== "object" || Array.isArray(body)) {

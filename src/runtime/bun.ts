@@ -13,8 +13,17 @@
  * fine. No way of reading the body or building the answer avoids it (scripts/repro/
  * bun_pipelining.ts), and Bun's node:http, which answers in order, serves reads about a quarter
  * slower: see docs/operations.md, "Pipelining", and test/service/pipelining.test.ts.
+ *
+ * The path as sent: Bun's `request.url` is its URL parser's result, in which a `\` has become a
+ * `/` and `..` segments are already applied, so `GET /v1\pets` would read as `/v1/pets`. Bun's
+ * router, though, matches the path as sent: one route per depth (`/:s1`, `/:s1/:s2`, … up to
+ * `MAX_SEGMENTS`), whose params are its segments as sent (percent-decoded), lets the adapter see a
+ * backslash; a path that matches none has an empty segment or too many, and goes to `fetch`. Both
+ * are the paths `splitUrl` finds unroutable on Deno and Node (http/url.ts), and are marked so.
  */
 import { webResponse } from "../http/responses.ts";
+import type { AppRequest } from "../http/responses.ts";
+import { MAX_SEGMENTS } from "../http/url.ts";
 import { delay, onProcessSignal, type RuntimeAdapter, type ServeOptions } from "./server.ts";
 
 interface BunServer {
@@ -28,15 +37,45 @@ declare const Bun: {
     hostname: string;
     maxRequestBodySize: number;
     tls?: { cert: string; key: string };
+    routes: Record<string, (request: RoutedRequest) => Response | Promise<Response>>;
     fetch: (request: Request) => Response | Promise<Response>;
     error: (error: Error) => Response;
   }): BunServer;
 };
 
+/** A request matched by one of `routes`: `params` holds its segments as sent, decoded. */
+type RoutedRequest = Request & { readonly params: Record<string, string> };
+
+/** The routes of one param per segment, for paths of 1 to MAX_SEGMENTS segments. */
+function segmentRoutes(
+  handle: (request: Request, unroutable: boolean) => Response | Promise<Response>,
+) {
+  const routes: Record<string, (request: RoutedRequest) => Response | Promise<Response>> = {};
+  const serve = (request: RoutedRequest) => handle(request, holdsBackslash(request.params));
+  let pattern = "";
+  for (let depth = 1; depth <= MAX_SEGMENTS; depth++) {
+    pattern += `/:s${depth}`;
+    routes[pattern] = serve;
+  }
+  return routes;
+}
+
+function holdsBackslash(params: Record<string, string>): boolean {
+  for (const name in params) if (params[name].includes("\\")) return true;
+  return false;
+}
+
 export const bunRuntime: RuntimeAdapter = {
   name: "bun",
   version: Bun.version,
   serve(options: ServeOptions) {
+    const handle = (request: Request, unroutable: boolean) => {
+      // Marked on the request itself (Bun takes the property): the app reads it as an AppRequest.
+      if (unroutable) {
+        (request as { -readonly [K in keyof AppRequest]?: AppRequest[K] }).unroutable = true;
+      }
+      return options.handle(request, webResponse);
+    };
     const server = Bun.serve({
       port: options.port,
       hostname: options.host,
@@ -47,7 +86,9 @@ export const bunRuntime: RuntimeAdapter = {
       // MAX_BODY_BYTES, and Bun discards the unread rest of a body instead of buffering it
       // (200 MB streamed at a 401 or a 413: RSS grew by about 2 MiB).
       maxRequestBodySize: Number.POSITIVE_INFINITY,
-      fetch: (request) => options.handle(request, webResponse),
+      routes: segmentRoutes(handle),
+      // Matched by no route: an empty segment (`//`, a trailing `/`, the root) or too many.
+      fetch: (request) => handle(request, true),
       error: () => new Response(null, { status: 500 }),
     });
     return Promise.resolve({

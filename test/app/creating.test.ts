@@ -193,6 +193,74 @@ describe("POST /v1/pets", () => {
     assert.equal(withCharset.status, 201);
   });
 
+  it("returns 415 for a charset other than utf-8, and accepts utf-8 in any case, quoted or not", async () => {
+    const { request, store } = testApp();
+    // UTF-16 text of a valid NewPet: read as UTF-8 it would be a confusing 400, never a pet.
+    const utf16 = new Uint8Array([
+      0xff,
+      0xfe,
+      ...Array.from(rex, (c) => [c.charCodeAt(0), 0]).flat(),
+    ]);
+    for (const charset of ["utf-16", '"utf-16le"', "iso-8859-1", "utf8", '""']) {
+      const response = await request("/v1/pets", {
+        method: "POST",
+        body: charset.startsWith('"utf-16') || charset === "utf-16" ? utf16 : rex,
+        headers: { "content-type": `application/json; charset=${charset}` },
+      });
+      assert.equal(response.status, 415, charset);
+      const error = await errorOf(response);
+      assert.equal(error.code, "unsupported_media_type");
+      assert.match(error.message, /charset must be utf-8/);
+    }
+    assert.equal(store.pets.length, 0);
+    for (
+      const contentType of [
+        "application/json;charset=UTF-8",
+        'application/json; charset="utf-8"',
+        "Application/JSON ; Charset = Utf-8",
+        "application/json; foo=bar",
+      ]
+    ) {
+      const response = await request("/v1/pets", {
+        method: "POST",
+        body: rex,
+        headers: { "content-type": contentType },
+      });
+      assert.equal(response.status, 201, contentType);
+    }
+  });
+
+  it("returns 415 for a body with a Content-Encoding other than identity", async () => {
+    const { request, store } = testApp();
+    const gzipped = new Uint8Array(
+      await new Response(
+        new Blob([rex]).stream().pipeThrough(new CompressionStream("gzip")),
+      ).arrayBuffer(),
+    );
+    for (
+      const [coding, body] of [["gzip", gzipped], ["br", rex], ["identity, gzip", gzipped]] as const
+    ) {
+      const response = await request("/v1/pets", {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json", "content-encoding": coding },
+      });
+      assert.equal(response.status, 415, coding);
+      const error = await errorOf(response);
+      assert.equal(error.code, "unsupported_media_type");
+      assert.match(error.message, /Content-Encoding .* is not supported/);
+    }
+    assert.equal(store.pets.length, 0);
+    for (const coding of ["identity", "IDENTITY", ""]) {
+      const response = await request("/v1/pets", {
+        method: "POST",
+        body: rex,
+        headers: { "content-type": "application/json", "content-encoding": coding },
+      });
+      assert.equal(response.status, 201, `Content-Encoding: ${coding}`);
+    }
+  });
+
   it("returns 413 for a body over MAX_BODY_BYTES, declared or streamed", async () => {
     const { request, store } = testApp({ env: { MAX_BODY_BYTES: "100" } });
     const big = JSON.stringify({ name: "x".repeat(200), categoryId: 1 });

@@ -6,6 +6,12 @@ import { errorOf, KEY, testApp } from "../support/app.ts";
 
 const rex = JSON.stringify({ name: "Rex", categoryId: 1, status: "available" });
 
+/** `splitUrl`'s path and query, for the tests of where they start and end. */
+function pathAndQuery(url: string) {
+  const { path, query } = splitUrl(url);
+  return { path, query };
+}
+
 describe("paths, methods, HEAD and OPTIONS", () => {
   it("unknown paths are 404 not_found, including the orders the seed only mentions", async () => {
     const { request } = testApp();
@@ -108,24 +114,99 @@ describe("URL length cap in the app", () => {
   });
 });
 
+describe("a path sent with a backslash or an empty segment", () => {
+  /** A request as an adapter hands it over, with the URL as given (a `Request` would parse it). */
+  function sent(url: string, options: { key?: boolean; unroutable?: boolean } = {}) {
+    const headers = new Headers(options.key === false ? {} : { authorization: `Bearer ${KEY}` });
+    return {
+      method: "GET",
+      url,
+      headers,
+      body: null,
+      arrayBuffer: () => Promise.resolve(new ArrayBuffer(0)),
+      ...(options.unroutable === undefined ? {} : { unroutable: options.unroutable }),
+    };
+  }
+
+  it("names nothing: 404 with the key, 401 without it where it reads as under BASE_PATH", async () => {
+    const { app } = testApp();
+    assert.equal((await app.fetch(sent("http://x/v1/pets"))).status, 200);
+    for (const url of ["http://x/v1\\pets", "/v1/pets\\", "/v1/x\\..\\pets", "//../v1/pets"]) {
+      const response = await app.fetch(sent(url));
+      assert.equal(response.status, 404, url);
+      const error = await errorOf(response);
+      assert.equal(error.code, "not_found");
+      assert.match(error.message, /as sent, the path holds a backslash/, url);
+      assert.equal((await app.fetch(sent(url, { key: false }))).status, 401, url);
+    }
+    assert.equal((await app.fetch(sent("/healthz\\", { key: false }))).status, 404);
+  });
+
+  it("an adapter's mark (Bun, whose URL shows the path parsed) makes a known path name nothing", async () => {
+    const { app } = testApp();
+    const marked = await app.fetch(sent("http://x/v1/pets", { unroutable: true }));
+    assert.equal(marked.status, 404);
+    assert.equal((await app.fetch(sent("http://x/healthz", { unroutable: true }))).status, 404);
+    assert.equal((await app.fetch(sent("http://x/healthz", { unroutable: false }))).status, 200);
+  });
+});
+
 describe("splitUrl()", () => {
   it("splitUrl() takes the path from after the authority, which ends at its first /, ? or #", () => {
-    assert.deepEqual(splitUrl("http://x/v1/pets?limit=1"), { path: "/v1/pets", query: "limit=1" });
-    assert.deepEqual(splitUrl("https://[::1]:8080/healthz"), { path: "/healthz", query: "" });
-    assert.deepEqual(splitUrl("http://other?limit=1"), { path: "/", query: "limit=1" });
-    assert.deepEqual(splitUrl("http://a#b/v1/pets"), { path: "/", query: "" });
-    assert.deepEqual(splitUrl("HTTP://u@other:1/v1/pets"), { path: "/v1/pets", query: "" });
-    assert.deepEqual(splitUrl("http://x/a#f?g"), { path: "/a", query: "" });
+    assert.deepEqual(pathAndQuery("http://x/v1/pets?limit=1"), {
+      path: "/v1/pets",
+      query: "limit=1",
+    });
+    assert.deepEqual(pathAndQuery("https://[::1]:8080/healthz"), { path: "/healthz", query: "" });
+    assert.deepEqual(pathAndQuery("http://other?limit=1"), { path: "/", query: "limit=1" });
+    assert.deepEqual(pathAndQuery("http://a#b/v1/pets"), { path: "/", query: "" });
+    assert.deepEqual(pathAndQuery("HTTP://u@other:1/v1/pets"), { path: "/v1/pets", query: "" });
+    assert.deepEqual(pathAndQuery("http://x/a#f?g"), { path: "/a", query: "" });
   });
 
   it("splitUrl() reads an origin-form target (Bun, with a Host that is no host) from its start", () => {
-    assert.deepEqual(splitUrl("/healthz"), { path: "/healthz", query: "" });
-    assert.deepEqual(splitUrl("/x://y/v1/pets?a=1"), { path: "/x://y/v1/pets", query: "a=1" });
+    assert.deepEqual(pathAndQuery("/healthz"), { path: "/healthz", query: "" });
+    assert.deepEqual(pathAndQuery("/x://y/v1/pets?a=1"), { path: "/x://y/v1/pets", query: "a=1" });
   });
 
   it("splitUrl() removes dot segments from the path, never from the query", () => {
-    assert.deepEqual(splitUrl("http://x/v1/docs/../pets"), { path: "/v1/pets", query: "" });
-    assert.deepEqual(splitUrl("/v1/../v1/pets?a=/../b"), { path: "/v1/pets", query: "a=/../b" });
+    assert.deepEqual(pathAndQuery("http://x/v1/docs/../pets"), { path: "/v1/pets", query: "" });
+    assert.deepEqual(pathAndQuery("/v1/../v1/pets?a=/../b"), {
+      path: "/v1/pets",
+      query: "a=/../b",
+    });
+  });
+
+  it("splitUrl() finds unroutable a path sent with a backslash, %5C or an empty segment", () => {
+    const unroutable = [
+      "/v1\\pets",
+      "http://x/v1\\pets?limit=1",
+      "/v1%5Cpets",
+      "/v1/pets/1%5c",
+      "/v1/pets\\..\\pets",
+      "/v1/pets#\\x",
+      "/v1/pets#/",
+      "//../v1/pets",
+      "/v1//pets",
+      "/v1/pets/",
+      "/",
+      "http://x",
+      "http://x?limit=1",
+      "/a".repeat(65),
+      "/a".repeat(64) + "/../..",
+    ];
+    for (const url of unroutable) assert.equal(splitUrl(url).unroutable, true, url);
+    const routable = [
+      "/v1/pets",
+      "http://x/v1/pets?a=\\&b=%5C&c=//",
+      "/v1/docs/../pets",
+      "/v1/%2e%2e/pets",
+      "/a".repeat(64),
+      "/v1/pets/%255c",
+    ];
+    for (const url of routable) assert.equal(splitUrl(url).unroutable, false, url);
+    // The path still reads as Bun's URL parser reads it: where it points decides the key.
+    assert.deepEqual(pathAndQuery("/v1\\pets"), { path: "/v1/pets", query: "" });
   });
 });
 

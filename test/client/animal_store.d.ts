@@ -431,7 +431,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The body is not sent as application/json */
+      /** @description The body is not sent as application/json in UTF-8, without a content coding */
       415: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];

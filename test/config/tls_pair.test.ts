@@ -4,6 +4,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { describe, it } from "node:test";
 import { ConfigError, loadConfig } from "../../src/config/config.ts";
+import { certificateDateWarning } from "../../src/config/tls_pair.ts";
 import { temporaryDirectory } from "../support/server_process.ts";
 import { makeCertificate, skipWithoutOpenssl } from "../support/tls_pair.ts";
 
@@ -82,6 +83,69 @@ describe("loadConfig() TLS_CERT_FILE and TLS_KEY_FILE", { skip: skipWithoutOpens
       assert.throws(
         () => loadConfig({ TLS_CERT_FILE: a.keyFile, TLS_KEY_FILE: a.keyFile }),
         (error: Error) => !error.message.includes("PRIVATE KEY"),
+      );
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("refuses a key not every runtime can serve, or garbage in PEM armour, naming TLS_KEY_FILE", () => {
+    const dir = temporaryDirectory("tls-config-");
+    try {
+      const garbage = join(dir.path, "garbage.key");
+      writeFileSync(
+        garbage,
+        "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n",
+      );
+      const usable = makeCertificate(dir.path, "usable");
+      const cases: [string, string][] = [[usable.certFile, garbage]];
+      // Deno cannot listen with any of these; Bun cannot read the last two; Node can serve
+      // RSA-1024 and Ed448 (and listens with secp256k1, then fails every handshake).
+      for (const key of ["rsa1024", "ed448", "secp256k1"] as const) {
+        const pair = makeCertificate(dir.path, key, { key });
+        cases.push([pair.certFile, pair.keyFile]);
+      }
+      for (const [certFile, keyFile] of cases) {
+        const env = { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile };
+        assert.equal(refusedSetting(env), "TLS_KEY_FILE", keyFile);
+        assert.throws(() => loadConfig(env), /RSA of 2048 bits or more, ECDSA on P-256/, keyFile);
+      }
+      assert.throws(
+        () => loadConfig({ TLS_CERT_FILE: cases[1][0], TLS_KEY_FILE: cases[1][1] }),
+        /rsa1024\.key holds an RSA key of 1024 bits, which not every runtime can serve/,
+      );
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("reads the certificate's dates, and warns of one outside them naming the file and the date", () => {
+    const dir = temporaryDirectory("tls-config-");
+    try {
+      const pairOf = (name: string, validity?: { from: string; to: string }) => {
+        const made = makeCertificate(dir.path, name, { validity });
+        const tls = loadConfig({ TLS_CERT_FILE: made.certFile, TLS_KEY_FILE: made.keyFile }).tls;
+        assert.ok(tls !== undefined);
+        return tls;
+      };
+      const now = Date.now();
+      const current = pairOf("current");
+      assert.ok(current.notBefore <= now && now < current.notAfter);
+      assert.equal(certificateDateWarning(current, now), undefined);
+
+      const expired = pairOf("expired", { from: "20200101000000Z", to: "20210101000000Z" });
+      assert.equal(expired.notAfter, Date.UTC(2021, 0, 1));
+      assert.equal(
+        certificateDateWarning(expired, now),
+        `TLS_CERT_FILE ${join(dir.path, "expired.crt")}: the certificate expired on ` +
+          "2021-01-01T00:00:00.000Z; clients will refuse it until it is renewed",
+      );
+      assert.equal(certificateDateWarning(expired, Date.UTC(2020, 5, 1)), undefined);
+
+      const early = pairOf("early", { from: "21000101000000Z", to: "21010101000000Z" });
+      assert.match(
+        certificateDateWarning(early, now) ?? "",
+        /early\.crt: the certificate is not valid before 2100-01-01T00:00:00\.000Z/,
       );
     } finally {
       dir.remove();

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { copyFileSync } from "node:fs";
+import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { httpsRequest, openKeptConnection } from "../support/https_client.ts";
@@ -192,5 +192,64 @@ describe(`HTTPS on ${runtime}`, { timeout: 120_000, skip: skipWithoutOpenssl }, 
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /^Cannot start: TLS_KEY_FILE .* does not match/);
     assert.equal(result.stderr.trim().split("\n").length, 1);
+  });
+
+  it("exits 2 naming TLS_KEY_FILE for a key not every runtime can serve, or garbage", async () => {
+    const rsa1024 = makeCertificate(dir.path, "rsa1024", { key: "rsa1024" });
+    const garbage = join(dir.path, "garbage.key");
+    writeFileSync(
+      garbage,
+      "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n",
+    );
+    for (
+      const [certFile, keyFile, why] of [
+        [rsa1024.certFile, rsa1024.keyFile, /rsa1024\.key holds an RSA key of 1024 bits/],
+        [a.certFile, garbage, /garbage\.key holds no unencrypted PEM private key/],
+      ] as const
+    ) {
+      const result = await runService([], {
+        env: {
+          PORT: "0",
+          HOST: "127.0.0.1",
+          DATA_DIR: join(dir.path, "refused"),
+          API_KEYS: KEY,
+          TLS_CERT_FILE: certFile,
+          TLS_KEY_FILE: keyFile,
+        },
+      });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /^Cannot start: TLS_KEY_FILE /);
+      assert.match(result.stderr, why);
+      assert.equal(result.stderr.trim().split("\n").length, 1);
+    }
+  });
+
+  it("starts with an expired certificate, with one warn line naming the file and the date", async () => {
+    const expired = makeCertificate(dir.path, "expired", {
+      validity: { from: "20200101000000Z", to: "20210101000000Z" },
+    });
+    const started = await startService({
+      dataDir: join(dir.path, "expired-data"),
+      env: { API_KEYS: KEY, TLS_CERT_FILE: expired.certFile, TLS_KEY_FILE: expired.keyFile },
+    });
+    try {
+      await waitFor(() => /listening on https:/.test(started.stdout()), "the listening line");
+      const warnings = started.stdout().split("\n").filter((line) =>
+        line.includes('"level":"warn"')
+      );
+      assert.equal(warnings.length, 1, started.stdout());
+      const warning = JSON.parse(warnings[0]);
+      assert.ok(warning.msg.includes(expired.certFile), warning.msg);
+      assert.match(warning.msg, /expired on 2021-01-01T00:00:00\.000Z/);
+      // It serves that certificate, to a client willing to take it.
+      const answer = await httpsRequest(started.port, "/healthz", {
+        ca: [expired.cert],
+        acceptRefused: true,
+      });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.fingerprint, expired.fingerprint);
+    } finally {
+      await started.stop();
+    }
   });
 });

@@ -18,12 +18,19 @@ export interface HttpsResponse {
 
 /**
  * One request on a fresh connection to 127.0.0.1:`port`, trusting only `ca` and checking the
- * certificate names `localhost` (the test certificates do).
+ * certificate names `localhost` (the test certificates do); with `acceptRefused`, going on with a
+ * certificate the check refuses (the caller compares `fingerprint`).
  */
 export function httpsRequest(
   port: number,
   path: string,
-  options: { ca: string[]; method?: string; headers?: Record<string, string>; body?: string },
+  options: {
+    ca: string[];
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    acceptRefused?: boolean;
+  },
 ): Promise<HttpsResponse> {
   return new Promise((resolve, reject) => {
     const outgoing = request({
@@ -33,6 +40,7 @@ export function httpsRequest(
       method: options.method ?? "GET",
       headers: options.headers,
       ca: options.ca,
+      rejectUnauthorized: options.acceptRefused !== true,
       servername: "localhost",
       agent: false,
       timeout: 10_000,

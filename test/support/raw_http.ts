@@ -53,15 +53,16 @@ function parseFramedResponse(
 }
 
 /**
- * Sends `head` (a request line and headers, no body) on a fresh connection and reads one
- * response, framed by its Content-Length; the socket is closed after it.
+ * Sends `head` (a request line and headers, and the body it announces if any: bytes as they are,
+ * or text as UTF-8) on a fresh connection and reads one response, framed by its Content-Length;
+ * the socket is closed after it.
  */
-export function rawExchange(port: number, head: string): Promise<RawResponse> {
+export function rawExchange(port: number, head: string | Buffer): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     let data = Buffer.alloc(0);
     const timer = setTimeout(
-      () => fail(new Error(`no response to: ${head.split("\r\n")[0]}`)),
+      () => fail(new Error(`no response to: ${head.toString("latin1").split("\r\n")[0]}`)),
       10_000,
     );
     const fail = (error: Error) => {

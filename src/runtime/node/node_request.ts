@@ -7,18 +7,45 @@
 import type { IncomingMessage } from "node:http";
 import type { AppRequest } from "../../http/responses.ts";
 
+/**
+ * The headers node:http keeps only the first of (dropping the others), among those the app reads.
+ * Deno, Bun and the fetch `Headers` join every value with ", " instead, and so does `get` here:
+ * two `Authorization` headers are then one value that is no `Bearer <key>` on every runtime (a
+ * 401), never the first key alone; two content types are no JSON content type (a 415).
+ */
+const FIRST_KEPT_BY_NODE = new Set(["authorization", "content-type"]);
+
 /** Node's header object, read as the app reads headers. */
 class NodeHeaders {
-  constructor(private readonly raw: IncomingMessage["headers"]) {}
+  constructor(
+    private readonly raw: IncomingMessage["headers"],
+    private readonly rawPairs: readonly string[],
+  ) {}
 
   get(name: string): string | null {
-    const value = this.raw[name.toLowerCase()];
+    const lower = name.toLowerCase();
+    const value = this.raw[lower];
     if (value === undefined) return null;
-    return Array.isArray(value) ? value.join(", ") : value;
+    if (Array.isArray(value)) return value.join(", ");
+    return FIRST_KEPT_BY_NODE.has(lower) ? this.joined(lower) ?? value : value;
   }
 
   has(name: string): boolean {
     return this.raw[name.toLowerCase()] !== undefined;
+  }
+
+  /** Every value of header `lower` as sent, joined with ", ", when it came more than once. */
+  private joined(lower: string): string | undefined {
+    let values: string[] | undefined;
+    let first: string | undefined;
+    // rawHeaders: name, value, name, value, … as received (names in the sender's case).
+    for (let at = 0; at < this.rawPairs.length; at += 2) {
+      const rawName = this.rawPairs[at];
+      if (rawName.length !== lower.length || rawName.toLowerCase() !== lower) continue;
+      if (first === undefined) first = this.rawPairs[at + 1];
+      else (values ??= [first]).push(this.rawPairs[at + 1]);
+    }
+    return values?.join(", ");
   }
 }
 
@@ -46,7 +73,7 @@ export class NodeRequest implements AppRequest {
     this.#incoming = incoming;
     this.method = incoming.method ?? "GET";
     this.url = urlOfTarget(incoming.url ?? "/");
-    this.headers = new NodeHeaders(incoming.headers);
+    this.headers = new NodeHeaders(incoming.headers, incoming.rawHeaders);
   }
 
   /** The request body as a web stream; null for GET and HEAD. */
