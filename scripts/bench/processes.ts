@@ -15,10 +15,13 @@ export type Runtime = "bun" | "deno" | "node";
 
 /**
  * What runs: our service, our service with fsync off, or a peer; a `-same` peer is the
- * framework doing our contract's per-request duties too (the same-work yardstick).
+ * framework doing our contract's per-request duties too (the same-work yardstick). `ceiling` is
+ * the runtime's bare server answering a fixed page, `get-ceiling` one answering our get's pet
+ * with our get's headers.
  */
 export type ServerKind =
   | "ceiling"
+  | "get-ceiling"
   | "ours"
   | "ours-nofsync"
   | "hono"
@@ -53,6 +56,7 @@ const DENO_SERVICE_FLAGS = denoStartFlags();
 
 const PEER_FILES: Partial<Record<ServerKind, string>> = {
   ceiling: "bare_server",
+  "get-ceiling": "get_ceiling_server",
   hono: "hono_server",
   elysia: "elysia_server",
   fastify: "fastify_server",
@@ -67,6 +71,7 @@ const PEER_FILES: Partial<Record<ServerKind, string>> = {
 /** The peers Node runs, bundled with their frameworks left as imports. */
 const PEER_BUNDLES = [
   "bare_server",
+  "get_ceiling_server",
   "hono_server",
   "fastify_server",
   "hono_same_work_server",
