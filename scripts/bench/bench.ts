@@ -642,6 +642,8 @@ const KIND_NAMES: Record<ServerKind, string> = {
   "group-commit": "group-commit peer",
   "group-commit-same": "group-commit (same work)",
   sqlite: "bun:sqlite",
+  "hono-postgres": "hono + PostgreSQL",
+  "fastify-postgres": "fastify + PostgreSQL",
 };
 
 function report(

@@ -17,7 +17,7 @@ export type Runtime = "bun" | "deno" | "node";
  * What runs: our service, our service with fsync off, or a peer; a `-same` peer is the
  * framework doing our contract's per-request duties too (the same-work yardstick). `ceiling` is
  * the runtime's bare server answering a fixed page, `get-ceiling` one answering our get's pet
- * with our get's headers.
+ * with our get's headers; a `-postgres` peer keeps its pets in PostgreSQL (`DATABASE_URL`).
  */
 export type ServerKind =
   | "ceiling"
@@ -32,7 +32,9 @@ export type ServerKind =
   | "fastify-same"
   | "sqlite"
   | "group-commit"
-  | "group-commit-same";
+  | "group-commit-same"
+  | "hono-postgres"
+  | "fastify-postgres";
 
 export const HOST = "127.0.0.1";
 
@@ -66,6 +68,8 @@ const PEER_FILES: Partial<Record<ServerKind, string>> = {
   sqlite: "sqlite_server",
   "group-commit": "group_commit_server",
   "group-commit-same": "group_commit_same_work_server",
+  "hono-postgres": "hono_postgres_server",
+  "fastify-postgres": "fastify_postgres_server",
 };
 
 /** The peers Node runs, bundled with their frameworks left as imports. */
@@ -78,6 +82,7 @@ const PEER_BUNDLES = [
   "fastify_same_work_server",
   "group_commit_server",
   "group_commit_same_work_server",
+  "fastify_postgres_server",
 ];
 
 export function hasCommand(name: string): boolean {
