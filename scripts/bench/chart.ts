@@ -44,7 +44,7 @@ export interface ChartData {
 }
 
 const WIDTH = 960;
-const LABEL_WIDTH = 250;
+const LABEL_WIDTH = 200;
 const BAR_HEIGHT = 14;
 const BAR_GAP = 3;
 const GROUP_GAP = 14;
@@ -91,7 +91,7 @@ export function renderChart(data: ChartData): string {
   );
   const names = data.legend ?? LEGEND;
   // Room on the right for the value and the peer's name.
-  const scale = (WIDTH - LABEL_WIDTH - 250) / max;
+  const scale = (WIDTH - LABEL_WIDTH - 380) / max;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" ` +
     `viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" ` +
