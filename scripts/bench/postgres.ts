@@ -419,8 +419,8 @@ if (chartFile !== undefined) {
       const noCache = figure(OURS_NO_CACHE, endpoint, clients, perSecond);
       const target = clients === top ? (endpoint === "create" ? 2 : 1.2) : undefined;
       return {
-        runtime: `${clients} cl.`,
-        endpoint: ENDPOINTS[endpoint].name,
+        runtime: String(clients),
+        endpoint: `${clients === 1 ? "client" : "clients"}: ${ENDPOINTS[endpoint].name}`,
         ours,
         asIs: peer === undefined ? undefined : { value: peer, label: PEER_NAME, target },
         sameWork: two === undefined ? undefined : {
