@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the headers of a reply cost the runtime alone: a bare server answering one pet's JSON with
 # the four headers an as-is peer sends on a get by id, or the eleven our service sends
-# (peers/header_cost_server.ts), driven by wrk in alternating runs (server on core 0, wrk on
+# (peers/get_ceiling_server.ts), driven by wrk in alternating runs (server on core 0, wrk on
 # core 1, 64 connections). Prints the median CPU time per request of each, from /proc/<pid>/stat:
 # the floor under any server that sends those headers on that runtime. Loopback only.
 #
@@ -21,7 +21,7 @@ run=("$PWD/node_modules/.bin/bun")
 start() { # variant → prints the port
   local port
   port=$(free_port)
-  HEADERS=$1 PORT=$port taskset -c 0 "${run[@]}" scripts/bench/peers/header_cost_server.ts >/dev/null 2>&1 &
+  HEADERS=$1 PORT=$port taskset -c 0 "${run[@]}" scripts/bench/peers/get_ceiling_server.ts >/dev/null 2>&1 &
   echo $! >"$scratch/$1.pid"
   for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
   echo "$port"

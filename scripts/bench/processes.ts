@@ -15,10 +15,13 @@ export type Runtime = "bun" | "deno" | "node";
 
 /**
  * What runs: our service, our service with fsync off, or a peer; a `-same` peer is the
- * framework doing our contract's per-request duties too (the same-work yardstick).
+ * framework doing our contract's per-request duties too (the same-work yardstick). `ceiling` is
+ * the runtime's bare server answering a fixed page, `get-ceiling` one answering our get's pet
+ * with our get's headers; a `-postgres` peer keeps its pets in PostgreSQL (`DATABASE_URL`).
  */
 export type ServerKind =
   | "ceiling"
+  | "get-ceiling"
   | "ours"
   | "ours-nofsync"
   | "hono"
@@ -29,7 +32,9 @@ export type ServerKind =
   | "fastify-same"
   | "sqlite"
   | "group-commit"
-  | "group-commit-same";
+  | "group-commit-same"
+  | "hono-postgres"
+  | "fastify-postgres";
 
 export const HOST = "127.0.0.1";
 
@@ -53,6 +58,7 @@ const DENO_SERVICE_FLAGS = denoStartFlags();
 
 const PEER_FILES: Partial<Record<ServerKind, string>> = {
   ceiling: "bare_server",
+  "get-ceiling": "get_ceiling_server",
   hono: "hono_server",
   elysia: "elysia_server",
   fastify: "fastify_server",
@@ -62,17 +68,21 @@ const PEER_FILES: Partial<Record<ServerKind, string>> = {
   sqlite: "sqlite_server",
   "group-commit": "group_commit_server",
   "group-commit-same": "group_commit_same_work_server",
+  "hono-postgres": "hono_postgres_server",
+  "fastify-postgres": "fastify_postgres_server",
 };
 
 /** The peers Node runs, bundled with their frameworks left as imports. */
 const PEER_BUNDLES = [
   "bare_server",
+  "get_ceiling_server",
   "hono_server",
   "fastify_server",
   "hono_same_work_server",
   "fastify_same_work_server",
   "group_commit_server",
   "group_commit_same_work_server",
+  "fastify_postgres_server",
 ];
 
 export function hasCommand(name: string): boolean {

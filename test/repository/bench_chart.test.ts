@@ -23,6 +23,47 @@ describe("renderChart()", () => {
     assert.ok(svg.includes("25.0k elysia (same work): ours ÷ it 2.00"));
   });
 
+  it("renderChart() adds the ceiling as a fourth bar, with each target and its verdict", () => {
+    const svg = renderChart({
+      title: "t",
+      subtitle: "s",
+      groups: [{
+        runtime: "deno",
+        endpoint: "get by id",
+        ours: 40_000,
+        asIs: { value: 80_000, label: "hono" },
+        sameWork: { value: 30_000, label: "hono (same work)", ratio: 1.3, target: 1.2 },
+        ceiling: { value: 50_000, label: "ceiling (bare get)", ratio: 0.8, target: 0.85 },
+      }, {
+        runtime: "deno",
+        endpoint: "first page",
+        ours: 40_000,
+        asIs: undefined,
+        sameWork: undefined,
+      }],
+    });
+    assert.equal(svg.match(/<rect x="\d+" y="\d+" width="[\d.]+" height="14"/g)?.length, 5);
+    assert.ok(svg.includes("50.0k ceiling (bare get): ours ÷ it 0.80 (target ≥ 0.85: missed)"));
+    assert.ok(svg.includes("30.0k hono (same work): ours ÷ it 1.30 (target ≥ 1.2: met)"));
+    assert.ok(svg.includes("80.0k hono: ours ÷ it 0.50</text>"));
+    assert.ok(svg.includes(">bare server (ceiling)</text>"), "the ceiling in the legend");
+  });
+
+  it("renderChart() draws no ceiling in the legend when no group has one", () => {
+    const svg = renderChart({
+      title: "t",
+      subtitle: "s",
+      groups: [{
+        runtime: "bun",
+        endpoint: "get by id",
+        ours: 1,
+        asIs: undefined,
+        sameWork: undefined,
+      }],
+    });
+    assert.doesNotMatch(svg, /ceiling/);
+  });
+
   it("renderChart() says there are no figures yet when no group has any", () => {
     const svg = renderChart({ title: "t", subtitle: "s", groups: [] });
     assert.match(svg, /No figures yet: run npm run bench/);

@@ -116,3 +116,14 @@ export function pathOf(url: string): string {
 export function durationSince(started: number): number {
   return Math.round((performance.now() - started) * 1000) / 1000;
 }
+
+/** A valid `Idempotency-Key`: 1–255 visible ASCII characters, as ours accepts. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * What a create with an `Idempotency-Key` is remembered by: the SHA-256 of its validated body,
+ * so that the same key with another body can be told apart (422) from a retry (a replay).
+ */
+export function requestDigest(body: unknown): string {
+  return createHash("sha256").update(JSON.stringify(body)).digest("hex");
+}

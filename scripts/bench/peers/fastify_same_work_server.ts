@@ -1,98 +1,24 @@
 /**
  * The three pet endpoints in Fastify on Node doing the duties our contract puts on each request,
- * in Fastify's idiom: its pino logger (ISO time, level names, no pid or hostname, written
- * asynchronously so lines leave in batches) with `disableRequestLogging` and one line per
- * request from an `onResponse` hook (the same fields as ours, the request id as pino's binding);
- * `genReqId` applies the same request-id rule as ours; an `onRequest` hook sets `X-Request-Id`,
- * `nosniff` and, on `/v1/pets/:petId`, the deprecation trio, then checks the key with a Map
- * lookup (before the body is parsed). The reads send an `ETag` made from the ids served,
+ * in Fastify's idiom (`fastify_contract_duties.ts`: its pino logger with one line per request,
+ * `genReqId`, an `onRequest` hook for the headers and the key). The reads send an `ETag` made from the ids served,
  * `Cache-Control: private, no-cache` and `Vary`, and answer 304 when `If-None-Match` holds the
  * tag; a create sends `Location`. Listens on `HOST`:`PORT`. Dev-only benchmark peer.
  */
-import Fastify, { LogController } from "fastify";
-import { pino } from "pino";
+import { createSameWorkFastify } from "./fastify_contract_duties.ts";
+import { pageTag, petTag, REVALIDATE, tagMatches, VARY } from "./contract_duties.ts";
 import {
-  acceptedKey,
-  NO_STORE,
-  NOSNIFF,
-  pageTag,
-  petTag,
-  requestIdFor,
-  REVALIDATE,
-  tagMatches,
-  VARY,
-} from "./contract_duties.ts";
-import {
-  DEPRECATION_HEADERS,
-  isNewPet,
   listenAddress,
   NewPetSchema,
   nextLink,
   parseListQuery,
   parsePetId,
   PetMemoryStore,
-  UNAUTHORIZED_BODY,
 } from "./pet_fixture.ts";
-
-declare module "fastify" {
-  interface FastifyRequest {
-    /** The accepted key's fingerprint, for the log line. */
-    keyFingerprint: string | undefined;
-  }
-}
 
 const store = new PetMemoryStore();
 const { port, host } = listenAddress();
-
-const logger = pino({
-  base: undefined,
-  timestamp: pino.stdTimeFunctions.isoTime,
-  formatters: { level: (label) => ({ level: label }) },
-}, pino.destination({ dest: 1, sync: false }));
-
-const app = Fastify({
-  loggerInstance: logger,
-  // Fastify 5.12's form of `disableRequestLogging: true` and `requestIdLogLabel`.
-  logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "requestId" }),
-  requestIdHeader: false,
-  genReqId: (request) => {
-    const header = request.headers["x-request-id"];
-    return requestIdFor(typeof header === "string" ? header : undefined);
-  },
-});
-app.decorateRequest("keyFingerprint", undefined);
-
-// TypeBox compiles the check once; Fastify calls it for every body (instead of Ajv).
-app.setValidatorCompiler(() => (value: unknown) =>
-  isNewPet(value) ? { value } : { error: new Error("Invalid NewPet") }
-);
-
-app.addHook("onRequest", (request, reply, done) => {
-  reply.header("x-request-id", request.id);
-  reply.header("x-content-type-options", NOSNIFF);
-  reply.header("cache-control", NO_STORE);
-  if (request.routeOptions.url === "/v1/pets/:petId") reply.headers(DEPRECATION_HEADERS);
-  request.keyFingerprint = acceptedKey(request.headers.authorization);
-  if (request.keyFingerprint === undefined) {
-    // Answered here: Fastify then skips the rest of the lifecycle (and never reads the body).
-    reply.code(401).header("content-type", "application/json")
-      .header("www-authenticate", 'Bearer realm="animal-store"').send(UNAUTHORIZED_BODY);
-    return;
-  }
-  done();
-});
-
-app.addHook("onResponse", (request, reply, done) => {
-  const query = request.url.indexOf("?");
-  request.log.info({
-    method: request.method,
-    path: query === -1 ? request.url : request.url.slice(0, query),
-    status: reply.statusCode,
-    durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
-    key: request.keyFingerprint,
-  }, "request");
-  done();
-});
+const app = createSameWorkFastify();
 
 app.get("/v1/pets", (request, reply) => {
   const query = request.query as Record<string, string | undefined>;
