@@ -112,6 +112,7 @@ if (only.length === 0 || only.includes("executable")) {
       "test/service/faults.test.ts",
       "test/service/memory.test.ts",
       "test/service/descriptors.test.ts",
+      "test/service/request_memory.test.ts",
     ], { TARGET_RUNTIME: "executable" });
     record("executable", code, denoCounts(output));
   }

@@ -1,8 +1,15 @@
 /**
- * What a service process costs, read from Linux's /proc: its CPU time, to tell a process that
- * waits from one that spins, whatever else the machine is busy with.
+ * What a service process costs, read from Linux's /proc: its resident memory, and its CPU time
+ * (which tells a process that waits from one that spins, whatever else the machine is busy with).
  */
 import { readdirSync, readFileSync } from "node:fs";
+import type { ServiceProcess } from "./server_process.ts";
+
+/** The service's resident memory (VmRSS), in bytes. */
+export function residentBytes(service: Pick<ServiceProcess, "child">): number {
+  const status = readFileSync(`/proc/${service.child.pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
 
 /** Clock ticks per second of /proc/PID/stat (USER_HZ, 100 on every Linux we run on). */
 export const TICKS_PER_SECOND = 100;
