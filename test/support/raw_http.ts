@@ -30,7 +30,7 @@ export function parseRawResponses(data: Buffer): RawResponse[] {
 }
 
 /** The response at the start of `data` and how many bytes it takes; undefined until it is whole. */
-function parseFramedResponse(
+export function parseFramedResponse(
   data: Buffer,
 ): { response: RawResponse; length: number } | undefined {
   const end = data.indexOf("\r\n\r\n");
