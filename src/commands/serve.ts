@@ -97,7 +97,13 @@ export async function runServe(): Promise<number> {
 
   try {
     const { port, host, tls } = config;
-    server = await runtime.serve({ handle: app.handle, port, host, tls });
+    server = await runtime.serve({
+      handle: app.handle,
+      port,
+      host,
+      tls,
+      onWarning: (message) => log.warn({ msg: message }),
+    });
   } catch (error) {
     const message = (error as Error).message;
     return fail(`Cannot start: cannot listen on ${config.host}:${config.port}: ${message}`);

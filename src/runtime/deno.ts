@@ -22,32 +22,89 @@
  */
 import { loadWasmBrotli } from "../http/compression.ts";
 import { webResponse } from "../http/responses.ts";
-import { delay, type RuntimeAdapter, type ServeOptions } from "./server.ts";
+import { delay, type RunningServer, type RuntimeAdapter, type ServeOptions } from "./server.ts";
 
 export const denoRuntime: RuntimeAdapter = {
   name: "deno",
   version: Deno.version.deno,
   brotliEncoder: loadWasmBrotli,
-  serve(options: ServeOptions) {
-    return new Promise((resolve) => {
-      const server = Deno.serve({
-        port: options.port,
-        hostname: options.host,
-        ...(options.tls === undefined ? {} : { cert: options.tls.cert, key: options.tls.key }),
-        // Deno reads request bodies as streams with no limit of its own: the app enforces ours.
-        onListen: (address) =>
-          resolve({
-            port: address.port,
-            shutdown: (graceMs) => Promise.race([server.shutdown(), delay(graceMs)]),
-          }),
-        onError: () => new Response(null, { status: 500 }),
-      }, (request) => options.handle(withTargetUrl(request), webResponse));
-    });
-  },
+  serve,
   onSignal(signal, handler) {
     Deno.addSignalListener(signal, handler);
   },
 };
+
+/**
+ * How long after its accept loop failed the server listens again. Short enough that new
+ * connections are served within a second of descriptors being free; long enough that a process
+ * still out of them costs nothing noticeable (one listen and one failed accept per turn).
+ */
+const RELISTEN_MS = 250;
+/** While accepting keeps failing, the warning is repeated at most this often. */
+const WARNING_INTERVAL_MS = 10_000;
+
+/**
+ * `Deno.serve`, kept listening through a failed accept.
+ *
+ * When `accept` fails (EMFILE or ENFILE: the process or the system is out of file descriptors),
+ * Deno 2.9's serve loop ends: it closes the listening socket (the connections waiting in its
+ * backlog are reset) and rejects `finished`, which, unhandled, would end the process. The
+ * connections it had accepted stay open and go on being served. So a failed loop is logged and a
+ * new server listens on the same port `RELISTEN_MS` later (the listening socket takes one of the
+ * descriptors the old one gave back); while the process stays out of descriptors each new loop
+ * fails at its first accept, and new connections are refused in between. Nothing spins.
+ */
+function serve(options: ServeOptions): Promise<RunningServer> {
+  return new Promise((resolve) => {
+    let current: Deno.HttpServer;
+    let stopping = false;
+    let lastWarning = Number.NEGATIVE_INFINITY;
+    const warn = (message: string) => {
+      if (performance.now() - lastWarning < WARNING_INTERVAL_MS) return;
+      lastWarning = performance.now();
+      options.onWarning?.(message);
+    };
+    const listen = (port: number, onListen: (port: number) => void) => {
+      const server = Deno.serve({
+        port,
+        hostname: options.host,
+        ...(options.tls === undefined ? {} : { cert: options.tls.cert, key: options.tls.key }),
+        // Deno reads request bodies as streams with no limit of its own: the app enforces ours.
+        onListen: (address) => onListen(address.port),
+        onError: () => new Response(null, { status: 500 }),
+      }, (request) => options.handle(withTargetUrl(request), webResponse));
+      current = server;
+      server.finished.catch((error: Error) => {
+        if (stopping) return;
+        warn(
+          `Cannot accept connections: ${error.message}; open connections are still served, ` +
+            `new ones are refused until it can accept again (tried every ${RELISTEN_MS} ms)`,
+        );
+        // The port actually bound: the setting may be 0 (any port).
+        listenAgain(server.addr.port);
+      });
+    };
+    const listenAgain = (port: number) =>
+      setTimeout(() => {
+        if (stopping) return;
+        try {
+          listen(port, () => {});
+        } catch (error) {
+          warn(`Cannot listen again on port ${port}: ${(error as Error).message}`);
+          listenAgain(port);
+        }
+      }, RELISTEN_MS);
+    // A failure to listen at start (port in use) rejects the promise: the executor throws.
+    listen(options.port, (port) =>
+      resolve({
+        port,
+        shutdown: (graceMs) => {
+          stopping = true;
+          return Promise.race([current.shutdown(), delay(graceMs)]);
+        },
+      }));
+  });
+}
 
 /**
  * `request`, or when its Host header would make Deno's `request.url` name another path, a copy

@@ -6,6 +6,15 @@
  *
  * With TLS the same bridge runs on a node:https server (loaded only then), whose
  * `setSecureContext` swaps the certificate for new connections while open ones go on.
+ *
+ * Two limits are node:http's own, and no adapter code changes them (docs/operations.md,
+ * "Pipelining" and "Memory"). Over TLS, Node 20.20.2 drops a connection that pipelines requests
+ * spanning several TLS records (a thousand small GETs in one write): node:http pauses its parser
+ * when answers queue up, the TLS socket goes on delivering data, and the paused parser fails with
+ * HPE_PAUSED, which ends the connection after the first answer; a bare node:https server does the
+ * same. And a client that pipelines and never reads is stopped only after the whole read its
+ * requests came in (up to 64 KiB, about 1,500 GETs): node:http pauses the socket between reads,
+ * never within one.
  */
 import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";

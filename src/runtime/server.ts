@@ -16,6 +16,8 @@ export interface ServeOptions {
   readonly host: string;
   /** PEM certificate chain and key: when given, the port speaks HTTPS only. */
   readonly tls?: TlsMaterial;
+  /** Told what went wrong around the server that the service survives (out of descriptors). */
+  readonly onWarning?: (message: string) => void;
 }
 
 /** What a runtime needs to serve HTTPS: PEM text, already checked by the settings. */

@@ -14,7 +14,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { addLongNamedPets, encodingChurn, residentBytes } from "../support/encoding_churn.ts";
+import { addLongNamedPets, encodingChurn } from "../support/encoding_churn.ts";
+import { residentBytes } from "../support/process_stats.ts";
 import { targetRuntime } from "../support/server_process.ts";
 import { withService } from "../support/service_fixture.ts";
 

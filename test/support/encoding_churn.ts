@@ -6,19 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import type { ServiceProcess } from "./server_process.ts";
 import { serviceApi } from "./service_api.ts";
 
 /** Concurrent connections of a churn. */
 export const CHURN_CONCURRENCY = 3;
-
-/** The service's resident memory, from /proc. */
-export function residentBytes(service: Pick<ServiceProcess, "child">): number {
-  const status = readFileSync(`/proc/${service.child.pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
-}
 
 /** 15 pets with names of 120 characters: the list page is about 2.7 KB, compressed per request. */
 export async function addLongNamedPets(service: ServiceProcess, key: string): Promise<void> {

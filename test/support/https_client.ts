@@ -1,12 +1,18 @@
 /**
  * HTTPS from the tests' side, by node:tls and node:https (the same on Deno, Bun and Node):
  * requests that trust exactly the certificates a test made, and a kept-open connection that
- * reports the certificate the server presented, to see which pair a server serves.
+ * reports the certificate the server presented, to see which pair a server serves, and requests
+ * pipelined on one connection.
  */
 import { Buffer } from "node:buffer";
 import { request } from "node:https";
 import { connect, type TLSSocket } from "node:tls";
-import { parseRawResponse, type RawResponse } from "./raw_http.ts";
+import {
+  parseFramedResponse,
+  parseRawResponse,
+  type PipelinedOutcome,
+  type RawResponse,
+} from "./raw_http.ts";
 
 /** A response with its whole body as text, and the fingerprint of the server's certificate. */
 export interface HttpsResponse {
@@ -108,5 +114,44 @@ function exchangeOn(socket: TLSSocket, head: string): Promise<RawResponse> {
     socket.on("close", onClose);
     socket.on("error", done);
     socket.write(head);
+  });
+}
+
+/**
+ * Sends `requests` back to back in one write on a fresh TLS connection trusting only `ca`, and
+ * counts the whole answers: resolves once there are as many as requests, when the server closes
+ * the connection, or after `timeoutMs`; never rejects.
+ */
+export function pipelinedOverTls(
+  port: number,
+  ca: string[],
+  requests: string[],
+  timeoutMs: number,
+): Promise<PipelinedOutcome> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port, ca, servername: "localhost" });
+    const answers: RawResponse[] = [];
+    let data = Buffer.alloc(0);
+    let settled = false;
+    const finish = (end: PipelinedOutcome["end"]) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ responses: answers, end });
+    };
+    const timer = setTimeout(() => finish("timed out"), timeoutMs);
+    socket.on("data", (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      // Answers are taken off the front as they complete, so the buffer stays short.
+      for (let framed = parseFramedResponse(data); framed; framed = parseFramedResponse(data)) {
+        answers.push(framed.response);
+        data = data.subarray(framed.length);
+      }
+      if (answers.length >= requests.length) finish("answered");
+    });
+    socket.on("error", () => finish("closed"));
+    socket.on("close", () => finish("closed"));
+    socket.once("secureConnect", () => socket.write(requests.join("")));
   });
 }

@@ -30,7 +30,7 @@ export function parseRawResponses(data: Buffer): RawResponse[] {
 }
 
 /** The response at the start of `data` and how many bytes it takes; undefined until it is whole. */
-function parseFramedResponse(
+export function parseFramedResponse(
   data: Buffer,
 ): { response: RawResponse; length: number } | undefined {
   const end = data.indexOf("\r\n\r\n");
@@ -240,5 +240,57 @@ export function pipelinedExchange(
         await new Promise((wait) => setTimeout(wait, options.gapMs));
       }
     })();
+  });
+}
+
+/** One kept-alive connection that carries raw requests one at a time (see `openRawConnection`). */
+export interface RawConnection {
+  /** Sends `request` (whole) and resolves with its answer; rejects after `timeoutMs` or a close. */
+  request(request: string, timeoutMs?: number): Promise<RawResponse>;
+  close(): void;
+}
+
+/** Opens a connection for `RawConnection.request`, resolving once it is established. */
+export function openRawConnection(port: number): Promise<RawConnection> {
+  return new Promise((resolveOpen, rejectOpen) => {
+    const socket = connect(port, "127.0.0.1");
+    let data = Buffer.alloc(0);
+    let waiting:
+      | { resolve: (response: RawResponse) => void; reject: (error: Error) => void }
+      | undefined;
+    const fail = (error: Error) => {
+      const pending = waiting;
+      waiting = undefined;
+      pending?.reject(error);
+    };
+    socket.on("data", (chunk) => {
+      data = Buffer.concat([data, chunk]);
+      const framed = parseFramedResponse(data);
+      if (framed === undefined || waiting === undefined) return;
+      data = data.subarray(framed.length);
+      const pending = waiting;
+      waiting = undefined;
+      pending.resolve(framed.response);
+    });
+    socket.on("error", (error) => fail(error));
+    socket.on("close", () => fail(new Error("the connection closed")));
+    socket.once("error", rejectOpen);
+    socket.once("connect", () => {
+      socket.off("error", rejectOpen);
+      resolveOpen({
+        request(request, timeoutMs = 5_000) {
+          if (socket.destroyed) return Promise.reject(new Error("the connection closed"));
+          return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => fail(new Error("no answer in time")), timeoutMs);
+            waiting = {
+              resolve: (response) => (clearTimeout(timer), resolve(response)),
+              reject: (error) => (clearTimeout(timer), reject(error)),
+            };
+            socket.write(request);
+          });
+        },
+        close: () => socket.destroy(),
+      });
+    });
   });
 }
