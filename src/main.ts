@@ -28,13 +28,19 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: runHealthcheck,
     action: "check health",
   },
-  verify: { help: "Check the data file in DATA_DIR; change nothing", run: runVerify },
+  "verify [PATH]": {
+    help: "Check the data file in DATA_DIR, or the backup PATH (- for stdin); change nothing",
+    run: runVerify,
+  },
   openapi: {
     help: "Print the OpenAPI 3.1 document and exit",
     run: runOpenapi,
     action: "print the OpenAPI document",
   },
-  import: { help: "Copy DATA_DIR's pets into the empty DATABASE_URL", run: runImport },
+  "import [PATH]": {
+    help: "Copy DATA_DIR's pets, or the backup PATH's, into the empty DATABASE_URL",
+    run: runImport,
+  },
   "backup PATH": {
     help: "Write a consistent copy of the pets to PATH (- for stdout)",
     run: runBackup,

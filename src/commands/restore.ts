@@ -7,7 +7,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
-import { type ByteSource, fileSource } from "../store/jsonl/records.ts";
+import { fileSource, streamSource } from "../store/jsonl/records.ts";
 import { restoreDataFile } from "../store/jsonl/restore.ts";
 import { fail, printReport } from "./output.ts";
 
@@ -27,9 +27,18 @@ export async function runRestore([path]: readonly string[] = []): Promise<number
     const source = file === undefined ? streamSource(process.stdin) : fileSource(file);
     const result = await restoreDataFile({ dataDir, source, name });
     if (!result.ok) return fail(`Cannot restore: ${result.reason}`);
+    const warn = (message: string) => process.stderr.write(`warning: ${message}\n`);
     if (result.tornTail !== undefined) {
-      process.stderr.write(
-        `warning: left out the torn last line of ${name} (${result.tornTail.length} bytes without a newline)\n`,
+      warn(
+        `left out the torn last line of ${name} (${result.tornTail.length} bytes without a newline)`,
+      );
+    }
+    if (result.missingNewline !== undefined) {
+      warn(`added the missing newline after the last record of ${name}`);
+    }
+    if (!result.checked) {
+      warn(
+        `${name} has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one`,
       );
     }
     const { pets, byStatus } = result;
@@ -38,23 +47,4 @@ export async function runRestore([path]: readonly string[] = []): Promise<number
   } finally {
     await file?.close();
   }
-}
-
-/** Reads a stream of bytes (stdin) as a ByteSource. */
-function streamSource(stream: AsyncIterable<Uint8Array>): ByteSource {
-  const chunks = stream[Symbol.asyncIterator]();
-  let pending: Uint8Array = new Uint8Array(0);
-  return {
-    async read(into, offset, length) {
-      while (pending.length === 0) {
-        const next = await chunks.next();
-        if (next.done) return 0;
-        pending = next.value;
-      }
-      const count = Math.min(length, pending.length);
-      into.set(pending.subarray(0, count), offset);
-      pending = pending.subarray(count);
-      return count;
-    },
-  };
 }

@@ -7,6 +7,7 @@ import { jsonReply, type Reply } from "../http/responses.ts";
 import { validateNewPet } from "../schemas/validate.ts";
 import { parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { idempotencyClaim } from "../store/idempotency.ts";
+import { MAX_PET_ID } from "../store/store.ts";
 import { createConditionalGet } from "../http/conditional_get.ts";
 import type { BrotliEncoder } from "../http/compression.ts";
 import type { Operation } from "../openapi/document.ts";
@@ -19,6 +20,8 @@ const tom = { id: 2, ...newTom };
 
 const RETRY_LATER = { headers: { "retry-after": "1" } };
 const KEY_REUSED = "Idempotency-Key was already used with a different body";
+const ID_SPACE_EXHAUSTED =
+  `The pet could not be stored: the id space is exhausted (ids stop at ${MAX_PET_ID}); nothing was saved`;
 const KEY_IN_FLIGHT = "A request with this Idempotency-Key is still being processed; retry later";
 
 /** The pet routes as data: each one's method and pattern, and what the OpenAPI document says. */
@@ -143,6 +146,10 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
       case "key_in_flight":
         throw new HttpError(409, "idempotency_key_in_flight", KEY_IN_FLIGHT, RETRY_LATER);
       case "unavailable":
+        if (outcome.idSpaceExhausted) {
+          // No retry helps: the ids will not come back (docs/operations.md, "The id ceiling").
+          throw new HttpError(503, "unavailable", ID_SPACE_EXHAUSTED);
+        }
         throw new HttpError(
           503,
           "unavailable",

@@ -21,7 +21,7 @@ export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
 /** How long a pet's name may be, in Unicode code points. */
-const NAME_LENGTH = { min: 1, max: 200 } as const;
+export const NAME_LENGTH = { min: 1, max: 200 } as const;
 
 /** Unicode control characters (general category Cc) are refused in names. */
 // deno-lint-ignore no-control-regex -- matching control characters is the point
@@ -30,6 +30,21 @@ const CONTROL_CHARACTER = /[\u0000-\u001F\u007F-\u009F]/;
 /** True when a name is storable and meaningful: well-formed UTF-16, no Cc, not blank. */
 export function isAcceptableName(name: string): boolean {
   return name.isWellFormed() && !CONTROL_CHARACTER.test(name) && name.trim() !== "";
+}
+
+/**
+ * Which rule of NewPet's `name` a string breaks, or undefined when the API would accept it: the
+ * same rules as the schema below, worded for a line of a data file, which must refuse exactly the
+ * names the API refuses (test/store/format.test.ts holds the two to each other).
+ */
+export function nameFlaw(name: string): string | undefined {
+  if (!name.isWellFormed()) return "contains a lone surrogate";
+  if (CONTROL_CHARACTER.test(name)) return "contains a control character";
+  if (name.trim() === "") return name === "" ? "is empty" : "is blank";
+  let codePoints = 0;
+  for (const _ of name) codePoints++;
+  if (codePoints > NAME_LENGTH.max) return `is longer than ${NAME_LENGTH.max} characters`;
+  return undefined;
 }
 
 /** The animal's name: 1–200 code points, not blank, no control characters. */

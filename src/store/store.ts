@@ -33,7 +33,20 @@ export type CreateOutcome =
     readonly reason: string;
     /** The pet may be on disk after all: the store could not tell, and takes no more creates. */
     readonly outcomeUnknown?: boolean;
+    /** Every id the store can give was given: no create will succeed again (nothing was saved). */
+    readonly idSpaceExhausted?: boolean;
   };
+
+/**
+ * The highest id a store gives: the data file's format, and so a backup of any store, reads ids as
+ * JavaScript numbers, exact up to 2^53 − 1; a higher one would be a line the next start refuses.
+ * At the ceiling a create is refused (nothing written) rather than answered 201 with an id that
+ * cannot be read back.
+ */
+export const MAX_PET_ID = Number.MAX_SAFE_INTEGER;
+
+/** Why a create is refused at the ceiling (for the log; the client's message is the route's). */
+export const ID_SPACE_EXHAUSTED = `the id space is exhausted: ids stop at ${MAX_PET_ID}`;
 
 /** A create waiting in a store's queue for its batch to be written, and how to answer it. */
 export interface PendingCreate {

@@ -1,16 +1,17 @@
 /**
  * `backup` and `restore` against a running service on the runtime under test (TARGET_RUNTIME):
  * a backup taken while 32 clients create pets holds every pet answered 201 before it started,
- * byte for byte with its idempotency key; restored into an empty directory, a service there
- * serves exactly those pets, replays their keys and continues ids after them.
+ * byte for byte with its idempotency key, under a check line; restored into an empty directory, a
+ * service there serves exactly those pets, replays their keys and continues ids after them. A
+ * backup cut short or altered is refused, one without a check restores with a warning.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import process from "node:process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { PET_RECORD_PREFIX } from "../../src/store/jsonl/format.ts";
+import { BACKUP_LINE, PET_RECORD_PREFIX } from "../../src/store/jsonl/format.ts";
 import { nextLink } from "../support/link_header.ts";
 import {
   runService,
@@ -49,6 +50,14 @@ function splitLine(line: string): { id: number; pet: string; claim: string } {
   return { id: JSON.parse(pet).id, pet, claim: at === -1 ? "" : rest.slice(at) };
 }
 
+/** A backup's pet lines, once its first line and its check line are seen to be there. */
+function petLinesOf(backup: string): string[] {
+  const lines = backup.split(/(?<=\n)/);
+  assert.equal(lines[0], BACKUP_LINE);
+  assert.match(lines.at(-1)!, /^\{"type":"check","v":1,"pets":\d+,"sha256":"[0-9a-f]{64}"\}\n$/);
+  return lines.slice(1, -1);
+}
+
 /** Every page of GET /v1/pets?limit=100, as the raw body texts. */
 async function pages(service: ServiceProcess): Promise<string[]> {
   const bodies: string[] = [];
@@ -72,6 +81,7 @@ describe(`backup and restore on ${runtime}`, { timeout: 180_000 }, () => {
   const created: Created[] = [];
   let backupStarted = 0;
   let backupLines: string[] = [];
+  let backupText = "";
 
   before(async () => {
     source = await startService({ dataDir: sourceDir, env: { API_KEYS: KEY } });
@@ -115,7 +125,8 @@ describe(`backup and restore on ${runtime}`, { timeout: 180_000 }, () => {
       stop = true;
       await Promise.all(clients);
     }
-    backupLines = readFileSync(backupPath, "utf8").split(/(?<=\n)/);
+    backupText = readFileSync(backupPath, "utf8");
+    backupLines = petLinesOf(backupText);
   });
 
   after(async () => {
@@ -140,10 +151,18 @@ describe(`backup and restore on ${runtime}`, { timeout: 180_000 }, () => {
     assert.ok(created.length > before.length, "pets were created while the backup ran");
   });
 
-  it("the backup is a sound data file (verify)", async () => {
+  it("the backup proves itself (verify PATH), and is a sound data file (verify)", async () => {
+    const proven = await runService(["verify", backupPath], { env: {} });
+    assert.equal(proven.code, 0, proven.stdout + proven.stderr);
+    assert.match(
+      proven.stdout,
+      new RegExp(
+        `: ${backupLines.length} pets .*\nok: the backup is whole: its check line matches every pet line\n$`,
+      ),
+    );
     const verifyDir = join(dir.path, "verify");
     mkdirSync(verifyDir);
-    writeFileSync(join(verifyDir, "pets.jsonl"), backupLines.join(""));
+    writeFileSync(join(verifyDir, "pets.jsonl"), backupText);
     const result = await runService(["verify"], { env: { DATA_DIR: verifyDir } });
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.match(result.stdout, new RegExp(`: ${backupLines.length} pets `));
@@ -152,7 +171,9 @@ describe(`backup and restore on ${runtime}`, { timeout: 180_000 }, () => {
   it("a service on the restored directory serves exactly the backup's pets, byte for byte", async () => {
     const result = await runService(["restore", backupPath], { env: { DATA_DIR: restoredDir } });
     assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, "", "a proven backup restores without a warning");
     assert.match(result.stdout, new RegExp(`: ${backupLines.length} pets `));
+    assert.equal(readFileSync(join(restoredDir, "pets.jsonl"), "utf8"), backupLines.join(""));
     restored = await startService({ dataDir: restoredDir, env: { API_KEYS: KEY } });
 
     const texts = backupLines.map((line) => splitLine(line).pet);
@@ -222,9 +243,80 @@ describe(`backup and restore on ${runtime}`, { timeout: 180_000 }, () => {
       timeout: 60_000,
     });
     assert.equal(child.status, 0, child.stderr);
-    // The clients have stopped: the copy is the whole file.
-    assert.deepEqual(readFileSync(output), readFileSync(join(sourceDir, "pets.jsonl")));
+    // The clients have stopped: the copy is the whole file, under its check.
+    const copied = readFileSync(output, "utf8");
+    assert.equal(petLinesOf(copied).join(""), readFileSync(join(sourceDir, "pets.jsonl"), "utf8"));
     assert.match(child.stderr, new RegExp(`^stdout: ${created.length} pets \\(`));
+  });
+
+  it("backup - through gzip and back keeps its check: restore - takes it without a warning", () => {
+    const [backup, backupArgs] = serviceCommand(runtime, ["backup", "-"]);
+    const [restore, restoreArgs] = serviceCommand(runtime, ["restore", "-"]);
+    const quoted = (words: string[]) => words.map((word) => `'${word}'`).join(" ");
+    const gz = join(dir.path, "streamed.jsonl.gz");
+    const target = join(dir.path, "from-gzip");
+    const pipeline = spawnSync(
+      "sh",
+      [
+        "-c",
+        `set -e; ${quoted([backup, ...backupArgs])} | gzip > '${gz}'; ` +
+        `gunzip < '${gz}' | DATA_DIR='${target}' ${quoted([restore, ...restoreArgs])}`,
+      ],
+      { env: { ...process.env, DATA_DIR: sourceDir }, encoding: "utf8", timeout: 60_000 },
+    );
+    assert.equal(pipeline.status, 0, pipeline.stderr);
+    assert.doesNotMatch(pipeline.stderr, /warning/);
+    assert.match(pipeline.stdout, new RegExp(`: ${created.length} pets `));
+    assert.equal(
+      readFileSync(join(target, "pets.jsonl"), "utf8"),
+      readFileSync(join(sourceDir, "pets.jsonl"), "utf8"),
+    );
+  });
+
+  for (
+    const [what, damage, message] of [
+      [
+        "cut at a line boundary",
+        (text: string) => text.split(/(?<=\n)/).slice(0, -10).join(""),
+        /^Cannot restore: .* line 1 starts a backup whose check line is missing: the backup was cut short after line \d+; nothing restored\n$/,
+      ],
+      [
+        "cut inside a line",
+        (text: string) => text.slice(0, Math.floor(text.length / 2)),
+        /^Cannot restore: .* line 1 starts a backup whose check line is missing: the backup was cut short inside line \d+; nothing restored\n$/,
+      ],
+      [
+        "with one byte altered",
+        (text: string) => text.replace('"name":"Pet 1/', '"name":"Pet 2/'),
+        /^Cannot restore: .* line \d+ is the check of the backup line 1 starts: the SHA-256 .* \(the backup was altered\); nothing restored\n$/,
+      ],
+    ] as const
+  ) {
+    it(`restore and verify PATH refuse a backup ${what}, saying so, and install nothing`, async () => {
+      const damaged = join(dir.path, `damaged-${what.replaceAll(" ", "-")}.jsonl`);
+      writeFileSync(damaged, damage(backupText));
+      const target = join(dir.path, `target-${what.replaceAll(" ", "-")}`);
+      const result = await runService(["restore", damaged], { env: { DATA_DIR: target } });
+      assert.equal(result.code, 1, result.stdout);
+      assert.match(result.stderr, message);
+      assert.equal(existsSync(join(target, "pets.jsonl")), false);
+      const verify = await runService(["verify", damaged], { env: {} });
+      assert.equal(verify.code, 1, verify.stdout);
+      assert.match(verify.stdout, /\nerror: line \d+ .*; restore refuses it\n$/);
+    });
+  }
+
+  it("restore takes a backup without a check (an earlier version's) with a warning", async () => {
+    const old = join(dir.path, "old.jsonl");
+    writeFileSync(old, backupLines.join(""));
+    const target = join(dir.path, "from-old");
+    const result = await runService(["restore", old], { env: { DATA_DIR: target } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stderr,
+      /^warning: .*old\.jsonl has no check line \(a backup taken by an earlier version\?\)/,
+    );
+    assert.equal(readFileSync(join(target, "pets.jsonl"), "utf8"), backupLines.join(""));
   });
 });
 
@@ -275,7 +367,7 @@ describe(`backup with DATABASE_URL on ${runtime}`, {
         /: 40 pets \(available \d+, pending \d+, sold \d+, no status 10\)/,
       );
 
-      const lines = readFileSync(backupPath, "utf8").split(/(?<=\n)/).map(splitLine);
+      const lines = petLinesOf(readFileSync(backupPath, "utf8")).map(splitLine);
       created.sort((a, b) => a.id - b.id);
       assert.deepEqual(lines.map((line) => line.pet), created.map((pet) => pet.text));
       lines.forEach((line, i) => {
@@ -294,6 +386,22 @@ describe(`backup with DATABASE_URL on ${runtime}`, {
       });
       assert.equal(imported.code, 0, imported.stderr);
       assert.match(imported.stdout, /Imported 40 pets .* and 20 idempotency keys/);
+
+      // import PATH proves the backup itself: a cut one is refused before the database is touched.
+      const cut = join(dir.path, "cut.jsonl");
+      writeFileSync(cut, readFileSync(backupPath, "utf8").split(/(?<=\n)/).slice(0, -1).join(""));
+      const third = await freshDatabase();
+      drops.push(third.drop);
+      const refused = await runService(["import", cut], { env: { DATABASE_URL: third.url } });
+      assert.equal(refused.code, 1, refused.stdout);
+      assert.match(
+        refused.stderr,
+        /^Cannot import: .*cut\.jsonl line 1 starts a backup whose check line is missing: the backup was cut short after line 41; nothing imported\n$/,
+      );
+      const direct = await runService(["import", backupPath], { env: { DATABASE_URL: third.url } });
+      assert.equal(direct.code, 0, direct.stderr);
+      assert.equal(direct.stderr, "", "a proven backup imports without a warning");
+      assert.match(direct.stdout, /Imported 40 pets .* and 20 idempotency keys/);
     } finally {
       await service.stop();
     }

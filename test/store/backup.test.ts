@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { backupDataFile } from "../../src/store/jsonl/backup.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
-import { line, removeTempDirs, tempDir } from "./helpers.ts";
+import { backupOf, line, removeTempDirs, tempDir } from "./helpers.ts";
 
 const decoder = new TextDecoder();
 
@@ -29,7 +29,7 @@ describe("backupDataFile()", () => {
     const sound = line(1) + line(2, { status: "pending" });
     const root = tempDir({ "data/pets.jsonl": sound + line(3).slice(0, 20) });
     const { result, out } = await backup(join(root, "data"));
-    assert.equal(out, sound);
+    assert.equal(out, backupOf(sound));
     assert.equal(result.ok && result.pets, 2);
     assert.deepEqual(result.ok && result.byStatus, { available: 0, pending: 1, sold: 0, none: 1 });
   });
@@ -44,7 +44,7 @@ describe("backupDataFile()", () => {
         await store.create({ name: "Later", categoryId: 2n });
       });
       assert.equal(result.ok, true, JSON.stringify(result));
-      assert.equal(out, line(1, { name: "Rex", categoryId: 1n }));
+      assert.equal(out, backupOf(line(1, { name: "Rex", categoryId: 1n })));
     } finally {
       await store.close();
     }
@@ -73,6 +73,25 @@ describe("backupDataFile()", () => {
     assert.equal(!result.ok && result.changed, true);
   });
 
+  it("backupDataFile() writes no check line for a copy it refuses, so restore refuses it too", async () => {
+    const root = tempDir({ "data/pets.jsonl": line(1) + line(2) });
+    const path = join(root, "data/pets.jsonl");
+    const { result, out } = await backup(join(root, "data"), () => {
+      truncateSync(path, line(1).length);
+      return Promise.resolve();
+    });
+    assert.equal(result.ok, false);
+    assert.equal(out, backupOf(line(1) + line(2)).split("\n").slice(0, -2).join("\n") + "\n");
+  });
+
+  it("backupDataFile() copies a backup copied into place as its pets, under a check of its own", async () => {
+    const pets = line(1) + line(2);
+    const root = tempDir({ "data/pets.jsonl": backupOf(pets) + line(3) });
+    const { result, out } = await backup(join(root, "data"));
+    assert.equal(result.ok && result.pets, 3);
+    assert.equal(out, backupOf(pets + line(3)));
+  });
+
   it("backupDataFile() names a damaged line of the data file", async () => {
     const root = tempDir({ "data/pets.jsonl": line(1) + "{}\n" });
     const { result } = await backup(join(root, "data"));
@@ -89,10 +108,10 @@ describe("backupDataFile()", () => {
     assert.match(!result.ok ? result.reason : "", new RegExp(`data directory ${root} holds no`));
   });
 
-  it("backupDataFile() of an empty data file is an empty backup", async () => {
+  it("backupDataFile() of an empty data file is an empty backup, with its check", async () => {
     const root = tempDir({ "data/pets.jsonl": "" });
     const { result, out } = await backup(join(root, "data"));
-    assert.equal(out, "");
+    assert.equal(out, backupOf(""));
     assert.equal(result.ok && result.pets, 0);
   });
 

@@ -1,33 +1,40 @@
 /**
- * One judgement of a damaged or torn data file everywhere: the same files are fed to the store's
- * start, `verify`, `backup` and `restore`, and all four must agree on what is damage (and which
- * line, and why), what is a torn last line (and how long), and how many pets the rest holds.
+ * One judgement of a data file everywhere: the same files are fed to the store's start, `verify`,
+ * `backup`, `restore` and the PostgreSQL `import`, and all five must agree on what is damage (and
+ * which line, and why), what is a torn last line (and how long), which last record only lacks its
+ * newline, and how many pets the rest holds. A backup that `backup` reports sound must restore.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
+import postgres from "postgres";
+import { loadConfig } from "../../src/config/config.ts";
 import { backupDataFile } from "../../src/store/jsonl/backup.ts";
-import { MAX_LINE_BYTES } from "../../src/store/jsonl/format.ts";
+import { BACKUP_LINE, MAX_LINE_BYTES, PET_RECORD_PREFIX } from "../../src/store/jsonl/format.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { restoreDataFile } from "../../src/store/jsonl/restore.ts";
 import { verifyDataFile } from "../../src/store/jsonl/verify.ts";
-import { line, removeTempDirs, tempDir } from "./helpers.ts";
+import { importJsonlFile } from "../../src/store/postgres/import_jsonl.ts";
+import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
+import { backupOf, line, removeTempDirs, tempDir } from "./helpers.ts";
 
 after(removeTempDirs);
 
 const encoder = new TextEncoder();
 
-/** What a tool made of a file: the damage it named, the torn tail it left out, the pets. */
+/** What a tool made of a file: the damage it named, what it left out or repaired, the pets. */
 interface Judgement {
   damage?: string;
   tornTail?: number;
+  /** The line of a last record kept without its newline. */
+  missingNewline?: number;
   pets?: number;
 }
 
 /** "line N reason" out of a message that names a file and a line. */
 function damageIn(message: string): string {
-  const found = /line \d+ .*?(?=; nothing restored$|$)/.exec(message)?.[0];
+  const found = /line \d+ .*?(?=; nothing (restored|imported)$|$)/.exec(message)?.[0];
   assert.ok(found, `no line named in: ${message}`);
   return found;
 }
@@ -44,8 +51,14 @@ async function startJudges(content: Uint8Array): Promise<Judgement> {
       onWarning: (message) => warnings.push(message),
     });
     await store.close();
-    const torn = /\((\d+) bytes without a newline\)/.exec(warnings.join("\n"))?.[1];
-    return { tornTail: torn === undefined ? undefined : Number(torn), pets: store.size };
+    const text = warnings.join("\n");
+    const torn = /\((\d+) bytes without a newline\)/.exec(text)?.[1];
+    const newline = /missing newline after the last record .*\(line (\d+),/.exec(text)?.[1];
+    return {
+      tornTail: torn === undefined ? undefined : Number(torn),
+      missingNewline: newline === undefined ? undefined : Number(newline),
+      pets: store.size,
+    };
   } catch (error) {
     return { damage: damageIn((error as Error).message) };
   }
@@ -56,26 +69,32 @@ async function verifyJudges(content: Uint8Array): Promise<Judgement> {
   if (report.damage !== undefined) {
     return { damage: `line ${report.damage.line} ${report.damage.reason}` };
   }
-  return { tornTail: report.tornTail?.length, pets: report.pets };
+  const { tornTail, missingNewline, pets } = report;
+  return { tornTail: tornTail?.length, missingNewline: missingNewline?.line, pets };
 }
 
 async function backupJudges(content: Uint8Array): Promise<Judgement> {
-  let copied = 0;
+  const copied: Uint8Array[] = [];
   const result = await backupDataFile({
     dataDir: dataDirWith(content),
     settleMs: 0,
     sink: (bytes) => {
-      copied += bytes.length;
+      copied.push(bytes.slice());
       return Promise.resolve();
     },
   });
   if (!result.ok) return { damage: damageIn(result.reason) };
-  // What the copy left out after its last complete line.
-  const left = content.length - copied;
-  return { tornTail: left === 0 ? undefined : left, pets: result.pets };
+  // What backup calls sound, restore takes, whole and proven by its check line.
+  const restored = await restoreFrom(new Uint8Array(Buffer.concat(copied)));
+  assert.ok(restored.ok, `restore refused a backup that backup reported sound: ${restored}`);
+  assert.equal(restored.pets, result.pets, "the backup restores with every pet");
+  assert.equal(restored.checked, true, "the backup carries a check that matches");
+  const { tornTail, missingNewline, pets } = result;
+  return { tornTail: tornTail?.length, missingNewline: missingNewline?.line, pets };
 }
 
-async function restoreJudges(content: Uint8Array): Promise<Judgement> {
+/** Restores `content` into a new directory; the result and the installed file. */
+async function restoreFrom(content: Uint8Array) {
   let at = 0;
   const source = {
     read(into: Uint8Array, offset: number, length: number) {
@@ -87,16 +106,69 @@ async function restoreJudges(content: Uint8Array): Promise<Judgement> {
   };
   const dataDir = join(tempDir(), "restored");
   const result = await restoreDataFile({ dataDir, source, name: "backup.jsonl" });
-  if (!result.ok) return { damage: damageIn(result.reason) };
-  assert.equal(
-    readFileSync(join(dataDir, "pets.jsonl")).length,
-    content.length - (result.tornTail?.length ?? 0),
-    "restore installs exactly the complete lines",
-  );
-  return { tornTail: result.tornTail?.length, pets: result.pets };
+  return { ...result, file: join(dataDir, "pets.jsonl") };
 }
 
+async function restoreJudges(content: Uint8Array): Promise<Judgement> {
+  const result = await restoreFrom(content);
+  if (!result.ok) return { damage: damageIn(result.reason) };
+  const installed = readFileSync(result.file);
+  const { tornTail, missingNewline, pets } = result;
+  assert.equal(
+    installed.length,
+    content.length - (tornTail?.length ?? 0) + (missingNewline === undefined ? 0 : 1) -
+      framingBytes(content),
+    "restore installs exactly the pet lines, each with its newline",
+  );
+  return { tornTail: tornTail?.length, missingNewline: missingNewline?.line, pets };
+}
+
+/** Bytes of a backup's first and check lines in `content`. */
+function framingBytes(content: Uint8Array): number {
+  return new TextDecoder().decode(content).split(/(?<=\n)/)
+    .filter((line) => line.startsWith('{"type":"backup"') || line.startsWith('{"type":"check"'))
+    .reduce((sum, line) => sum + encoder.encode(line).length, 0);
+}
+
+/** The import into PostgreSQL, on one database emptied after each import. */
+let database: { url: string; drop: () => Promise<void> } | undefined;
+
+async function importJudges(content: Uint8Array): Promise<Judgement> {
+  const warnings: string[] = [];
+  const config = loadConfig({ API_KEYS: "k", DATABASE_URL: database!.url }).database!;
+  const result = await importJsonlFile({
+    dataDir: dataDirWith(content),
+    database: config,
+    onWarning: (message) => warnings.push(message),
+  });
+  if (!result.ok) return { damage: damageIn(result.reason) };
+  const sql = postgres(database!.url, { max: 1, onnotice: () => {} });
+  try {
+    const [{ count }] = await sql<{ count: string }[]>`SELECT count(*) AS count FROM pets`;
+    assert.equal(Number(count), result.pets, "the pets are in the database");
+    await sql`TRUNCATE pets`;
+    await sql`UPDATE pet_id_counter SET last_id = 0`;
+  } finally {
+    await sql.end();
+  }
+  const text = warnings.join("\n");
+  const tornAt = /torn last line of .* \(byte offset (\d+)\)/.exec(text)?.[1];
+  const newline = /last record of .* \(line (\d+)\) lacks its newline/.exec(text)?.[1];
+  return {
+    tornTail: tornAt === undefined ? undefined : content.length - Number(tornAt),
+    missingNewline: newline === undefined ? undefined : Number(newline),
+    pets: result.pets,
+  };
+}
+
+/** A pet line whose name is the JSON text `nameJson`, as an operator might write it. */
+function lineWithName(id: number, nameJson: string): string {
+  return `${PET_RECORD_PREFIX}{"id":${id},"name":${nameJson},"categoryId":1}}\n`;
+}
+
+const claim = { scope: "k1", key: "retry-7", digest: "d".repeat(64) };
 const long = "x".repeat(MAX_LINE_BYTES + 10);
+const pets = line(1) + line(2, { status: "sold" }) + line(3, {}, claim);
 const cases: { name: string; content: string | Uint8Array; expected: Judgement }[] = [
   {
     name: "a sound file",
@@ -156,22 +228,149 @@ const cases: { name: string; content: string | Uint8Array; expected: Judgement }
     content: line(1) + "x".repeat(5 * 1024 * 1024),
     expected: { tornTail: 5 * 1024 * 1024, pets: 1 },
   },
+  // The API's name rules, in a file (each name written with JSON escapes, as jq -a writes them).
+  {
+    name: 'a name with a control character ("a\\u0001b")',
+    content: line(1) + lineWithName(2, '"a\\u0001b"'),
+    expected: { damage: "line 2 has a pet name that contains a control character" },
+  },
+  {
+    name: 'a name that is a lone surrogate ("\\ud800")',
+    content: line(1) + lineWithName(2, '"\\ud800"'),
+    expected: { damage: "line 2 has a pet name that contains a lone surrogate" },
+  },
+  {
+    name: 'a blank name ("   ")',
+    content: line(1) + lineWithName(2, '"   "'),
+    expected: { damage: "line 2 has a pet name that is blank" },
+  },
+  {
+    name: "a name of 300 characters",
+    content: line(1) + lineWithName(2, JSON.stringify("x".repeat(300))),
+    expected: { damage: "line 2 has a pet name that is longer than 200 characters" },
+  },
+  {
+    name: 'a name the API accepts, spelt with an escape ("Caf\\u00e9")',
+    content: line(1) + lineWithName(2, '"Caf\\u00e9"'),
+    expected: { pets: 2 },
+  },
+  // Idempotency keys: one pet per key.
+  {
+    name: "two records with the same idempotency key",
+    content: line(1, {}, claim) + line(2) + line(3, {}, claim),
+    expected: { damage: 'line 3 repeats the idempotency key "retry-7" of line 1' },
+  },
+  {
+    name: "the same key under two API keys (scopes)",
+    content: line(1, {}, claim) + line(2, {}, { ...claim, scope: "k2" }),
+    expected: { pets: 2 },
+  },
+  // Nothing acknowledged is cut.
+  {
+    name: "a whole last record that lacks only its newline (truncate -s -1)",
+    content: line(1) + line(2, {}, claim).slice(0, -1),
+    expected: { missingNewline: 2, pets: 2 },
+  },
+  {
+    name: "a last record cut one byte before its newline",
+    content: line(1) + line(2).slice(0, -2),
+    expected: { tornTail: line(2).length - 2, pets: 1 },
+  },
+  {
+    name: "a whole last record without its newline that repeats a key",
+    content: line(1, {}, claim) + line(2, {}, claim).slice(0, -1),
+    expected: { tornTail: line(2, {}, claim).length - 1, pets: 1 },
+  },
+  // The id ceiling: the highest id the format reads is a sound line.
+  {
+    name: "a pet with the highest id, 2^53 - 1",
+    content: line(9007199254740990) + line(9007199254740991),
+    expected: { pets: 2 },
+  },
+  // A backup copied into place by hand: its check proves it, or refuses it.
+  {
+    name: "a whole backup",
+    content: backupOf(pets),
+    expected: { pets: 3 },
+  },
+  {
+    name: "a backup followed by pets a service appended",
+    content: backupOf(pets) + line(4),
+    expected: { pets: 4 },
+  },
+  {
+    name: "a backup cut at a line boundary",
+    content: BACKUP_LINE + line(1) + line(2, { status: "sold" }),
+    expected: {
+      damage:
+        "line 1 starts a backup whose check line is missing: the backup was cut short after line 3",
+    },
+  },
+  {
+    name: "a backup cut inside a line",
+    content: backupOf(pets).slice(0, BACKUP_LINE.length + line(1).length + 9),
+    expected: {
+      damage:
+        "line 1 starts a backup whose check line is missing: the backup was cut short inside line 3",
+    },
+  },
+  {
+    name: "a backup cut inside its check line",
+    content: backupOf(pets).slice(0, -1),
+    expected: {
+      damage:
+        "line 1 starts a backup whose check line is missing: the backup was cut short inside line 5",
+    },
+  },
+  {
+    name: "a backup with one byte of a name altered",
+    content: backupOf(pets).replace("Pet 2", "Pet 7"),
+    expected: {
+      damage:
+        "line 5 is the check of the backup line 1 starts: the SHA-256 of the 3 pet lines between them is not the one it holds (the backup was altered)",
+    },
+  },
+  {
+    name: "a backup with a pet line removed",
+    content: backupOf(pets).replace(line(2, { status: "sold" }), ""),
+    expected: {
+      damage:
+        "line 4 is the check of the backup line 1 starts: it counts 3 pets, but 2 pet lines lie between them (lines were removed or added)",
+    },
+  },
+  {
+    name: "a check line with no backup line before it",
+    content: backupOf(pets).slice(BACKUP_LINE.length),
+    expected: { damage: "line 4 is a backup's check line with no backup line before it" },
+  },
 ];
 
-describe("one judgement of a damaged or torn data file", () => {
+describe("one judgement of a data file", () => {
+  before(async () => {
+    if (!skipWithoutPostgres) database = await freshDatabase();
+  });
+  after(async () => {
+    await database?.drop();
+  });
+
   for (const { name, content, expected } of cases) {
-    it(`the start, verify, backup and restore agree on ${name}`, async () => {
+    it(`the start, verify, backup, restore and import agree on ${name}`, async () => {
       const bytes = typeof content === "string" ? encoder.encode(content) : content;
-      const judgements = {
+      const judgements: Record<string, Judgement> = {
         start: await startJudges(bytes),
         verify: await verifyJudges(bytes),
         backup: await backupJudges(bytes),
         restore: await restoreJudges(bytes),
       };
+      if (database !== undefined) judgements.import = await importJudges(bytes);
       for (const [tool, judgement] of Object.entries(judgements)) {
         // Through JSON: a field a tool leaves undefined is a field it does not report.
         assert.deepEqual(JSON.parse(JSON.stringify(judgement)), expected, tool);
       }
     });
   }
+
+  it("import is one of the judges (PostgreSQL is there)", { skip: skipWithoutPostgres }, () => {
+    assert.ok(database !== undefined);
+  });
 });

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { DataFile, FileLayer } from "../../src/store/jsonl/file_layer.ts";
 import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
-import { petRecordBytes } from "../../src/store/jsonl/format.ts";
+import { BACKUP_LINE, checkLine, petRecordBytes } from "../../src/store/jsonl/format.ts";
+import { createHash } from "node:crypto";
 import type { NewPet } from "../../src/schemas/pet.ts";
 import type { IdempotencyClaim, PageQuery, PetStore, StoredPet } from "../../src/store/store.ts";
 
@@ -35,6 +36,13 @@ export function bytesOf(path: string): Uint8Array {
 export function line(id: number, pet: Partial<NewPet> = {}, claim?: IdempotencyClaim): string {
   const record = petRecordBytes(id, { name: `Pet ${id}`, categoryId: BigInt(id), ...pet }, claim);
   return new TextDecoder().decode(record);
+}
+
+/** A backup of these pet lines, as `backup` writes it: its first line, the lines, its check. */
+export function backupOf(petLines: string): string {
+  const digest = createHash("sha256").update(petLines).digest("hex");
+  const pets = petLines === "" ? 0 : petLines.split("\n").length - 1;
+  return BACKUP_LINE + petLines + checkLine(pets, digest);
 }
 
 /** An errno-style error, as node:fs throws. */

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { Registry } from "../../src/metrics/registry.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { processStartTime } from "../../src/store/jsonl/lock.ts";
+import { idempotencyClaim } from "../../src/store/idempotency.ts";
 import { StoreOpenError } from "../../src/store/store.ts";
 import { bytesOf, line, listPets, removeTempDirs, statusOf, tempDir } from "./helpers.ts";
 
@@ -76,11 +77,47 @@ describe("openJsonlStore: crash matrix", () => {
     );
   });
 
-  it("cuts a complete record that lacks its newline (its write never finished)", async () => {
-    const root = tempDir({ "data/pets.jsonl": line(1) + line(2).slice(0, -1) });
-    const store = await openJsonlStore({ dataDir: join(root, "data") });
-    assert.equal(store.size, 1);
-    await store.close();
+  it("keeps a whole last record that lacks only its newline, with its key, and adds the newline", async () => {
+    // `truncate -s -1 pets.jsonl` on a file whose last pet was answered 201.
+    const claim = idempotencyClaim("scope", "retry-2", { name: "Pet 2", categoryId: 2n });
+    const good = line(1) + line(2, {}, claim);
+    const root = tempDir({ "data/pets.jsonl": good.slice(0, -1) });
+    const warnings: string[] = [];
+    const store = await openJsonlStore({
+      dataDir: join(root, "data"),
+      onWarning: (m) => warnings.push(m),
+    });
+    try {
+      assert.equal(store.size, 2);
+      assert.deepEqual(warnings.length, 1);
+      assert.match(
+        warnings[0],
+        /^Added the missing newline after the last record of .*pets\.jsonl \(line 2, byte offset \d+\)$/,
+      );
+      assert.equal(readFileSync(join(root, "data/pets.jsonl"), "utf8"), good, "on disk at once");
+      const replay = await store.create({ name: "Pet 2", categoryId: 2n }, claim);
+      assert.equal(replay.kind === "replayed" && replay.pet.id, 2, "its key replays it");
+      const next = await store.create({ name: "Pet 3", categoryId: 3n });
+      assert.equal(next.kind === "created" && next.pet.id, 3);
+    } finally {
+      await store.close();
+    }
+    assert.equal(readFileSync(join(root, "data/pets.jsonl"), "utf8"), good + line(3));
+  });
+
+  it("still cuts a last record cut anywhere but at its newline", async () => {
+    for (const cut of [2, 3, 20]) {
+      const root = tempDir({ "data/pets.jsonl": line(1) + line(2).slice(0, -cut) });
+      const warnings: string[] = [];
+      const store = await openJsonlStore({
+        dataDir: join(root, "data"),
+        onWarning: (m) => warnings.push(m),
+      });
+      assert.equal(store.size, 1, `cut ${cut}`);
+      assert.match(warnings.join("\n"), /^Cut a torn last line/);
+      await store.close();
+      assert.equal(readFileSync(join(root, "data/pets.jsonl"), "utf8"), line(1));
+    }
   });
 
   it("refuses a damaged middle line, naming its line number, and leaves the file untouched", async () => {
@@ -407,6 +444,46 @@ describe("JsonlStore limits", () => {
     assert.equal(outcome.kind, "unavailable");
     await store.close();
     assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), "");
+  });
+
+  it("create() stops at id 2^53 - 1: the creates past it are refused, nothing written, and the file reopens", async () => {
+    const claim = idempotencyClaim("scope", "last", { name: "Last", categoryId: 1n });
+    const root = tempDir({ "data/pets.jsonl": line(9007199254740989) });
+    const path = join(root, "data/pets.jsonl");
+    let store = await openJsonlStore({ dataDir: join(root, "data") });
+    // Three creates in one batch, two ids left.
+    const outcomes = await Promise.all([
+      store.create({ name: "Pet 9007199254740990", categoryId: 9007199254740990n }),
+      store.create({ name: "Last", categoryId: 1n }, claim),
+      store.create({ name: "Past", categoryId: 3n }),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.kind === "created" ? o.pet.id : o), [
+      9007199254740990,
+      9007199254740991,
+      {
+        kind: "unavailable",
+        reason: "the id space is exhausted: ids stop at 9007199254740991",
+        idSpaceExhausted: true,
+      },
+    ]);
+    const full = readFileSync(path, "utf8");
+    const refused = await store.create({ name: "Later", categoryId: 4n });
+    assert.equal(refused.kind === "unavailable" && refused.idSpaceExhausted, true);
+    const replay = await store.create({ name: "Last", categoryId: 1n }, claim);
+    assert.equal(replay.kind === "replayed" && replay.pet.id, 9007199254740991, "a retry replays");
+    assert.equal(store.isAvailable(), true, "reads go on");
+    await store.close();
+    assert.equal(readFileSync(path, "utf8"), full, "nothing written for a refused create");
+
+    store = await openJsonlStore({ dataDir: join(root, "data") });
+    try {
+      assert.equal(store.size, 3, "the file reopens with every pet answered");
+      assert.equal(store.get(9007199254740991)?.json.includes('"name":"Last"'), true);
+      const again = await store.create({ name: "Again", categoryId: 5n });
+      assert.equal(again.kind === "unavailable" && again.idSpaceExhausted, true);
+    } finally {
+      await store.close();
+    }
   });
 });
 

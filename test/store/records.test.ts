@@ -20,13 +20,13 @@ function sourceOf(text: string, piece = 7): ByteSource {
   };
 }
 
-/** Reads `text`, copying each accepted chunk (as backup and restore do). */
-async function copy(text: string, check: "replay" | "full" = "replay", piece?: number) {
+/** Reads `text`, copying what a backup or restore copies (`onCopy`). */
+async function copy(text: string, piece?: number) {
   let out = "";
   const result = await readRecords(sourceOf(text, piece), {
-    strict: check === "full",
-    onChunk: (bytes) => {
+    onCopy: (bytes) => {
       out += decoder.decode(bytes, { stream: true });
+      return Promise.resolve();
     },
   });
   return { result, out };
@@ -36,21 +36,21 @@ describe("readRecords()", () => {
   const claim = { scope: "k1", key: "retry-7", digest: "d".repeat(64) };
   const sound = line(1, { status: "sold" }) + line(2) + line(5, { status: "available" }, claim);
 
-  for (const check of ["replay", "full"] as const) {
-    it(`readRecords() copies complete records byte for byte, keys included (${check})`, async () => {
-      const { result, out } = await copy(sound, check);
-      assert.equal(out, sound);
-      assert.deepEqual(result, {
-        pets: 3,
-        byStatus: { available: 1, pending: 0, sold: 1, none: 1 },
-        lastId: 5,
-        length: encoder.encode(sound).length,
-        tornTail: undefined,
-        damage: undefined,
-        damagedLines: 0,
-      });
+  it("readRecords() copies complete records byte for byte, keys included", async () => {
+    const { result, out } = await copy(sound);
+    assert.equal(out, sound);
+    assert.deepEqual(result, {
+      pets: 3,
+      byStatus: { available: 1, pending: 0, sold: 1, none: 1 },
+      lastId: 5,
+      length: encoder.encode(sound).length,
+      tornTail: undefined,
+      missingNewline: undefined,
+      checked: false,
+      damage: undefined,
+      damagedLines: 0,
     });
-  }
+  });
 
   it("readRecords() leaves out a torn last line", async () => {
     const { result, out } = await copy(sound + `{"type":"pet","v":1,"pet":{"id":6,"na`);
@@ -59,11 +59,34 @@ describe("readRecords()", () => {
     assert.deepEqual(result.tornTail, { offset: encoder.encode(sound).length, length: 37 });
   });
 
-  it("readRecords() leaves out a line still being written (all but its newline)", async () => {
-    const inProgress = line(6).slice(0, -1);
-    const { result, out } = await copy(sound + inProgress, "replay", 1 << 20);
+  it("readRecords() keeps a whole last record that lacks only its newline, and the copy gets it", async () => {
+    for (const piece of [7, 1 << 20]) {
+      const { result, out } = await copy(sound + line(6).slice(0, -1), piece);
+      assert.equal(out, sound + line(6), "the copy holds the record with its newline");
+      assert.equal(result.lastId, 6);
+      assert.equal(result.pets, 4);
+      assert.equal(result.tornTail, undefined);
+      const offset = encoder.encode(sound + line(6)).length - 1;
+      assert.deepEqual(result.missingNewline, { offset, line: 4 });
+      assert.equal(result.length, offset, "the file's own bytes");
+    }
+  });
+
+  it("readRecords() still leaves out a last record cut anywhere but at its newline", async () => {
+    const whole = line(6, {}, { ...claim, key: "other" });
+    for (const cut of [1, 2, 3, 30, whole.length - 10]) {
+      const { result, out } = await copy(sound + whole.slice(0, -1 - cut));
+      assert.equal(out, sound, `cut ${cut}`);
+      assert.equal(result.missingNewline, undefined);
+      assert.equal(result.tornTail?.length, encoder.encode(whole).length - 1 - cut);
+    }
+  });
+
+  it("readRecords() leaves out a last record lacking its newline when the rules refuse it", async () => {
+    const { result, out } = await copy(sound + line(4).slice(0, -1));
     assert.equal(out, sound);
-    assert.equal(result.lastId, 5);
+    assert.equal(result.missingNewline, undefined);
+    assert.equal(result.tornTail?.length, line(4).length - 1, "an id not above the one before");
   });
 
   it("readRecords() stops at a damaged line and names it", async () => {
@@ -77,6 +100,15 @@ describe("readRecords()", () => {
     assert.deepEqual(result.damage, { line: 2, reason: "has id 2, not above the id 2 before it" });
   });
 
+  it("readRecords() refuses a second record with an idempotency key an earlier line holds", async () => {
+    const other = { ...claim, scope: "k2" };
+    const { result } = await copy(line(1, {}, claim) + line(2, {}, other) + line(3, {}, claim));
+    assert.deepEqual(result.damage, {
+      line: 3,
+      reason: 'repeats the idempotency key "retry-7" of line 1',
+    });
+  });
+
   it("readRecords() refuses a line that is not UTF-8", async () => {
     const bytes = new Uint8Array([...encoder.encode(line(1)), 0xff, 0x0a]);
     let at = 0;
@@ -88,14 +120,12 @@ describe("readRecords()", () => {
         return Promise.resolve(count);
       },
     };
-    const result = await readRecords(source, { strict: false });
+    const result = await readRecords(source, {});
     assert.deepEqual(result.damage, { line: 2, reason: "is not valid UTF-8" });
   });
 
-  it("readRecords() full check refuses a name the fast check lets through", async () => {
-    const blank = line(1, { name: "   " });
-    assert.equal((await copy(blank, "replay")).result.damage, undefined);
-    const { result } = await copy(blank, "full");
-    assert.deepEqual(result.damage, { line: 1, reason: "has a pet name that is not acceptable" });
+  it("readRecords() refuses a name the API refuses", async () => {
+    const { result } = await copy(line(1, { name: "   " }));
+    assert.deepEqual(result.damage, { line: 1, reason: "has a pet name that is blank" });
   });
 });

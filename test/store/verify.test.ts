@@ -1,5 +1,6 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatReport, verifyDataFile } from "../../src/store/jsonl/verify.ts";
 import { bytesOf, line, removeTempDirs, tempDir } from "./helpers.ts";
@@ -47,23 +48,19 @@ describe("verifyDataFile", () => {
     );
   });
 
-  it("checks what the fast replay path does not: names and UTF-8", async () => {
-    const cases: [string | Uint8Array, RegExp][] = [
+  it("names the rule a pet's name breaks, and a line that is not UTF-8", async () => {
+    const cases: [string | Uint8Array, string][] = [
       [
         '{"type":"pet","v":1,"pet":{"id":1,"name":"a\\u0001","categoryId":1}}\n',
-        /name that is not acceptable/,
+        "has a pet name that contains a control character",
       ],
       [
         '{"type":"pet","v":1,"pet":{"id":1,"name":"   ","categoryId":1}}\n',
-        /name that is not acceptable/,
+        "has a pet name that is blank",
       ],
       [
         `{"type":"pet","v":1,"pet":{"id":1,"name":"${"x".repeat(201)}","categoryId":1}}\n`,
-        /name that is not acceptable/,
-      ],
-      [
-        '{"type":"pet","v":1,"pet":{"id":1,"name":"\\u0041","categoryId":1}}\n',
-        /not in the exact form/,
+        "has a pet name that is longer than 200 characters",
       ],
       [
         new Uint8Array([
@@ -71,13 +68,43 @@ describe("verifyDataFile", () => {
           0xff,
           ...new TextEncoder().encode('","categoryId":1}}\n'),
         ]),
-        /not valid UTF-8/,
+        "is not valid UTF-8",
       ],
     ];
     for (const [content, reason] of cases) {
       const report = await verifyDataFile(join(tempDir({ "data/pets.jsonl": content }), "data"));
-      assert.match(report.damage?.reason ?? "", reason);
+      assert.equal(report.damage?.reason, reason);
     }
+  });
+
+  it("reports a whole last record that lacks its newline; the next start adds it", async () => {
+    const content = line(1) + line(2).slice(0, -1);
+    const dataDir = join(tempDir({ "data/pets.jsonl": content }), "data");
+    const report = await verifyDataFile(dataDir);
+    assert.equal(report.pets, 2);
+    assert.deepEqual(report.missingNewline, { offset: content.length, line: 2 });
+    assert.equal(
+      readFileSync(join(dataDir, "pets.jsonl"), "utf8"),
+      content,
+      "verify changes nothing",
+    );
+    assert.deepEqual(formatReport(report).slice(1), [
+      "warning: the last record (line 2) is whole but lacks its newline; the next start adds it",
+      "ok: the file is sound",
+    ]);
+  });
+
+  it("warns when the highest id comes within 1,000 ids of 2^53 - 1", async () => {
+    const report = async (lastId: number) =>
+      formatReport(
+        await verifyDataFile(join(tempDir({ "data/pets.jsonl": line(1) + line(lastId) }), "data")),
+      );
+    assert.deepEqual((await report(9007199254739990)).slice(1), ["ok: the file is sound"]);
+    assert.deepEqual((await report(9007199254739991)).slice(1), [
+      "warning: the highest id is 9007199254739991; 1000 ids are left before ids stop at 9007199254740991, and then every create is refused (503 unavailable)",
+      "ok: the file is sound",
+    ]);
+    assert.match((await report(9007199254740991))[1], /^warning: .*; 0 ids are left/);
   });
 
   it("reports a missing file as empty", async () => {

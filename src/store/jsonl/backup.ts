@@ -20,6 +20,10 @@
  *      writer to answer and, on a failure, cut back — the window is read again. A cut-back leaves the file shorter, or
  *      rewritten with other ids (a failed batch's ids are never reused), so any change shows in
  *      the hash: the copy is then refused as `changed` and taken again.
+ *   5. Only then is the backup's check line written (backup_check.ts): a copy refused at 4., or
+ *      cut off by a failure, has none, and restore refuses it as cut short.
+ * The copy holds the pet lines only: a backup's first and check lines that the data file holds
+ * (one copied into place by hand) are left out, and the copy gets its own.
  * What remains: a writer that cannot even truncate (the disk refuses every operation) keeps the
  * failed lines until it can; a backup then may hold them, exactly as a crash at that moment
  * would leave them for the service's own next start.
@@ -28,6 +32,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { openIfExists } from "./file_layer.ts";
 import { MAX_LINE_BYTES } from "./format.ts";
+import { CheckedBackup } from "./backup_check.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { type ByteSink, fileSource, readRecords } from "./records.ts";
 import type { ToolResult } from "./verify.ts";
@@ -67,14 +72,15 @@ export async function backupDataFile(options: BackupOptions): Promise<ToolResult
     const size = (await file.stat()).size;
     const windowStart = Math.max(0, size - IN_FLIGHT_WINDOW);
     const copied = createHash("sha256");
+    const backup = new CheckedBackup(sink);
+    await backup.begin();
     const read = await readRecords(fileSource(file, 0, size), {
-      strict: false,
       onChunk: (bytes, offset) => {
         if (offset + bytes.length > windowStart) {
           copied.update(bytes.subarray(Math.max(0, windowStart - offset)));
         }
-        return sink(bytes);
       },
+      onCopy: (bytes) => backup.write(bytes),
     });
     if (read.damage !== undefined) {
       const { line, reason } = read.damage;
@@ -102,7 +108,10 @@ export async function backupDataFile(options: BackupOptions): Promise<ToolResult
       now.update(buffer.subarray(0, count));
     }
     if (now.digest("hex") !== copied.digest("hex")) return changed;
-    return { ok: true, pets: read.pets, byStatus: read.byStatus };
+    // 5. Only a copy found consistent gets its check line.
+    await backup.end(read.pets);
+    const { pets, byStatus, tornTail, missingNewline } = read;
+    return { ok: true, pets, byStatus, tornTail, missingNewline };
   } finally {
     await file.close();
   }

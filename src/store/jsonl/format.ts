@@ -1,19 +1,24 @@
 /**
- * The line format of `pets.jsonl`: one JSON object per line, readable with jq.
+ * The line format of `pets.jsonl` and of backups: one JSON object per line, readable with jq.
  *
  *   {"type":"pet","v":1,"pet":<Pet>}
  *   {"type":"pet","v":1,"pet":<Pet>,"idempotency":{"scope":"…","key":"…","digest":"…"}}
+ *   {"type":"backup","v":1}                               first line of a backup
+ *   {"type":"check","v":1,"pets":<n>,"sha256":"<hex>"}    last line of a backup
  *
  * `type` and `v` let later record kinds and versions join the file without a migration; a reader
  * that meets one it does not know refuses to start rather than skip data. `<Pet>` is exactly the
- * text of `petJson`, so the response is a slice of the line. Each line has exactly one correct
- * text: here are its one writer (`encodePetRecord`) and one reader (`PetLine.parse`, no JSON.parse
- * or string per line), which says why a line differs.
+ * text of `petJson`, so the response is a slice of the line. A backup's first line announces the
+ * check line that ends it; the check counts the pet lines between the two and gives the SHA-256 of
+ * their bytes (newlines included), so a backup cut short or altered is told from a whole one
+ * (records.ts applies it). Here are each line's one writer and the one reader (`PetLine.parse`, no
+ * JSON.parse or string per pet line), which says why a line is refused.
  */
 import {
   INT64_MAX,
   INT64_MIN,
-  isAcceptableName,
+  NAME_LENGTH,
+  nameFlaw,
   type NewPet,
   PET_STATUSES,
   type PetStatus,
@@ -88,6 +93,14 @@ export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): b
   return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
 }
 
+/** The first line of a backup: a check line follows the pet lines (records.ts). */
+export const BACKUP_LINE = `{"type":"backup","v":${RECORD_VERSION}}\n`;
+
+/** The last line of a backup: how many pet lines it holds, and the SHA-256 (hex) of their bytes. */
+export function checkLine(pets: number, sha256: string): string {
+  return `{"type":"check","v":${RECORD_VERSION},"pets":${pets},"sha256":"${sha256}"}\n`;
+}
+
 /** The claim object in a fixed key order, so a line has exactly one correct text. */
 function claimJson(claim: IdempotencyClaim): string {
   return `{"scope":${JSON.stringify(claim.scope)},"key":${JSON.stringify(claim.key)},"digest":${
@@ -105,6 +118,10 @@ const CLAIM_KEY = encoder.encode(CLAIM_FIELD);
 const STATUS_TAILS = PET_STATUSES.map((status) => encoder.encode(`${status}"}`));
 const INT64_MAX_DIGITS = encoder.encode("9223372036854775807");
 const INT64_MIN_DIGITS = encoder.encode("9223372036854775808");
+const BACKUP_BYTES = encoder.encode(BACKUP_LINE.trimEnd());
+const CHECK_HEAD = encoder.encode(`{"type":"check","v":${RECORD_VERSION},"pets":`);
+const CHECK_DIGEST_KEY = encoder.encode(`,"sha256":"`);
+const SHA256_HEX_LENGTH = 64;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -112,9 +129,14 @@ const CLOSE_BRACE = 0x7d;
 const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
+const DELETE = 0x7f;
+
+/** The kinds of line: a pet record, or the first or the check line of a backup. */
+export type LineType = "pet" | "backup" | "check";
 
 /** The fields of the last line `parse` accepted: one object, reused for every line of a file. */
 export class PetLine {
+  type: LineType = "pet";
   id = 0;
   status: PetStatus | undefined = undefined;
   /** Byte ranges: the pet object (response text), the name (with quotes), the categoryId digits. */
@@ -125,29 +147,36 @@ export class PetLine {
   categoryStart = 0;
   categoryEnd = 0;
   claim: IdempotencyClaim | undefined = undefined;
+  /** Of a check line: the pet lines it counts, and the SHA-256 (lower-case hex) of their bytes. */
+  checkPets = 0;
+  checkSha256 = "";
 
   /**
    * Reads bytes[start, end) (a line without its newline, already known to be UTF-8): undefined
-   * when it is a pet record in the exact form `encodePetRecord` writes, else why it is not.
+   * when it is a line in the exact form this service writes, else why it is not. This is the one
+   * judgement of a line, which the start, `verify`, `backup`, `restore` and `import` all apply.
    *
-   * Checked on every line: the record type and version, the field names and order, the id (a
-   * positive safe integer), a name that is a JSON string, the categoryId as a plain int64 literal,
-   * the status, the claim; so every pet text served from these bytes is valid JSON in the Pet
-   * shape. `strict` also checks the name's own rules (length, characters, escapes), which only
-   * the service writes and which cost a string per line: `verify`, `restore` and `import` check
-   * them; a start and a backup do not (a flipped byte in a name still reads back as a pet).
+   * Checked on every pet line: the record type and version, the field names and order, the id (a
+   * positive safe integer), the name by the API's own rules (`nameFlaw`: a name the API refuses
+   * is refused here too, and one it accepts is accepted in any JSON spelling, `"Caf\u00e9"` as
+   * well as `"Café"`), the categoryId as a plain int64 literal, the status, the claim; so every pet
+   * text served from these bytes is valid JSON in the Pet shape.
    */
-  parse(bytes: Uint8Array, start: number, end: number, strict: boolean): string | undefined {
-    if (!this.#scan(bytes, start, end)) return explain(decoder.decode(bytes.subarray(start, end)));
-    if (strict) {
-      const text = decoder.decode(bytes.subarray(this.nameStart, this.nameEnd));
-      const name = JSON.parse(text);
-      if (!isAcceptableName(name) || [...name].length > 200) {
-        return "has a pet name that is not acceptable";
-      }
-      if (JSON.stringify(name) !== text) return NOT_EXACT;
+  parse(bytes: Uint8Array, start: number, end: number): string | undefined {
+    if (this.#scan(bytes, start, end)) {
+      this.type = "pet";
+      const flaw = this.#nameFlaw(bytes);
+      return flaw === undefined ? undefined : `has a pet name that ${flaw}`;
     }
-    return undefined;
+    if (end - start === BACKUP_BYTES.length && matches(bytes, start, end, BACKUP_BYTES)) {
+      this.type = "backup";
+      return undefined;
+    }
+    if (this.#scanCheck(bytes, start, end)) {
+      this.type = "check";
+      return undefined;
+    }
+    return explain(decoder.decode(bytes.subarray(start, end)));
   }
 
   /** The pet's fields as the store was asked to keep them (for `import`). */
@@ -157,7 +186,49 @@ export class PetLine {
     return { name, categoryId, ...(this.status && { status: this.status }) };
   }
 
-  /** True when the bytes are in the exact written form; fills the fields (partly when false). */
+  /**
+   * The name's flaw by the API's rules. Most names are told sound from their bytes alone, with no
+   * string made: no escape, no DEL or C1 control (raw C0 bytes were refused by the scan, and valid
+   * UTF-8 holds no lone surrogate), at most NAME_LENGTH.max code points, one character that is
+   * not white space. Any other name is decoded and judged by `nameFlaw` itself.
+   */
+  #nameFlaw(bytes: Uint8Array): string | undefined {
+    let codePoints = 0;
+    let visible = false;
+    for (let p = this.nameStart + 1; p < this.nameEnd - 1; p++) {
+      const byte = bytes[p];
+      if (byte === BACKSLASH || byte === DELETE || (byte === 0xc2 && bytes[p + 1] < 0xa0)) {
+        visible = false;
+        break;
+      }
+      if ((byte & 0xc0) === 0x80) continue; // a continuation byte
+      codePoints++;
+      if (!visible && !isWhiteSpaceAt(bytes, p)) visible = true;
+    }
+    if (visible && codePoints <= NAME_LENGTH.max) return undefined;
+    return nameFlaw(JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd))));
+  }
+
+  /** True when the bytes are a check line in its exact form; fills checkPets and checkSha256. */
+  #scanCheck(bytes: Uint8Array, start: number, end: number): boolean {
+    if (!matches(bytes, start, end, CHECK_HEAD)) return false;
+    let p = start + CHECK_HEAD.length;
+    const digitsStart = p;
+    let pets = 0;
+    while (p < end && bytes[p] >= ZERO && bytes[p] <= NINE) pets = pets * 10 + (bytes[p++] - ZERO);
+    if (p === digitsStart || (bytes[digitsStart] === ZERO && p > digitsStart + 1)) return false;
+    if (pets > Number.MAX_SAFE_INTEGER || !matches(bytes, p, end, CHECK_DIGEST_KEY)) return false;
+    p += CHECK_DIGEST_KEY.length;
+    if (end - p !== SHA256_HEX_LENGTH + 2 || bytes[end - 2] !== QUOTE) return false;
+    if (bytes[end - 1] !== CLOSE_BRACE) return false;
+    const digest = decoder.decode(bytes.subarray(p, p + SHA256_HEX_LENGTH));
+    if (!/^[0-9a-f]{64}$/.test(digest)) return false;
+    this.checkPets = pets;
+    this.checkSha256 = digest;
+    return true;
+  }
+
+  /** True when the bytes are a pet line in the exact written form; fills the fields (partly when false). */
   #scan(bytes: Uint8Array, start: number, end: number): boolean {
     if (!matches(bytes, start, end, HEAD)) return false;
     let p = start + HEAD.length;
@@ -169,7 +240,7 @@ export class PetLine {
     if (id > Number.MAX_SAFE_INTEGER) return false;
 
     // name: a JSON string, with no raw control byte and only escapes JSON allows, so the text
-    // served from these bytes is always valid JSON.
+    // served from these bytes is always valid JSON (its rules: #nameFlaw).
     if (!matches(bytes, p, end, NAME_KEY) || bytes[p + NAME_KEY.length] !== QUOTE) return false;
     this.nameStart = p + NAME_KEY.length;
     p = this.nameStart + 1;
@@ -235,6 +306,8 @@ const NOT_EXACT = "is not in the exact form this service writes";
 const RECORD_FIELDS = ["type", "v", "pet", "idempotency"];
 const PET_FIELDS = ["id", "name", "categoryId", "status"];
 const CATEGORY_ID_DIGITS = /^-?(?:0|[1-9][0-9]*)/;
+const CATEGORY_ID_LITERAL = /"categoryId":\s*(-?[0-9][0-9.eE+-]*)/;
+const LINE_TYPES: readonly unknown[] = ["pet", "backup", "check"] satisfies LineType[];
 
 /** Why a line that is not in the exact written form fails, from its first flaw a reader can name. */
 function explain(line: string): string {
@@ -246,7 +319,7 @@ function explain(line: string): string {
   }
   if (!isPlainObject(value)) return "is not a JSON object";
   if (typeof value.type !== "string") return `has no record "type"`;
-  if (value.type !== "pet") {
+  if (!LINE_TYPES.includes(value.type)) {
     const type = JSON.stringify(value.type);
     return `has record type ${type}, which this version does not know (written by a newer version?)`;
   }
@@ -254,6 +327,10 @@ function explain(line: string): string {
     return typeof value.v === "number" && Number.isInteger(value.v) && value.v > RECORD_VERSION
       ? `has format version ${value.v}; this version reads only version ${RECORD_VERSION}`
       : `has an invalid format version ${JSON.stringify(value.v)}`;
+  }
+  if (value.type !== "pet") {
+    const which = value.type === "backup" ? "first" : "check";
+    return `is a backup's ${which} line, but not in the exact form this service writes`;
   }
   const field = Object.keys(value).find((field) => !RECORD_FIELDS.includes(field));
   if (field !== undefined) return `has an unknown field ${JSON.stringify(field)}`;
@@ -265,9 +342,9 @@ function explain(line: string): string {
   if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) {
     return "has a pet id that is not a positive safe integer";
   }
-  if (typeof name !== "string" || !isAcceptableName(name) || [...name].length > 200) {
-    return "has a pet name that is not acceptable";
-  }
+  if (typeof name !== "string") return "has a pet name that is not a string";
+  const flaw = nameFlaw(name);
+  if (flaw !== undefined) return `has a pet name that ${flaw}`;
   if (status !== undefined && !(PET_STATUSES as readonly unknown[]).includes(status)) {
     return "has an unknown pet status";
   }
@@ -275,11 +352,13 @@ function explain(line: string): string {
   if (typeof parseClaim(value.idempotency) === "string") {
     return `has an "idempotency" member that is not {scope, key, digest}`;
   }
-  // categoryId must be read from the text: JSON.parse rounds values beyond 2^53−1.
-  const head = `${PET_RECORD_PREFIX}{"id":${id},"name":${JSON.stringify(name)},"categoryId":`;
-  if (!line.startsWith(head)) return NOT_EXACT;
-  const digits = CATEGORY_ID_DIGITS.exec(line.slice(head.length))?.[0];
-  if (digits === undefined || digits === "-0") return "has a categoryId that is not an integer";
+  // categoryId must be read from the text: JSON.parse rounds values beyond 2^53−1. Its member is
+  // the one `"categoryId":` of the line: inside a JSON string that quote would be escaped.
+  const literal = CATEGORY_ID_LITERAL.exec(line)?.[1];
+  const digits = literal === undefined ? undefined : CATEGORY_ID_DIGITS.exec(literal)?.[0];
+  if (digits === undefined || digits !== literal || digits === "-0") {
+    return "has a categoryId that is not an integer";
+  }
   const categoryId = BigInt(digits);
   if (categoryId < INT64_MIN || categoryId > INT64_MAX) return "has a categoryId outside int64";
   return NOT_EXACT;
@@ -324,4 +403,32 @@ function notAbove(bytes: Uint8Array, at: number, limit: Uint8Array): boolean {
     if (bytes[at + i] !== limit[i]) return bytes[at + i] < limit[i];
   }
   return true;
+}
+
+/**
+ * Whether the UTF-8 character starting at `at` is white space as `String.prototype.trim` strips it
+ * (a C0 byte never reaches here): U+0020, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F,
+ * U+205F, U+3000, U+FEFF.
+ */
+function isWhiteSpaceAt(bytes: Uint8Array, at: number): boolean {
+  const second = bytes[at + 1];
+  const third = bytes[at + 2];
+  switch (bytes[at]) {
+    case 0x20:
+      return true;
+    case 0xc2:
+      return second === 0xa0;
+    case 0xe1:
+      return second === 0x9a && third === 0x80;
+    case 0xe2:
+      return second === 0x80
+        ? third <= 0x8a || third === 0xa8 || third === 0xa9 || third === 0xaf
+        : second === 0x81 && third === 0x9f;
+    case 0xe3:
+      return second === 0x80 && third === 0x80;
+    case 0xef:
+      return second === 0xbb && third === 0xbf;
+    default:
+      return false;
+  }
 }

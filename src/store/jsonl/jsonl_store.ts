@@ -23,7 +23,9 @@ import { keyId } from "../idempotency.ts";
 import { StatusIndex } from "../status_index.ts";
 import {
   type CreateOutcome,
+  ID_SPACE_EXHAUSTED,
   type IdempotencyClaim,
+  MAX_PET_ID,
   type PageQuery,
   type PendingCreate,
   petCountsGauge,
@@ -40,6 +42,7 @@ import {
   nodeFileLayer,
   openIfExists,
   syncDirectory,
+  writeFully,
 } from "./file_layer.ts";
 import {
   encodePetRecord,
@@ -54,6 +57,8 @@ import { fileSource, readRecords } from "./records.ts";
 import { GroupWriter, type WriterBatch } from "./writer.ts";
 
 export const DATA_FILE = "pets.jsonl";
+
+const NEWLINE = new Uint8Array([0x0a]);
 
 export interface JsonlStoreOptions {
   /** Created (recursively) when missing. */
@@ -132,6 +137,11 @@ export class JsonlStore implements PetStore {
   readonly #file: DataFile;
   readonly #lock: DirectoryLock;
   #nextId = 1;
+  /**
+   * The highest id a queued create may be given: creates are encoded in queue order, each taking
+   * the next id, so refusing the create that would pass MAX_PET_ID keeps every id under it.
+   */
+  #lastIdPromised = 0;
   readonly #texts = new PetTexts();
   readonly #index = new StatusIndex();
   /** Durable keys: the digest of their body and the position of the pet they made. */
@@ -161,6 +171,7 @@ export class JsonlStore implements PetStore {
       const { line, reason } = read.damage;
       throw new StoreOpenError(`Cannot open store: ${path} line ${line} ${reason}`);
     }
+    let fileLength = read.length;
     if (read.tornTail !== undefined) {
       // A torn tail was never acknowledged (its fdatasync never returned): cutting it loses no
       // answered pet, and the next write must start on a line boundary.
@@ -171,11 +182,24 @@ export class JsonlStore implements PetStore {
         `Cut a torn last line from ${path} at byte offset ${offset} (${length} bytes without a newline)`,
       );
     }
+    if (read.missingNewline !== undefined) {
+      // A whole record cut only of its newline may be a pet that was answered 201 (an operator's
+      // `truncate -s -1`), and the replay served it: it is kept, and the next write must start on
+      // a line boundary.
+      const { offset, line } = read.missingNewline;
+      await writeFully(file, NEWLINE, offset);
+      await file.datasync();
+      fileLength += NEWLINE.length;
+      options.onWarning(
+        `Added the missing newline after the last record of ${path} (line ${line}, byte offset ${offset})`,
+      );
+    }
     store.#nextId = read.lastId + 1;
+    store.#lastIdPromised = read.lastId;
     const identity = await file.stat();
     store.#writer = new GroupWriter({
       file,
-      fileLength: read.length,
+      fileLength,
       encode: (entries) => store.#encode(entries),
       onWarning: options.onWarning,
       onBatchSynced: (seconds, creates) => store.#batchSynced?.(seconds, creates),
@@ -211,9 +235,18 @@ export class JsonlStore implements PetStore {
         );
       }
       if (this.#keysInFlight.has(id)) return Promise.resolve({ kind: "key_in_flight" });
-      // In flight until its batch is published or fails (#publish, #fail).
-      this.#keysInFlight.add(id);
     }
+    // After the keys: a retry of a pet already made needs no new id.
+    if (this.#lastIdPromised >= MAX_PET_ID) {
+      return Promise.resolve({
+        kind: "unavailable",
+        reason: ID_SPACE_EXHAUSTED,
+        idSpaceExhausted: true,
+      });
+    }
+    this.#lastIdPromised++;
+    // In flight until its batch is published or fails (#publish, #fail).
+    if (claim !== undefined) this.#keysInFlight.add(keyId(claim));
     return new Promise((resolve) => this.#writer.append({ pet, claim, resolve }));
   }
 
@@ -310,11 +343,11 @@ export class JsonlStore implements PetStore {
       this.#texts.addSegment(bytes.slice(0, kept));
       kept = 0;
     };
-    return readRecords(fileSource(this.#file), { strict: false, onChunk }, (record, bytes) => {
+    return readRecords(fileSource(this.#file), { onChunk }, (record, bytes, key) => {
       const length = record.petEnd - record.petStart;
       bytes.copyWithin(kept, record.petStart, record.petEnd);
       const segment = this.#texts.nextSegment;
-      this.#add(segment, kept, kept + length, record.id, record.status, record.claim);
+      this.#add(segment, kept, kept + length, record.id, record.status, record.claim, key);
       kept += length;
     });
   }
@@ -371,13 +404,12 @@ export class JsonlStore implements PetStore {
     id: number,
     status: PetStatus | undefined,
     claim: IdempotencyClaim | undefined,
+    key = claim && keyId(claim),
   ): void {
     this.#texts.add(segment, start, end);
     const position = this.#index.add(id, status);
-    if (claim === undefined) return;
-    const key = keyId(claim);
-    // The first pet made with a key keeps it.
-    if (!this.#keys.has(key)) this.#keys.set(key, { digest: claim.digest, position });
+    // One pet per key: the replay refuses a file with two, and `create` never writes a second.
+    if (claim !== undefined) this.#keys.set(key!, { digest: claim.digest, position });
   }
 
   #petAt(position: number): StoredPet {

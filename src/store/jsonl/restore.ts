@@ -6,9 +6,13 @@
  *      starting meanwhile) refuses or is refused, never both writing.
  *   2. A directory that holds pets (or a damaged data file) is refused: a restore never merges
  *      and never overwrites.
- *   3. The backup is copied to a temporary file in the directory with `verify`'s full check of
- *      every line (records.ts). A torn last line is left out and reported; any other damage stops
- *      the restore with the line number, and the directory is left as it was.
+ *   3. The backup is copied to a temporary file in the directory, judged line by line as the
+ *      start and `verify` judge (records.ts), its check line included: a backup cut short or
+ *      altered, or any damaged line, stops the restore with the line number and what is wrong, and
+ *      the directory is left as it was. The copy holds the pet lines (a last one missing its
+ *      newline gets it), without the backup's first and check lines. A backup with no check (an
+ *      earlier version's) is restored, and reported so the command warns; so is a torn last line
+ *      left out of one.
  *   4. The copy is installed atomically (`installFile`): a crash at any step leaves either no
  *      data file or the whole backup, never half of it.
  * The service started there replays the file and continues ids after the highest one in it.
@@ -45,12 +49,13 @@ export async function restoreDataFile(options: {
       };
     }
     return await installFile(join(dataDir, DATA_FILE), async (sink): Promise<ToolResult> => {
-      const read = await readRecords(source, { strict: true, onChunk: sink });
+      const read = await readRecords(source, { onCopy: sink });
       if (read.damage !== undefined) {
         const { line, reason } = read.damage;
         return { ok: false, reason: `${name} line ${line} ${reason}; nothing restored` };
       }
-      return { ok: true, pets: read.pets, byStatus: read.byStatus, tornTail: read.tornTail };
+      const { pets, byStatus, tornTail, missingNewline, checked } = read;
+      return { ok: true, pets, byStatus, tornTail, missingNewline, checked };
     });
   } finally {
     await lock.release();

@@ -1,21 +1,32 @@
 /**
- * `verify`: reads the data file and checks every line fully (records.ts, names included) without
- * taking the lock or changing a byte. A torn last line is reported, not cut.
+ * `verify`: reads the data file, or a backup, and judges every line (records.ts, the judgement
+ * the start applies) without taking the lock or changing a byte. A torn last line and a last
+ * record without its newline are reported, not repaired.
  *
  * The tools of the store (verify, backup, restore, and the export of the PostgreSQL store) share
  * their result types and the report printed from them, here.
  */
 import { join } from "node:path";
-import type { StatusCounts } from "../store.ts";
+import { MAX_PET_ID, type StatusCounts } from "../store.ts";
 import { openIfExists } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
-import { type Damage, fileSource, readRecords, type TornTail } from "./records.ts";
+import {
+  type ByteSource,
+  type Damage,
+  fileSource,
+  type MissingNewline,
+  readRecords,
+  type TornTail,
+} from "./records.ts";
 
-/** What a tool read or wrote: pets per status, and a torn last line it left out. */
+/** What a tool read or wrote: pets per status, and what it left out or repaired at the end. */
 export interface RecordCounts {
   readonly pets: number;
   readonly byStatus: StatusCounts;
   readonly tornTail?: TornTail;
+  readonly missingNewline?: MissingNewline;
+  /** Of a backup read: its check line matched (false: it has none, an earlier version's). */
+  readonly checked?: boolean;
 }
 
 /** How a backup, restore or export ended; `changed`: the file was cut back, take it again. */
@@ -26,6 +37,10 @@ export type ToolResult =
 /** What verify found in a file. */
 export interface RecordReport extends RecordCounts {
   readonly file: string;
+  /** A data file (the start reads it) or a backup (restore reads it): what the warnings say. */
+  readonly kind?: "data file" | "backup";
+  /** The highest id read, for the warning near the id ceiling. */
+  readonly lastId?: number;
   /** The first damaged line; the store refuses to start while it is there. */
   readonly damage?: Damage;
   /** How many lines are damaged in all. */
@@ -38,36 +53,81 @@ export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
   const file = await openIfExists(path, "r");
   if (file === undefined) {
     const byStatus = { available: 0, pending: 0, sold: 0, none: 0 };
-    return { file: path, pets: 0, byStatus, damagedLines: 0 };
+    return { file: path, kind: "data file", pets: 0, byStatus, damagedLines: 0 };
   }
   try {
-    const { pets, byStatus, tornTail, damage, damagedLines } = await readRecords(
-      fileSource(file),
-      { strict: true, all: true },
-    );
-    return { file: path, pets, byStatus, damagedLines, tornTail, damage };
+    return await verifySource(fileSource(file), { name: path, kind: "data file" });
   } finally {
     await file.close();
   }
 }
 
+/** Checks the lines of a data file or a backup read from `source` (`name` says where from). */
+export async function verifySource(
+  source: ByteSource,
+  options: { name: string; kind: "data file" | "backup" },
+): Promise<RecordReport> {
+  const read = await readRecords(source, { all: true });
+  const { pets, byStatus, lastId, tornTail, missingNewline, checked, damage, damagedLines } = read;
+  return {
+    file: options.name,
+    kind: options.kind,
+    pets,
+    byStatus,
+    lastId,
+    damagedLines,
+    tornTail,
+    missingNewline,
+    checked,
+    damage,
+  };
+}
+
+/** How near MAX_PET_ID the highest id of a file may come before `verify` warns. */
+export const ID_CEILING_WARNING_DISTANCE = 1_000;
+
+/** The warning for a file whose ids come near MAX_PET_ID, or undefined. */
+export function idCeilingWarning(lastId: number): string | undefined {
+  const left = MAX_PET_ID - lastId;
+  if (left > ID_CEILING_WARNING_DISTANCE) return undefined;
+  return `warning: the highest id is ${lastId}; ${left} ids are left before ids stop at ${MAX_PET_ID}, and then every create is refused (503 unavailable)`;
+}
+
 /** The report as human-readable lines, for the `verify`, `backup` and `restore` commands. */
 export function formatReport(report: RecordReport): string[] {
-  const { byStatus, tornTail, damage, damagedLines } = report;
+  const { byStatus, tornTail, missingNewline, damage, damagedLines } = report;
+  const backup = report.kind === "backup";
   const lines = [
     `${report.file}: ${report.pets} pets (available ${byStatus.available}, pending ${byStatus.pending}, sold ${byStatus.sold}, no status ${byStatus.none})`,
   ];
   if (tornTail !== undefined) {
+    const then = backup ? "restore leaves it out" : "it is cut off at the next start";
     lines.push(
-      `warning: torn last line at byte offset ${tornTail.offset} (${tornTail.length} bytes without a newline); it is cut off at the next start`,
+      `warning: torn last line at byte offset ${tornTail.offset} (${tornTail.length} bytes without a newline); ${then}`,
     );
   }
+  if (missingNewline !== undefined) {
+    const then = backup ? "restore adds it" : "the next start adds it";
+    lines.push(
+      `warning: the last record (line ${missingNewline.line}) is whole but lacks its newline; ${then}`,
+    );
+  }
+  if (backup && report.checked === false && damage === undefined) {
+    lines.push(
+      "warning: no check line at the end (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one",
+    );
+  }
+  const nearCeiling = report.lastId === undefined ? undefined : idCeilingWarning(report.lastId);
+  if (nearCeiling !== undefined) lines.push(nearCeiling);
   const more = damagedLines > 1 ? ` (${damagedLines} damaged lines in all)` : "";
+  const refused = backup ? "restore refuses it" : "the store will not start";
   lines.push(
     damage !== undefined
-      ? `error: line ${damage.line} ${damage.reason}${more}; the store will not start`
+      ? `error: line ${damage.line} ${damage.reason}${more}; ${refused}`
+      : backup && report.checked
+      ? "ok: the backup is whole: its check line matches every pet line"
       : tornTail === undefined
-      ? "ok: the file is sound"
+      ? `ok: the ${backup ? "backup" : "file"} is sound`
       : "ok: no damage besides the torn last line",
   );
   return lines;

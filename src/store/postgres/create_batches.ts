@@ -25,7 +25,13 @@
 import { keyId } from "../idempotency.ts";
 import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
-import type { CreateOutcome, IdempotencyClaim, PendingCreate } from "../store.ts";
+import {
+  type CreateOutcome,
+  ID_SPACE_EXHAUSTED,
+  type IdempotencyClaim,
+  MAX_PET_ID,
+  type PendingCreate,
+} from "../store.ts";
 import type { Sql, Transaction } from "./connect.ts";
 import { insertPets, type PetInsert, type PetRow, storedPetOf } from "./pet_rows.ts";
 
@@ -127,10 +133,20 @@ async function writeBatch(
   if (fresh.length === 0) return outcomes as CreateOutcome[];
 
   // 3. Take ids: the counter row's lock orders this batch after every batch that took ids
-  //    before it, from any instance, until COMMIT (see the comment at the top).
-  const [counter] = await tx<{ last_id: string }[]>`
-    UPDATE pet_id_counter SET last_id = last_id + ${fresh.length} RETURNING last_id`;
-  const firstId = Number(counter.last_id) - fresh.length + 1;
+  //    before it, from any instance, until COMMIT (see the comment at the top). Ids stop at
+  //    MAX_PET_ID, as in the file store (a backup of the pets must be a file that restores): the
+  //    creates past it get none and are refused. `before` and `after` are int8 as text, so the
+  //    counter never passes through a rounding number beyond it.
+  const [counter] = await tx<{ before: string; after: string }[]>`
+    WITH old AS (SELECT last_id FROM pet_id_counter FOR UPDATE)
+    UPDATE pet_id_counter SET last_id = LEAST(old.last_id + ${fresh.length}, ${MAX_PET_ID}::bigint)
+    FROM old RETURNING old.last_id AS before, pet_id_counter.last_id AS after`;
+  const firstId = Number(counter.before) + 1;
+  const given = Math.max(0, Number(BigInt(counter.after) - BigInt(counter.before)));
+  for (const index of fresh.splice(given)) {
+    outcomes[index] = { kind: "unavailable", reason: ID_SPACE_EXHAUSTED, idSpaceExhausted: true };
+  }
+  if (fresh.length === 0) return outcomes as CreateOutcome[];
 
   // 4. Insert the pets, one statement for the batch.
   const rows: PetInsert[] = fresh.map((index, i) => ({

@@ -1,7 +1,8 @@
 /**
  * `backup` with DATABASE_URL: writes the database's pets in the data file's own record format
- * (format.ts), in id order, with their idempotency keys, so the result is a data file that
- * `verify`, `restore` and `import` take as they take a file backup.
+ * (format.ts), in id order, with their idempotency keys, between a backup's first line and its
+ * check line (backup_check.ts), so the result is a backup that `verify`, `restore` and `import`
+ * take and prove as they take a file backup.
  *
  * One REPEATABLE READ, READ ONLY transaction gives one snapshot: every pet committed (and so
  * answered 201) before it began is in it, and nothing half-made. Rows are read in pages by id
@@ -9,6 +10,7 @@
  * block the service's writers.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
+import { CheckedBackup } from "../jsonl/backup_check.ts";
 import { encodePetRecord, maxRecordBytes, petRecord } from "../jsonl/format.ts";
 import type { ByteSink } from "../jsonl/records.ts";
 import type { ToolResult } from "../jsonl/verify.ts";
@@ -35,6 +37,8 @@ export async function exportDatabase(options: {
   const sql = connectPool({ ...database, poolSize: 1 }, "animal-store backup");
   try {
     return await sql.begin("isolation level repeatable read read only", async (tx) => {
+      const backup = new CheckedBackup(sink);
+      await backup.begin();
       const byStatus: StatusCounts = { available: 0, pending: 0, sold: 0, none: 0 };
       let pets = 0;
       let lastId = "0";
@@ -57,10 +61,11 @@ export async function exportDatabase(options: {
         const page = new Uint8Array(records.reduce((sum, r) => sum + maxRecordBytes(r), 0));
         let end = 0;
         for (const record of records) end = encodePetRecord(record, page, end).end;
-        await sink(page.subarray(0, end));
+        await backup.write(page.subarray(0, end));
         pets += rows.length;
         lastId = rows[rows.length - 1].id;
       }
+      await backup.end(pets);
       return { ok: true as const, pets, byStatus };
     });
   } catch (error) {

@@ -1,22 +1,24 @@
 /**
- * `import`: moves a catalogue from the JSON-lines file (`DATA_DIR/pets.jsonl`) into an empty
+ * `import`: moves a catalogue from the JSON-lines file (`DATA_DIR/pets.jsonl`, or a backup) into an empty
  * PostgreSQL database, keeping every id, every exact value and every idempotency key, so clients
  * see the same pets at the same URLs and their retries still replay.
  *
  * Safety rules, in the order they apply:
- *   1. The data directory's lock is taken: a service still writing the file refuses the import.
- *   2. `verify`'s full check runs first; any damaged line stops the import before the database
- *      is touched. A torn last line (never acknowledged to a client) is left out, with a warning.
- *      The copy then reads the same file again with the same check (records.ts), up to the end
- *      of the lines verify read.
+ *   1. The data directory's lock is taken (not for a backup file, which no service writes): a
+ *      service still writing the file refuses the import.
+ *   2. `verify`'s judgement runs first (records.ts, as the start judges a file; a backup's check
+ *      line included); any damaged line, or a backup cut short or altered, stops the import before
+ *      the database is touched. A torn last line (never acknowledged to a client) is left out,
+ *      with a warning. The copy then reads the same file again with the same judgement, up to the
+ *      end of the lines verify kept.
  *   3. Everything goes in one transaction, into a database with no pets; the id counter is set to
  *      the highest id, so ids the file handed out are never handed out again.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
-import { type DataFile, nodeFileLayer } from "../jsonl/file_layer.ts";
+import { type DataFile, errorCodeOf, nodeFileLayer } from "../jsonl/file_layer.ts";
 import { acquireLock } from "../jsonl/lock.ts";
 import { fileSource, readRecords } from "../jsonl/records.ts";
-import { verifyDataFile } from "../jsonl/verify.ts";
+import { type RecordReport, verifyDataFile, verifySource } from "../jsonl/verify.ts";
 import { connectPool, describeDatabaseError, type Transaction } from "./connect.ts";
 import { insertPets, type PetInsert } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
@@ -36,17 +38,25 @@ export type ImportResult =
 /** Rows per INSERT: large enough to be fast, small enough for one statement's parameters. */
 const ROWS_PER_INSERT = 5000;
 
-/** Imports `dataDir`'s file into the database; `onWarning` hears about a torn last line. */
+/**
+ * Imports `dataDir`'s file, or the backup file `backup`, into the database; `onWarning` hears of
+ * what was left out or repaired on the way (a torn last line, a missing newline, no check line).
+ */
 export async function importJsonlFile(options: {
   dataDir: string;
+  backup?: string;
   database: DatabaseConfig;
   onWarning: (message: string) => void;
 }): Promise<ImportResult> {
-  const { dataDir, database, onWarning } = options;
-  const lock = await acquireLock(dataDir);
-  if ("refused" in lock) return { ok: false, reason: lock.refused };
+  const { dataDir, backup, database, onWarning } = options;
+  // A backup file is no service's: only the data directory's file needs its lock.
+  const lock = backup === undefined ? await acquireLock(dataDir) : undefined;
+  if (lock !== undefined && "refused" in lock) return { ok: false, reason: lock.refused };
   try {
-    const report = await verifyDataFile(dataDir);
+    const report = backup === undefined
+      ? await verifyDataFile(dataDir)
+      : await verifyBackupFile(backup);
+    if ("reason" in report) return { ok: false, reason: report.reason };
     const { damage } = report;
     if (damage !== undefined) {
       return {
@@ -59,7 +69,17 @@ export async function importJsonlFile(options: {
         `Leaving out the torn last line of ${report.file} (byte offset ${report.tornTail.offset}): it was never acknowledged`,
       );
     }
-    // Only the complete lines verify read: a torn last fragment is left out.
+    if (report.missingNewline !== undefined) {
+      onWarning(
+        `The last record of ${report.file} (line ${report.missingNewline.line}) lacks its newline; it is imported`,
+      );
+    }
+    if (backup !== undefined && !report.checked) {
+      onWarning(
+        `${report.file} has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one`,
+      );
+    }
+    // Only the lines verify kept: a torn last fragment is left out.
     const length = report.tornTail?.offset ?? Infinity;
     const file = await nodeFileLayer.open(report.file, "r");
     const sql = connectPool(database, "animal-store import");
@@ -73,7 +93,22 @@ export async function importJsonlFile(options: {
       await file.close();
     }
   } finally {
-    await lock.release();
+    await lock?.release();
+  }
+}
+
+/** `verify`'s report of a backup file, or why it cannot be read. */
+async function verifyBackupFile(path: string): Promise<RecordReport | { reason: string }> {
+  let file: DataFile;
+  try {
+    file = await nodeFileLayer.open(path, "r");
+  } catch (error) {
+    return { reason: `cannot read ${path}: ${errorCodeOf(error)}` };
+  }
+  try {
+    return await verifySource(fileSource(file), { name: path, kind: "backup" });
+  } finally {
+    await file.close();
   }
 }
 
@@ -93,7 +128,6 @@ async function copyRecords(
   let keys = 0;
   const rows: PetInsert[] = [];
   const read = await readRecords(fileSource(file, 0, length), {
-    strict: true,
     onChunk: async () => {
       for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
         await insertPets(tx, rows.slice(start, start + ROWS_PER_INSERT));

@@ -1,0 +1,58 @@
+/**
+ * The PostgreSQL store's ids stop where the file's do (2^53 − 1): a backup of the database must be
+ * a file that restores. Run on a real cluster (test/support/postgres.ts).
+ */
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import postgres from "postgres";
+import { loadConfig } from "../../src/config/config.ts";
+import { idempotencyClaim } from "../../src/store/idempotency.ts";
+import { openPostgresStore } from "../../src/store/postgres/postgres_store.ts";
+import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
+
+const LAST_ID = 9007199254740991;
+
+describe("CreateBatches on PostgreSQL", { skip: skipWithoutPostgres }, () => {
+  const drops: (() => Promise<void>)[] = [];
+  after(async () => {
+    for (const drop of drops) await drop();
+  });
+
+  it("create() gives the last id once and refuses the creates past it, writing nothing", async () => {
+    const database = await freshDatabase();
+    drops.push(database.drop);
+    const config = loadConfig({ API_KEYS: "k", DATABASE_URL: database.url }).database!;
+    const store = await openPostgresStore({ database: config });
+    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    try {
+      await sql`UPDATE pet_id_counter SET last_id = ${String(LAST_ID - 2)}::bigint`;
+      const claim = idempotencyClaim("scope", "last", { name: "Last", categoryId: 1n });
+      // One batch of three with two ids left.
+      const outcomes = await Promise.all([
+        store.create({ name: "One", categoryId: 1n }),
+        store.create({ name: "Last", categoryId: 1n }, claim),
+        store.create({ name: "Past", categoryId: 1n }),
+      ]);
+      assert.deepEqual(outcomes.map((o) => o.kind === "created" ? o.pet.id : o), [
+        LAST_ID - 1,
+        LAST_ID,
+        {
+          kind: "unavailable",
+          reason: "the id space is exhausted: ids stop at 9007199254740991",
+          idSpaceExhausted: true,
+        },
+      ]);
+      const later = await store.create({ name: "Later", categoryId: 1n });
+      assert.equal(later.kind === "unavailable" && later.idSpaceExhausted, true);
+      const replay = await store.create({ name: "Last", categoryId: 1n }, claim);
+      assert.equal(replay.kind === "replayed" && replay.pet.id, LAST_ID, "a retry replays");
+      const rows = await sql<{ id: string }[]>`SELECT id FROM pets ORDER BY id`;
+      assert.deepEqual(rows.map((row) => row.id), [String(LAST_ID - 1), String(LAST_ID)]);
+      const [{ last_id }] = await sql<{ last_id: string }[]>`SELECT last_id FROM pet_id_counter`;
+      assert.equal(last_id, String(LAST_ID), "the counter stops at the ceiling");
+    } finally {
+      await sql.end();
+      await store.close();
+    }
+  });
+});
