@@ -1,9 +1,9 @@
 /**
  * The single writer of the data file: it writes and fdatasyncs the bytes it is handed and reports
  * the outcome. Entries queue up while the batch before them is on its way to disk; then all of
- * them (up to MAX_BATCH) become the next batch, encoded by the store (`encode`: ids and lines, in
- * queue order, which is file order), and go to disk with one write and one fdatasync (group
- * commit). One batch is on its way at a time, so the file never has a hole and batches are
+ * them (up to MAX_BATCH; after a slow fdatasync, once its callers are back: see below) become the
+ * next batch, encoded by the store (`encode`: ids and lines, in queue order, which is file order),
+ * and go to disk with one write and one fdatasync (group commit). One batch is on its way at a time, so the file never has a hole and batches are
  * reported in file order. The writer reports each batch once it is durable (`onDurable`); the
  * store then publishes it to memory and answers its callers, so nothing a reader sees can be lost.
  *
@@ -12,18 +12,19 @@
  * measured under load, one batch at a time served as many creates with 7–10% less CPU per create
  * on each runtime (docs/performance.md, "Store").
  *
- * Why the writer waits for a synced batch's callers before starting the next batch (on a slow
- * disk only): most clients send their next create once their last one is answered, and that takes
- * a round trip (the answer sent, read, the next request sent and parsed). Taking the queue at once
- * instead lets clients fall into groups that never meet again: with 64 clients and a 200 ms
- * fdatasync, a batch of 1 (the first create) and one of 63 (those that came during its sync)
- * took turns, each group's next creates queued behind the other's sync, and every other sync
- * carried one create (150 creates/s where one batch per sync gives 300). So after a durable
- * batch, the next one starts once the queue holds as many entries as that batch had (its callers
- * are back, or as many others came), or after an eighth of the batch's sync time, whichever is
- * first: a create that has no company waits at most that long. Below 1 ms (a sync under 8 ms)
- * the writer does not wait: a batch's callers then take longer to come back than the disk takes,
- * a second group keeps the CPU busy while the first one syncs, and there is no timer to pay for.
+ * Why the next batch waits for the last one's callers (on a slow disk only): most clients send
+ * their next create once their last one is answered, a round trip later (the answer sent and
+ * read, the next request sent and parsed). Taking the queue the moment a batch is answered let
+ * clients fall into groups that never met again: with 64 clients and a 200 ms fdatasync, the
+ * first create went alone, the other 63 queued during its sync and went next, and from then on
+ * each group queued behind the other's sync: batches of 1 and 63 took turns, 150 creates/s where
+ * one batch per sync gives 300. So once a batch is durable, the next one starts when the queue
+ * holds as many entries as that batch and the queue behind it had together (everyone is back, or
+ * as many others came), or after an eighth of the batch's fdatasync time, whichever comes first:
+ * a create waits at most that long for company. Waiting for the batch's own size would not do:
+ * two groups of 32 would each find the other queued and go on taking turns. Under 1 ms (a sync
+ * under 8 ms) there is no wait: the callers take longer to come back than such a disk takes, the
+ * other group keeps the CPU busy meanwhile, and no timer is set.
  *
  * Failure rules (ENOSPC, EIO, …):
  * - every caller of the failed batch is answered `unavailable`, but only once the file has been
@@ -160,10 +161,8 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
           this.#options.onFailed(entries, "internal store error", false);
           continue;
         }
-        const syncSeconds = await this.#commit(batch);
-        if (syncSeconds !== undefined) {
-          await this.#gather(entries.length, syncSeconds * GATHER_SHARE_OF_SYNC * 1000);
-        }
+        const next = await this.#commit(batch);
+        if (next !== undefined) await this.#gather(next);
       }
     } finally {
       this.#busy = false;
@@ -172,11 +171,10 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   }
 
   /**
-   * Waits until the queue holds `entries` entries (the callers of the batch just answered are
-   * back, or as many others came) or `ms` have passed; not at all when `ms` is under
-   * MIN_GATHER_MS. See the module comment for why.
+   * Waits until the queue holds `entries` entries or `ms` have passed; not at all when `ms` is
+   * under MIN_GATHER_MS. See the module comment for why.
    */
-  async #gather(entries: number, ms: number): Promise<void> {
+  async #gather({ entries, ms }: NextBatch): Promise<void> {
     if (ms < MIN_GATHER_MS || this.#queue.length >= entries) return;
     await new Promise<void>((resolve) => {
       const end = () => {
@@ -192,10 +190,10 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   }
 
   /**
-   * Writes and syncs one batch, then reports it durable or applies the failure rules. Returns the
-   * seconds its fdatasync took when it was reported durable, else undefined.
+   * Writes and syncs one batch, then reports it durable or applies the failure rules. Returns what
+   * the next batch waits for when this one was reported durable, else undefined.
    */
-  async #commit(batch: Batch): Promise<number | undefined> {
+  async #commit(batch: Batch): Promise<NextBatch | undefined> {
     const { file, checkFile } = this.#options;
     let failure = await attempt("write", () => writeFully(file, batch.bytes, this.#durableLength));
     let syncSeconds = 0;
@@ -214,8 +212,14 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       }
       if (failure === undefined) {
         this.#durableLength += batch.bytes.length;
+        // Counted before the callers are answered: those who come back on the same turn (in one
+        // process) are counted as they are queued.
+        const population = this.#queue.length + batch.entries.length;
         this.#options.onDurable(batch);
-        return syncSeconds;
+        return {
+          entries: Math.min(population, MAX_BATCH),
+          ms: syncSeconds * 1000 * GATHER_SHARE_OF_SYNC,
+        };
       }
     } catch (error) {
       // A bug of ours once the batch was synced: which of its pets count is unknown, and the next
@@ -253,6 +257,12 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     return { reason, outcomeUnknown: halts };
   }
 }
+
+/**
+ * What the batch after a durable one waits for: the queue to hold `entries` (everyone who was
+ * queued, and the answered callers back), or `ms` to pass.
+ */
+type NextBatch = { readonly entries: number; readonly ms: number };
 
 /** Why a batch was not acknowledged, and whether the writer must halt (the fail-stop rules). */
 type BatchFailure = { readonly reason: string; readonly halts: boolean };
