@@ -255,7 +255,7 @@ describe("GroupWriter", () => {
     });
   }
 
-  it("lets a create with no company wait at most an eighth of the last fdatasync, on a slow disk", async () => {
+  it("lets a create with no company wait at most a quarter of the last fdatasync, on a slow disk", async () => {
     const SYNC_MS = 200;
     const { writer, file, batches, writeStarted, append } = await slowDiskWriter(SYNC_MS);
     // A batch of three whose callers never come back, and one create queued behind it.
@@ -269,7 +269,8 @@ describe("GroupWriter", () => {
     assert.deepEqual(batches.map((batch) => batch.size), [3, 1]);
     const waited = writeStarted[1] - batches[0].answeredAt;
     assert.ok(
-      waited < SYNC_MS / 2,
+      // Well short of another whole sync, with room for a busy machine's late timer.
+      waited < SYNC_MS * 0.75,
       `the lone create's batch started ${
         waited.toFixed(1)
       } ms after the first was answered (the wait is at most ${SYNC_MS * GATHER_SHARE_OF_SYNC} ms)`,

@@ -20,11 +20,13 @@
  * each group queued behind the other's sync: batches of 1 and 63 took turns, 150 creates/s where
  * one batch per sync gives 300. So once a batch is durable, the next one starts when the queue
  * holds as many entries as that batch and the queue behind it had together (everyone is back, or
- * as many others came), or after an eighth of the batch's fdatasync time, whichever comes first:
- * a create waits at most that long for company. Waiting for the batch's own size would not do:
- * two groups of 32 would each find the other queued and go on taking turns. Under 1 ms (a sync
- * under 8 ms) there is no wait: the callers take longer to come back than such a disk takes, the
- * other group keeps the CPU busy meanwhile, and no timer is set.
+ * as many others came), or after a quarter of the batch's fdatasync time, whichever comes first.
+ * Waiting for the batch's own size would not do: two groups of 32 would each find the other
+ * queued and go on taking turns. The price: creates that come one by one, not in reply to
+ * answers, seldom reach that count and wait the whole quarter (at most a quarter of a sync more
+ * latency). Less than a quarter did not cover the round trip of 64 clients on a busy machine
+ * (10–40 ms). Under 1 ms (a sync under 4 ms) there is no wait: the callers take longer to come
+ * back than such a disk takes, the other group keeps the CPU busy meanwhile, and no timer is set.
  *
  * Failure rules (ENOSPC, EIO, …):
  * - every caller of the failed batch is answered `unavailable`, but only once the file has been
@@ -57,7 +59,7 @@ export const MAX_BATCH = 1024;
  * The longest wait for a durable batch's callers to come back, as a share of that batch's
  * fdatasync time: what a create that arrives alone pays, at most, on top of its own sync.
  */
-export const GATHER_SHARE_OF_SYNC = 1 / 8;
+export const GATHER_SHARE_OF_SYNC = 1 / 4;
 
 /** Shorter waits are not made: a fast disk's batches go out as soon as the last one is durable. */
 export const MIN_GATHER_MS = 1;
