@@ -73,7 +73,8 @@ echo "$runtime, fdatasync +${delay_ms} ms, wrk -c64 ${seconds}s: $(sed -n 's/^Re
 paste -d' ' "$scratch/before" "$scratch/after" | awk '
   $1 == "sum" { creates = $4 - $2; next }
   $1 == "count" { batches = $4 - $2; next }
-  { count = $4 - $2; if (count > previous) printf "  batches of %s–%s: %d\n", low, $1, count - previous;
+  { count = $4 - $2
+    if (count > previous) printf "  batches of %s: %d\n", (low == $1 ? low : low "–" $1), count - previous
     previous = count; low = ($1 == "+Inf") ? "" : $1 + 1 }
   BEGIN { low = 1 }
   END { if (batches > 0) printf "  %d creates in %d batches: %.1f per batch\n", creates, batches, creates / batches }'
