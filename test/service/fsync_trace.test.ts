@@ -8,11 +8,10 @@
  * - the directory is synced when the data file is created;
  * - after start-up, no request reads the data file (reads never touch the disk).
  *
- * Linux only; strace is the first on PATH, as `.ci/run` finds it. Skipped with a notice when it is missing or ptrace is not permitted (a
- * container without CAP_SYS_PTRACE); with REQUIRE_STRACE=1 (CI) that is a failure instead.
+ * Skipped with a notice when strace cannot be used (test/support/strace.ts); with REQUIRE_STRACE=1
+ * (CI) that is a failure instead.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -24,9 +23,8 @@ import {
   waitFor,
 } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
-import { onPath } from "../support/executables.ts";
+import { stopTraced, STRACE, straceUnavailable } from "../support/strace.ts";
 
-const STRACE = onPath("strace");
 const KEY = "strace-suite-key";
 const api = serviceApi(KEY);
 const SYSCALLS = [
@@ -47,22 +45,7 @@ const SYSCALLS = [
   "fsync",
 ];
 
-/** Why strace cannot be used here, or undefined when it can. */
-function straceUnavailable(): string | undefined {
-  if (process.platform !== "linux") return "not Linux";
-  if (STRACE === undefined) return "no strace on PATH (apt-get install strace)";
-  const probe = spawnSync(STRACE, ["-f", "-o", "/dev/null", "true"], { encoding: "utf8" });
-  if (probe.status !== 0) return `ptrace is not permitted: ${probe.stderr.trim().slice(0, 200)}`;
-  return undefined;
-}
-
-const unavailable = straceUnavailable();
-if (unavailable !== undefined) {
-  if (process.env.REQUIRE_STRACE === "1") {
-    throw new Error(`REQUIRE_STRACE=1 but strace cannot trace the service: ${unavailable}`);
-  }
-  console.log(`fsync_trace: skipped: ${unavailable}`);
-}
+const unavailable = straceUnavailable("fsync_trace");
 
 /** One system call of the trace: its text, and where it started and returned in the trace. */
 interface Call {
@@ -153,13 +136,7 @@ describe(`system calls of the service on ${targetRuntime()} (strace)`, {
         await (await api(service, `/v1/pets/${ids[0]}`)).arrayBuffer();
         await (await api(service, "/v1/pets?limit=2")).arrayBuffer();
       } finally {
-        // strace blocks fatal signals while it runs a command: signal the service itself.
-        const tracee = readFileSync(
-          `/proc/${service.child.pid}/task/${service.child.pid}/children`,
-          "utf8",
-        ).trim().split(/\s+/).map(Number)[0];
-        process.kill(tracee, "SIGTERM");
-        await service.exited;
+        await stopTraced(service);
       }
 
       await waitFor(() => existsSync(tracePath), "the trace");

@@ -2,9 +2,14 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { setImmediate } from "node:timers";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
-import { GroupWriter, type WriterBatch } from "../../src/store/jsonl/writer.ts";
+import {
+  GATHER_SHARE_OF_SYNC,
+  GroupWriter,
+  type WriterBatch,
+} from "../../src/store/jsonl/writer.ts";
 import type { CreateOutcome } from "../../src/store/store.ts";
 import {
   deferred,
@@ -75,6 +80,52 @@ function failingDisk(options: { truncateFails: boolean }) {
     }),
   };
   return disk;
+}
+
+/** A line for the writer, and how to tell its caller it is durable. */
+interface Line {
+  readonly text: string;
+  readonly answer: () => void;
+}
+
+/**
+ * A GroupWriter of bare lines over a real data file whose fdatasync takes `syncMs` more (a slow
+ * disk), recording each batch's size and when its write started and it was answered.
+ */
+async function slowDiskWriter(syncMs: number) {
+  const dataDir = tempDir({ "data/pets.jsonl": "" });
+  const writeStarted: number[] = [];
+  const files = instrumentedFiles({
+    write: () => {
+      writeStarted.push(performance.now());
+    },
+    datasync: () => new Promise((resolve) => setTimeout(resolve, syncMs)),
+  });
+  const file = await files.open(join(dataDir, "data/pets.jsonl"), "r+");
+  const batches: { size: number; answeredAt: number }[] = [];
+  const writer = new GroupWriter<Line, WriterBatch<Line>>({
+    file,
+    fileLength: 0,
+    encode: (entries) => ({
+      entries,
+      bytes: new TextEncoder().encode(entries.map((entry) => entry.text).join("")),
+    }),
+    onWarning: () => {},
+    onHalted: () => {},
+    onDurable: (batch) => {
+      batches.push({ size: batch.entries.length, answeredAt: performance.now() });
+      for (const entry of batch.entries) entry.answer();
+    },
+    onFailed: () => assert.fail("no batch fails"),
+  });
+  const append = (text: string) =>
+    new Promise<void>((answer) => writer.append({ text: `${text}\n`, answer }));
+  return { writer, file, batches, writeStarted, append };
+}
+
+/** Resolves once the data file's first write has started. */
+async function firstWrite(writeStarted: readonly number[]): Promise<void> {
+  while (writeStarted.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
 describe("GroupWriter", () => {
@@ -170,6 +221,60 @@ describe("GroupWriter", () => {
     assert.equal(statusOf(store.get(3)), "sold");
     await store.close();
     assert.deepEqual(fileIds(dataDir), [1, 2, 3]);
+  });
+
+  for (const groups of [[1, 63], [32, 32]]) {
+    it(`merges clients that take turns on a slow disk into one batch per fdatasync (groups of ${groups.join(" and ")})`, async () => {
+      // Each client sends its next line once its last one is answered, a turn of the event loop
+      // later (its round trip). The second group starts while the first one's batch syncs, so
+      // without the wait for the answered callers the two groups would take turns for good.
+      const SYNC_MS = 100;
+      const BATCHES = 7;
+      const clients = groups[0] + groups[1];
+      const { writer, file, batches, writeStarted, append } = await slowDiskWriter(SYNC_MS);
+      const client = async (name: string) => {
+        while (batches.length < BATCHES) {
+          await append(name);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      };
+      const first = Array.from({ length: groups[0] }, (_, i) => client(`a${i}`));
+      await within(firstWrite(writeStarted), "the first batch's write");
+      const second = Array.from({ length: groups[1] }, (_, i) => client(`b${i}`));
+      await Promise.all([...first, ...second]);
+      await writer.idle();
+      await file.close();
+      const sizes = batches.map((batch) => batch.size);
+      assert.equal(sizes[0], groups[0], "the first group's batch");
+      const later = sizes.slice(1, BATCHES);
+      const mean = later.reduce((sum, size) => sum + size, 0) / later.length;
+      assert.ok(
+        mean >= 0.8 * clients,
+        `batches ${sizes.join(", ")}: after the first, each should hold all ${clients} clients`,
+      );
+    });
+  }
+
+  it("lets a create with no company wait at most a quarter of the last fdatasync, on a slow disk", async () => {
+    const SYNC_MS = 200;
+    const { writer, file, batches, writeStarted, append } = await slowDiskWriter(SYNC_MS);
+    // A batch of three whose callers never come back, and one create queued behind it.
+    const three = ["one", "two", "three"].map(append);
+    await within(firstWrite(writeStarted), "the first batch's write");
+    const alone = append("alone");
+    await within(Promise.all(three).then(() => {}), "the first batch's answer");
+    await within(alone, "the lone create's answer");
+    await writer.idle();
+    await file.close();
+    assert.deepEqual(batches.map((batch) => batch.size), [3, 1]);
+    const waited = writeStarted[1] - batches[0].answeredAt;
+    assert.ok(
+      // Well short of another whole sync, with room for a busy machine's late timer.
+      waited < SYNC_MS * 0.75,
+      `the lone create's batch started ${
+        waited.toFixed(1)
+      } ms after the first was answered (the wait is at most ${SYNC_MS * GATHER_SHARE_OF_SYNC} ms)`,
+    );
   });
 
   it("cuts the file back before answering a failed batch, then writes the creates queued behind it", async () => {

@@ -1,9 +1,9 @@
 /**
  * The single writer of the data file: it writes and fdatasyncs the bytes it is handed and reports
  * the outcome. Entries queue up while the batch before them is on its way to disk; then all of
- * them (up to MAX_BATCH) become the next batch, encoded by the store (`encode`: ids and lines, in
- * queue order, which is file order), and go to disk with one write and one fdatasync (group
- * commit). One batch is on its way at a time, so the file never has a hole and batches are
+ * them (up to MAX_BATCH; after a slow fdatasync, once its callers are back: see below) become the
+ * next batch, encoded by the store (`encode`: ids and lines, in queue order, which is file order),
+ * and go to disk with one write and one fdatasync (group commit). One batch is on its way at a time, so the file never has a hole and batches are
  * reported in file order. The writer reports each batch once it is durable (`onDurable`); the
  * store then publishes it to memory and answers its callers, so nothing a reader sees can be lost.
  *
@@ -11,6 +11,22 @@
  * creates into twice the batches, and each fdatasync costs tens of microseconds of CPU;
  * measured under load, one batch at a time served as many creates with 7–10% less CPU per create
  * on each runtime (docs/performance.md, "Store").
+ *
+ * Why the next batch waits for the last one's callers (on a slow disk only): most clients send
+ * their next create once their last one is answered, a round trip later (the answer sent and
+ * read, the next request sent and parsed). Taking the queue the moment a batch is answered let
+ * clients fall into groups that never met again: with 64 clients and a 200 ms fdatasync, the
+ * first create went alone, the other 63 queued during its sync and went next, and from then on
+ * each group queued behind the other's sync: batches of 1 and 63 took turns, 150 creates/s where
+ * one batch per sync gives 300. So once a batch is durable, the next one starts when the queue
+ * holds as many entries as that batch and the queue behind it had together (everyone is back, or
+ * as many others came), or after a quarter of the batch's fdatasync time, whichever comes first.
+ * Waiting for the batch's own size would not do: two groups of 32 would each find the other
+ * queued and go on taking turns. The price: creates that come one by one, not in reply to
+ * answers, seldom reach that count and wait the whole quarter (at most a quarter of a sync more
+ * latency). Less than a quarter did not cover the round trip of 64 clients on a busy machine
+ * (10–40 ms). Under 1 ms (a sync under 4 ms) there is no wait: the callers take longer to come
+ * back than such a disk takes, the other group keeps the CPU busy meanwhile, and no timer is set.
  *
  * Failure rules (ENOSPC, EIO, …):
  * - every caller of the failed batch is answered `unavailable`, but only once the file has been
@@ -38,6 +54,15 @@ import { type DataFile, errorCodeOf, writeFully } from "./file_layer.ts";
 
 /** Most entries in one batch: bounds a batch's bytes and its callers' wait. */
 export const MAX_BATCH = 1024;
+
+/**
+ * The longest wait for a durable batch's callers to come back, as a share of that batch's
+ * fdatasync time: what a create that arrives alone pays, at most, on top of its own sync.
+ */
+export const GATHER_SHARE_OF_SYNC = 1 / 4;
+
+/** Shorter waits are not made: a fast disk's batches go out as soon as the last one is durable. */
+export const MIN_GATHER_MS = 1;
 
 /** A batch as the writer sees it: the bytes to append, whatever else the store keeps in it. */
 export interface WriterBatch<Entry> {
@@ -76,10 +101,16 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   readonly #options: WriterOptions<Entry, Batch>;
   readonly #queue: Entry[] = [];
   #durableLength: number;
-  /** True from the first queued entry until the queue is empty and no batch is on its way. */
+  /**
+   * True from the first queued entry until the queue is empty, no batch is on its way and the
+   * writer no longer waits for the last batch's callers.
+   */
   #busy = false;
   #halted: string | undefined;
   #idleWaiters: (() => void)[] = [];
+  /** While the writer waits for callers to come back: the queue length that ends the wait. */
+  #gatherUntilQueued = Infinity;
+  #endGathering: (() => void) | undefined;
 
   constructor(options: WriterOptions<Entry, Batch>) {
     this.#options = options;
@@ -89,6 +120,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   /** Queues an entry; it is answered by `onDurable` or `onFailed`. */
   append(entry: Entry): void {
     this.#queue.push(entry);
+    if (this.#queue.length >= this.#gatherUntilQueued) this.#endGathering?.();
     if (this.#busy) return;
     this.#busy = true;
     // After the current microtasks, so creates made in the same turn share the first batch.
@@ -113,7 +145,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Commits batch after batch until the queue is empty. */
+  /** Commits batch after batch until the queue is empty and the last batch's callers are away. */
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
@@ -131,7 +163,8 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
           this.#options.onFailed(entries, "internal store error", false);
           continue;
         }
-        await this.#commit(batch);
+        const next = await this.#commit(batch);
+        if (next !== undefined) await this.#gather(next);
       }
     } finally {
       this.#busy = false;
@@ -139,8 +172,30 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     }
   }
 
-  /** Writes and syncs one batch, then reports it durable or applies the failure rules. */
-  async #commit(batch: Batch): Promise<void> {
+  /**
+   * Waits until the queue holds `entries` entries or `ms` have passed; not at all when `ms` is
+   * under MIN_GATHER_MS. See the module comment for why.
+   */
+  async #gather({ entries, ms }: NextBatch): Promise<void> {
+    if (ms < MIN_GATHER_MS || this.#queue.length >= entries) return;
+    await new Promise<void>((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        this.#gatherUntilQueued = Infinity;
+        this.#endGathering = undefined;
+        resolve();
+      };
+      const timer = setTimeout(end, ms);
+      this.#gatherUntilQueued = entries;
+      this.#endGathering = end;
+    });
+  }
+
+  /**
+   * Writes and syncs one batch, then reports it durable or applies the failure rules. Returns what
+   * the next batch waits for when this one was reported durable, else undefined.
+   */
+  async #commit(batch: Batch): Promise<NextBatch | undefined> {
     const { file, checkFile } = this.#options;
     let failure = await attempt("write", () => writeFully(file, batch.bytes, this.#durableLength));
     let syncSeconds = 0;
@@ -159,8 +214,14 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       }
       if (failure === undefined) {
         this.#durableLength += batch.bytes.length;
+        // Counted before the callers are answered: those who come back on the same turn (in one
+        // process) are counted as they are queued.
+        const population = this.#queue.length + batch.entries.length;
         this.#options.onDurable(batch);
-        return;
+        return {
+          entries: Math.min(population, MAX_BATCH),
+          ms: syncSeconds * 1000 * GATHER_SHARE_OF_SYNC,
+        };
       }
     } catch (error) {
       // A bug of ours once the batch was synced: which of its pets count is unknown, and the next
@@ -169,6 +230,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     }
     const { reason, outcomeUnknown } = await this.#cutBack(failure);
     this.#options.onFailed(batch.entries, reason, outcomeUnknown);
+    return undefined;
   }
 
   /**
@@ -197,6 +259,12 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     return { reason, outcomeUnknown: halts };
   }
 }
+
+/**
+ * What the batch after a durable one waits for: the queue to hold `entries` (everyone who was
+ * queued, and the answered callers back), or `ms` to pass.
+ */
+type NextBatch = { readonly entries: number; readonly ms: number };
 
 /** Why a batch was not acknowledged, and whether the writer must halt (the fail-stop rules). */
 type BatchFailure = { readonly reason: string; readonly halts: boolean };
