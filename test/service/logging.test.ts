@@ -148,6 +148,28 @@ describe(`logging on ${runtime} when stdout fails`, { timeout: 90_000 }, () => {
       dir.remove();
     }
   });
+
+  it("a pipe whose reader stops reading does not hold up a SIGTERM's exit", async () => {
+    const dir = temporaryDirectory();
+    const pipe = logPipe(dir.path);
+    let service: ServiceProcess | undefined;
+    try {
+      const dataDir = join(dir.path, "data");
+      service = await startService({ dataDir, stdoutPath: pipe.path, env: ENV });
+      await waitFor(() => pipe.text().includes('"port"'), "the start line in the pipe");
+      pipe.pause();
+      // About 1.6 MB of lines: far more than the pipe holds, so a write is left waiting.
+      await requestMany(service, { path: LONG_PATH, count: 200, concurrency: 8, status: 404 });
+      // Requests finish at once; the last lines may wait half a second for stdout.
+      const gone = new Promise((resolve) => setTimeout(() => resolve("still running"), 3_000));
+      assert.equal(await Promise.race([service.stop(), gone]), 0);
+    } finally {
+      service?.kill("SIGKILL");
+      pipe.resume();
+      await pipe.close();
+      dir.remove();
+    }
+  });
 });
 
 describe(`logging on ${runtime} to a full disk`, { timeout: 90_000, skip: faultFsSkip }, () => {
