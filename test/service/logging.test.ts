@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { faultFsSkip, mountTmpfs } from "../support/fault_fs.ts";
 import { logPipe } from "../support/log_pipe.ts";
+import { residentBytes } from "../support/process_stats.ts";
 import {
   type ServiceProcess,
   startService,
@@ -59,12 +60,6 @@ function dropReports(text: string): { dropped: number; msg: string }[] {
   return text.split("\n").filter((line) => line.includes('"level":"warn"'))
     .map((line) => JSON.parse(line))
     .filter((line) => /log lines dropped/.test(line.msg));
-}
-
-/** The service's resident memory, from /proc. */
-function residentBytes(service: ServiceProcess): number {
-  const status = readFileSync(`/proc/${service.child.pid}/status`, "utf8");
-  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)![1]) * 1024;
 }
 
 /** /healthz, timed; fails if it takes over `limitMs`. */
