@@ -110,6 +110,7 @@ if (only.length === 0 || only.includes("executable")) {
       "test/service/request_edges.test.ts",
       "test/service/shutdown.test.ts",
       "test/service/faults.test.ts",
+      "test/service/logging.test.ts",
       "test/service/memory.test.ts",
       "test/service/descriptors.test.ts",
       "test/service/request_memory.test.ts",

@@ -118,6 +118,7 @@ export function createApp(options: AppOptions): App {
     }, {
       ready: () => readiness === "ready" && storeAvailable(),
       inFlight: () => inFlight,
+      logLinesDropped: () => log.droppedLines(),
     })
     : undefined;
   if (metrics !== undefined) {

@@ -1,8 +1,10 @@
 /**
  * JSON-lines logging on stdout: one object per line, with `time` and `level`. Lines are buffered
- * and written once per event-loop turn, so a burst of requests costs one write. Callers never
- * pass keys or request bodies (docs/logs.md).
+ * and handed to the sink once per event-loop turn, so a burst of requests costs one write; the
+ * sink (log_sink.ts) never makes a request wait on stdout, and drops what stdout cannot take.
+ * Callers never pass keys or request bodies (docs/logs.md).
  */
+import { LogSink, type OutputStream } from "./log_sink.ts";
 
 export interface Logger {
   info(fields: Record<string, unknown>): void;
@@ -10,8 +12,13 @@ export interface Logger {
   error(fields: Record<string, unknown>): void;
   /** The request's one line (docs/logs.md): `info`, `msg: "request"`, then `line`'s fields. */
   request(line: RequestLine): void;
-  /** Writes out anything buffered (at shutdown). */
-  flush(): void;
+  /**
+   * Hands what is buffered to stdout and resolves once stdout took it, or dropped it, or after
+   * `FLUSH_WAIT_MS` (a stalled reader never holds up an exit).
+   */
+  flush(): Promise<void>;
+  /** Lines dropped since the start because stdout could not take them. */
+  droppedLines(): number;
 }
 
 /** A request's log line, fields in this order; `key` ("" for none) and `traceId` may be left out. */
@@ -29,43 +36,36 @@ export interface RequestLine {
   readonly traceId: string | undefined;
 }
 
-/** Where a JSON logger writes, and how much it has accepted but not yet delivered. */
-export interface LogSink {
-  write(text: string): void;
-  /** Bytes written but not yet taken by the reader (a pipe's backlog); 0 when unknown. */
-  backlog(): number;
-}
+/** How long `flush` waits for stdout before giving up on what it has not taken. */
+const FLUSH_WAIT_MS = 500;
 
-/** Above this backlog lines are dropped and counted: a stalled reader must not grow our memory. */
-const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
+/** Above this much buffered text, the buffer goes to the sink at once. */
+const MAX_BUFFER_CHARS = 65536;
 
-/** A logger that writes JSON lines to `sink` (e.g. stdout). */
-export function createJsonLogger(sink: LogSink): Logger {
+/** A logger that writes JSON lines to `stream` (stdout). */
+export function createJsonLogger(stream: OutputStream): Logger {
+  const sink = new LogSink(stream, (dropped, reason) =>
+    line("warn", {
+      msg: `${dropped} log lines dropped: ${reason}`,
+      dropped,
+    }));
   let buffer = "";
+  let lines = 0;
   let scheduled = false;
-  let dropped = 0;
-  const flush = () => {
+  const handOver = () => {
     scheduled = false;
-    const text = buffer;
+    if (buffer === "") return;
+    sink.write(buffer, lines);
     buffer = "";
-    if (text === "") return;
-    if (sink.backlog() > MAX_BACKLOG_BYTES) {
-      for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) dropped++;
-      return;
-    }
-    if (dropped > 0) {
-      const msg = `${dropped} log lines dropped: stdout was not read fast enough`;
-      sink.write(line("warn", { msg }));
-      dropped = 0;
-    }
-    sink.write(text);
+    lines = 0;
   };
   const append = (text: string) => {
     buffer += text;
-    if (buffer.length > 65536) return flush();
+    lines++;
+    if (buffer.length > MAX_BUFFER_CHARS) return handOver();
     if (!scheduled) {
       scheduled = true;
-      setTimeout(flush, 0);
+      setTimeout(handOver, 0);
     }
   };
   return {
@@ -82,7 +82,17 @@ export function createJsonLogger(sink: LogSink): Logger {
       if (request.traceId !== undefined) text += `,"traceId":"${request.traceId}"`;
       append(text + "}\n");
     },
-    flush,
+    flush: () => {
+      handOver();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, FLUSH_WAIT_MS);
+        sink.idle().then(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+    droppedLines: () => sink.droppedLines,
   };
 }
 

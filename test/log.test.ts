@@ -1,41 +1,59 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createJsonLogger } from "../src/log.ts";
+import type { OutputStream } from "../src/log_sink.ts";
+
+/** A stream that takes every write at once and keeps its text. */
+function memoryStream(): OutputStream & { readonly written: string[] } {
+  const written: string[] = [];
+  return { written, write: (text) => (written.push(text), Promise.resolve()) };
+}
 
 describe("createJsonLogger()", () => {
-  it("writes one JSON object per line with time and level first", () => {
-    const written: string[] = [];
-    const log = createJsonLogger({ write: (text) => written.push(text), backlog: () => 0 });
+  it("writes one JSON object per line with time and level first", async () => {
+    const stream = memoryStream();
+    const log = createJsonLogger(stream);
     log.info({ msg: "request", status: 200 });
     log.warn({});
-    log.flush();
-    const lines = written.join("").trimEnd().split("\n").map((line) => JSON.parse(line));
+    await log.flush();
+    const lines = stream.written.join("").trimEnd().split("\n").map((line) => JSON.parse(line));
     assert.deepEqual(Object.keys(lines[0]), ["time", "level", "msg", "status"]);
     assert.equal(lines[0].level, "info");
     assert.equal(lines[1].level, "warn");
     assert.ok(!Number.isNaN(Date.parse(lines[0].time)));
   });
 
-  it("drops and counts lines while the reader is backlogged, then says how many", () => {
-    const written: string[] = [];
-    let backlog = 64 * 1024 * 1024;
-    const log = createJsonLogger({ write: (text) => written.push(text), backlog: () => backlog });
+  it("hands a turn's lines to stdout in one write, and flush() waits until it took them", async () => {
+    const writes: string[] = [];
+    let took = () => {};
+    const log = createJsonLogger({
+      write: (text) => (writes.push(text), new Promise((resolve) => (took = resolve))),
+    });
     log.info({ msg: "one" });
     log.info({ msg: "two" });
-    log.flush();
-    assert.deepEqual(written, []);
-    backlog = 0;
-    log.info({ msg: "three" });
-    log.flush();
-    const lines = written.join("").trimEnd().split("\n").map((line) => JSON.parse(line));
-    assert.equal(lines[0].level, "warn");
-    assert.match(lines[0].msg, /^2 log lines dropped/);
-    assert.equal(lines[1].msg, "three");
+    let flushed = false;
+    const flushing = log.flush().then(() => (flushed = true));
+    assert.equal(writes.length, 1);
+    assert.equal(writes[0].split("\n").length, 3);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(flushed, false);
+    took();
+    await flushing;
+    assert.equal(log.droppedLines(), 0);
   });
 
-  it("request() writes the line info() would write for the same fields, in the same order", () => {
-    const written: string[] = [];
-    const log = createJsonLogger({ write: (text) => written.push(text), backlog: () => 0 });
+  it("flush() gives up on a stdout that never takes its lines", async () => {
+    const log = createJsonLogger({ write: () => new Promise(() => {}) });
+    log.info({ msg: "never read" });
+    const started = performance.now();
+    await log.flush();
+    const waited = performance.now() - started;
+    assert.ok(waited >= 400 && waited < 2_000, `waited ${waited} ms`);
+  });
+
+  it("request() writes the line info() would write for the same fields, in the same order", async () => {
+    const stream = memoryStream();
+    const log = createJsonLogger(stream);
     const lines = [
       { method: "GET", path: "/v1/pets/1", status: 200, durationMs: 0.125, requestId: "r-1" },
       { method: "POST", path: '/a"b\\c\u0001é😀', status: 201, durationMs: 3, requestId: "r-2" },
@@ -55,8 +73,8 @@ describe("createJsonLogger()", () => {
         log.info(fields);
       }
     }
-    log.flush();
-    const text = written.join("").trimEnd().split("\n");
+    await log.flush();
+    const text = stream.written.join("").trimEnd().split("\n");
     assert.equal(text.length, 16);
     for (let i = 0; i < text.length; i += 2) {
       // Same text, time aside (the two lines may straddle a millisecond).

@@ -10,6 +10,7 @@
 #   bash scripts/bench/revisions.sh <rev-a> <rev-b> [deno|bun|node] [rounds] [seconds]
 #   bash scripts/bench/revisions.sh HEAD~3 HEAD deno 5 3
 #   ENDPOINTS="list get deep post" bash scripts/bench/revisions.sh …   # post: durable creates
+#   LOG_TO=pipe bash scripts/bench/revisions.sh …   # the log into a pipe read by cat, not /dev/null
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rev_a=${1:?revision A}
@@ -64,8 +65,14 @@ start() { # name revision → prints the port
       --log-level=warning)
     run=(node "$scratch/$name.mjs")
   fi
-  PORT=$port HOST=127.0.0.1 DATA_DIR="$scratch/data-$name" API_KEYS=$key \
-    taskset -c 0 "${run[@]}" >/dev/null 2>"$scratch/$name.stderr" &
+  if [ "${LOG_TO:-null}" = pipe ]; then
+    # The log goes where a shipper would read it: a pipe, drained by cat on the client's core.
+    PORT=$port HOST=127.0.0.1 DATA_DIR="$scratch/data-$name" API_KEYS=$key \
+      taskset -c 0 "${run[@]}" > >(taskset -c 1 cat >/dev/null) 2>"$scratch/$name.stderr" &
+  else
+    PORT=$port HOST=127.0.0.1 DATA_DIR="$scratch/data-$name" API_KEYS=$key \
+      taskset -c 0 "${run[@]}" >/dev/null 2>"$scratch/$name.stderr" &
+  fi
   echo $! >"$scratch/$name.pid"
   for _ in $(seq 100); do
     curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break

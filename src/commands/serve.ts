@@ -10,11 +10,12 @@ import { loadConfig } from "../config/config.ts";
 import { certificateDateWarning, reloadTls } from "../config/tls_pair.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
+import type { OutputStream } from "../log_sink.ts";
 import { delay, detectRuntime, type RunningServer } from "../runtime/server.ts";
 import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { StoreOpenError } from "../store/store.ts";
 import { VERSION } from "../version.ts";
-import { authority, fail } from "./output.ts";
+import { authority } from "./output.ts";
 
 /**
  * After SHUTDOWN_TIMEOUT, how long the handlers cut off get to finish and the store to flush and
@@ -25,27 +26,29 @@ const AFTER_DEADLINE_MS = 2_000;
 /** How long start-up waits for an instance still shutting down to release DATA_DIR ("in use"). */
 const LOCK_WAIT_MS = 1_500;
 
+/** How long a failure to start waits for stderr to take its line: a stalled reader may never. */
+const STDERR_WAIT_MS = 500;
+
 /** Starts the service; returns -1 while it runs (it exits from its signal handler), or an exit code. */
 export async function runServe(): Promise<number> {
   const config = loadConfig(process.env);
+  const runtime = await detectRuntime();
+  // The service's own lines never wait on a reader, nor end the process when it is gone.
+  const stderr = runtime.output("stderr");
   let loaded: LoadedKeys;
   try {
     loaded = loadApiKeys(config);
   } catch (error) {
     if (!(error instanceof KeyFileError)) throw error;
-    return fail(`Cannot start: ${error.message}`);
+    return await failToStart(stderr, `Cannot start: ${error.message}`);
   }
   const keys = new KeyRing(loaded.digests);
-  const log = createJsonLogger({
-    write: (text) => process.stdout.write(text),
-    backlog: () => process.stdout.writableLength ?? 0,
-  });
+  const log = createJsonLogger(runtime.output("stdout"));
   if (config.tls !== undefined) {
     // Once, at start: clients will refuse such a certificate, but the service still starts.
     const warning = certificateDateWarning(config.tls, Date.now());
     if (warning !== undefined) log.warn({ msg: warning, setting: "TLS_CERT_FILE" });
   }
-  const runtime = await detectRuntime();
   const app = createApp({ config, keys, log, brotli: runtime.brotliEncoder?.() });
   let server: RunningServer | undefined;
   // deno-lint-ignore prefer-const -- assigned below, but a signal during listen runs stop() first
@@ -67,9 +70,8 @@ export async function runServe(): Promise<number> {
     // time for a supervisor: exit 1, since the store may not have closed cleanly.
     setTimeout(() => {
       log.error({ msg: "shutdown did not finish in time: exiting without closing the store" });
-      log.flush();
-      process.exit(1);
-    }, graceMs + AFTER_DEADLINE_MS + 500);
+      void log.flush().then(() => process.exit(1));
+    }, graceMs + AFTER_DEADLINE_MS);
     app.drain();
     stopLoading.abort();
     // Let requests in flight finish before the runtime closes connections: Deno's shutdown()
@@ -81,7 +83,7 @@ export async function runServe(): Promise<number> {
     const opened = await storeOpening?.catch(() => undefined);
     await opened?.store.close();
     log.info({ msg: "stopped" });
-    log.flush();
+    await log.flush();
     process.exit(0);
   };
   runtime.onSignal("SIGTERM", () => void stop("SIGTERM received"));
@@ -106,7 +108,11 @@ export async function runServe(): Promise<number> {
     });
   } catch (error) {
     const message = (error as Error).message;
-    return fail(`Cannot start: cannot listen on ${config.host}:${config.port}: ${message}`);
+    await log.flush();
+    return await failToStart(
+      stderr,
+      `Cannot start: cannot listen on ${config.host}:${config.port}: ${message}`,
+    );
   }
 
   const scheme = config.tls === undefined ? "http" : "https";
@@ -132,10 +138,9 @@ export async function runServe(): Promise<number> {
   } catch (error) {
     if (stopping) return -1; // stop() exits 0
     if (!(error instanceof StoreOpenError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    log.flush();
+    await log.flush();
     await server.shutdown(0);
-    return 1;
+    return await failToStart(stderr, error.message);
   }
   if (stopping) return -1; // stop() closes the store and exits
   const loadMs = Math.round(performance.now() - loadStarted);
@@ -161,6 +166,12 @@ export async function runServe(): Promise<number> {
     loadMs,
   });
   return -1;
+}
+
+/** Prints `line` on stderr, waiting at most STDERR_WAIT_MS for it, and returns exit code 1. */
+async function failToStart(stderr: OutputStream, line: string): Promise<number> {
+  await Promise.race([stderr.write(`${line}\n`).catch(() => {}), delay(STDERR_WAIT_MS)]);
+  return 1;
 }
 
 /**

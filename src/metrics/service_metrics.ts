@@ -29,6 +29,8 @@ interface AppState {
   /** As `/readyz`: the store is loaded and reachable, and the service is not shutting down. */
   readonly ready: () => boolean;
   readonly inFlight: () => number;
+  /** Log lines stdout could not take (the logger's count). */
+  readonly logLinesDropped: () => number;
 }
 
 /** The series of one route template and method, bound on first use (scrapes show what was used). */
@@ -101,9 +103,14 @@ export class ServiceMetrics {
       "animal_store_ready",
       "1 when the store is loaded and reachable and the service is not shutting down (as /readyz).",
     ).labels();
+    const logLinesDropped = r.counter(
+      "animal_store_log_lines_dropped_total",
+      "Log lines dropped because stdout could not take them (its reader gone, stalled or slow; its disk full).",
+    ).labels();
     r.onScrape(() => {
       inFlight.set(app.inFlight());
       ready.set(app.ready() ? 1 : 0);
+      logLinesDropped.mirror(app.logLinesDropped());
     });
     this.#loadSeconds = r.gauge(
       "animal_store_store_load_seconds",

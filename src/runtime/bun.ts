@@ -24,7 +24,13 @@
 import { webResponse } from "../http/responses.ts";
 import type { AppRequest } from "../http/responses.ts";
 import { MAX_SEGMENTS } from "../http/url.ts";
-import { delay, onProcessSignal, type RuntimeAdapter, type ServeOptions } from "./server.ts";
+import {
+  delay,
+  onProcessSignal,
+  processOutput,
+  type RuntimeAdapter,
+  type ServeOptions,
+} from "./server.ts";
 
 interface BunServer {
   readonly port: number;
@@ -104,4 +110,5 @@ export const bunRuntime: RuntimeAdapter = {
     });
   },
   onSignal: onProcessSignal,
+  output: processOutput,
 };

@@ -19,9 +19,16 @@
  * (node:zlib, sync or not, and `CompressionStream("brotli")`) keeps about 4–8 KB of resident
  * memory per call that no GC gives back, hundreds of MiB over a day's requests (docs/caching.md,
  * "Memory"). The WebAssembly one gives the same bytes, within a bounded memory.
+ *
+ * The service's lines go out through `Deno.stdout.write`, not node:process's stdout: Deno 2.9's
+ * `process.stdout.write` is a synchronous write, which holds up every request while the pipe is
+ * full (a log shipper that stopped reading), and throws on EPIPE or ENOSPC. `Deno.stdout.write`
+ * runs on a thread of its own and waits there; it may take part of the bytes (a pipe opened
+ * non-blocking by another process), so the rest is written in turn.
  */
 import { loadWasmBrotli } from "../http/compression.ts";
 import { webResponse } from "../http/responses.ts";
+import type { OutputStream } from "../log_sink.ts";
 import { delay, type RunningServer, type RuntimeAdapter, type ServeOptions } from "./server.ts";
 
 export const denoRuntime: RuntimeAdapter = {
@@ -32,7 +39,20 @@ export const denoRuntime: RuntimeAdapter = {
   onSignal(signal, handler) {
     Deno.addSignalListener(signal, handler);
   },
+  output: (name) => denoOutput(name === "stdout" ? Deno.stdout : Deno.stderr),
 };
+
+const encoder = new TextEncoder();
+
+/** `output`: whole writes on `file`, off the event loop; its errors (EPIPE, ENOSPC) reject. */
+function denoOutput(file: { write(bytes: Uint8Array): Promise<number> }): OutputStream {
+  return {
+    async write(text) {
+      let bytes = encoder.encode(text);
+      while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
+    },
+  };
+}
 
 /**
  * How long after its accept loop failed the server listens again. Short enough that new

@@ -23,7 +23,7 @@ import process from "node:process";
 import type { Reply, Respond } from "../http/responses.ts";
 import { NodeRequest } from "./node/node_request.ts";
 import { discardUnreadBody } from "./node/unread_body.ts";
-import { onProcessSignal } from "./server.ts";
+import { onProcessSignal, processOutput } from "./server.ts";
 import type { RunningServer, RuntimeAdapter, ServeOptions, TlsMaterial } from "./server.ts";
 
 /** How often shutdown closes the connections that became idle since (their answer was sent). */
@@ -155,4 +155,5 @@ export const nodeRuntime: RuntimeAdapter = {
   version: process.versions.node,
   serve,
   onSignal: onProcessSignal,
+  output: processOutput,
 };

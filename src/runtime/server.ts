@@ -5,6 +5,7 @@
 import process from "node:process";
 import type { BrotliEncoder } from "../http/compression.ts";
 import type { AppRequest, Respond } from "../http/responses.ts";
+import type { OutputStream } from "../log_sink.ts";
 
 export interface ServeOptions {
   /**
@@ -55,11 +56,35 @@ export interface RuntimeAdapter {
   readonly brotliEncoder?: () => BrotliEncoder;
   /** Calls `handler` once per SIGTERM / SIGINT / SIGHUP the process receives. */
   onSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void): void;
+  /**
+   * The process's stdout or stderr for the service's own lines: a write never blocks the event
+   * loop (a reader that stopped reading leaves it pending), and a failing stream (EPIPE, ENOSPC)
+   * rejects it instead of ending the process.
+   */
+  output(name: "stdout" | "stderr"): OutputStream;
 }
 
 /** `onSignal` of Bun and Node: node:process's signal events. */
 export function onProcessSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void) {
   process.on(signal, handler);
+}
+
+/**
+ * `output` of Bun and Node: node:process's streams, which write to a pipe without blocking
+ * (a pipe's backlog waits in the stream until the reader takes it; on Node, a file or a terminal
+ * is written synchronously). A stream that fails emits `error`, which ends the process unless
+ * someone listens: the write's callback has the error already, so the listener only keeps the
+ * process alive.
+ */
+export function processOutput(name: "stdout" | "stderr"): OutputStream {
+  const stream = process[name];
+  stream.on("error", () => {});
+  return {
+    write: (text) =>
+      new Promise((resolve, reject) => {
+        stream.write(text, (error) => (error ? reject(error) : resolve()));
+      }),
+  };
 }
 
 /** Picks the adapter for the runtime this process runs on; the others are never loaded. */

@@ -17,6 +17,7 @@ export function createMemoryLogger(): Logger & { readonly lines: Record<string, 
     warn: push("warn"),
     error: push("error"),
     request,
-    flush() {},
+    flush: () => Promise.resolve(),
+    droppedLines: () => 0,
   };
 }

@@ -98,6 +98,12 @@ export interface StartOptions {
   readonly runtime?: RuntimeName;
   /** A command that runs the service as its last arguments (e.g. `strace -o FILE`). */
   readonly wrapper?: readonly string[];
+  /**
+   * A file or FIFO the service's stdout goes to (opened by a shell, for appending) instead of the
+   * pipe `stdout()` reads. The port is then picked beforehand, and the service is ready once
+   * `/readyz` answers 200.
+   */
+  readonly stdoutPath?: string;
 }
 
 /** Runs a command of the service to completion (verify, healthcheck, bad settings...). */
@@ -130,10 +136,21 @@ export function runService(
 /** Starts the service and waits until it is ready. */
 export async function startService(options: StartOptions): Promise<ServiceProcess> {
   const [serviceBinary, serviceArgs] = serviceCommand(options.runtime ?? targetRuntime());
-  const [command, ...args] = [...options.wrapper ?? [], serviceBinary, ...serviceArgs];
+  const { stdoutPath } = options;
+  // `exec`, so that the child is the service itself, not a shell around it.
+  const redirect = stdoutPath === undefined
+    ? []
+    : ["sh", "-c", 'out=$1; shift; exec "$@" >>"$out"', "sh", stdoutPath];
+  const [command, ...args] = [
+    ...redirect,
+    ...options.wrapper ?? [],
+    serviceBinary,
+    ...serviceArgs,
+  ];
+  const fixedPort = stdoutPath === undefined ? 0 : await freePort();
   const env = {
     ...process.env,
-    PORT: "0",
+    PORT: String(fixedPort),
     HOST: "127.0.0.1",
     DATA_DIR: options.dataDir,
     ...options.env,
@@ -154,19 +171,26 @@ export async function startService(options: StartOptions): Promise<ServiceProces
       () => reject(new Error(`service did not start:\n${stdout()}\n${stderr()}`)),
       20_000,
     );
-    const check = () => {
-      const match = /"port":(\d+)/.exec(stdout());
-      if (match !== null) {
-        clearTimeout(timer);
-        child.stdout!.off("data", check);
-        resolvePromise(Number(match[1]));
-      }
+    const listening = (port: number) => {
+      clearTimeout(timer);
+      resolvePromise(port);
     };
-    child.stdout!.on("data", check);
     exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`service exited with ${code} before listening:\n${stdout()}\n${stderr()}`));
     });
+    if (stdoutPath !== undefined) {
+      pollReady(fixedPort, exited).then(() => listening(fixedPort), () => {});
+      return;
+    }
+    const check = () => {
+      const match = /"port":(\d+)/.exec(stdout());
+      if (match !== null) {
+        child.stdout!.off("data", check);
+        listening(Number(match[1]));
+      }
+    };
+    child.stdout!.on("data", check);
   });
   const url = `http://127.0.0.1:${port}`;
   const kill = (signal: NodeJS.Signals) => {
@@ -216,6 +240,25 @@ class OutputTail {
     const gap = this.dropped === 0 ? "" : `\n[… ${this.dropped} characters not kept …]\n`;
     return this.head + gap + this.tail;
   }
+}
+
+/** Resolves once `/readyz` on `port` answers 200; never, if the process exits first. */
+async function pollReady(port: number, exited: Promise<unknown>): Promise<void> {
+  let gone = false;
+  exited.then(() => (gone = true));
+  while (!gone) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`, {
+        signal: AbortSignal.timeout(1_000),
+      });
+      await response.body?.cancel();
+      if (response.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("exited");
 }
 
 /** A free loopback port: bound, then released for a child to take. */
