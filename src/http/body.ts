@@ -7,6 +7,7 @@
 import { ClientGoneError, HttpError } from "./errors.ts";
 import type { JsonValue } from "../schemas/json_value.ts";
 import { parseJsonExact } from "./json.ts";
+import { parseJsonBytes } from "./json_bytes.ts";
 import type { AppRequest } from "./responses.ts";
 
 /** True for `application/json`, with or without parameters such as `charset=utf-8`. */
@@ -79,10 +80,27 @@ async function readBytes(request: AppRequest, limit: number): Promise<Uint8Array
  * except a `TypeError` (a body read twice: our bug, which must stay a 500) and the 413 below.
  */
 export async function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
-  const bytes = await readBytes(request, limit).catch((error) => {
+  return parseJsonBody(await readBodyBytes(request, limit));
+}
+
+/** The body's bytes within `limit` (413 over it); a failed read is the client's (see above). */
+export function readBodyBytes(request: AppRequest, limit: number): Promise<Uint8Array> {
+  return readBytes(request, limit).catch((error) => {
     if (error instanceof HttpError || error instanceof TypeError) throw error;
     throw new ClientGoneError(error);
   });
+}
+
+/**
+ * A body's JSON value: parsed from its bytes (`json_bytes.ts`) when it can be, else decoded and
+ * parsed as text, which gives every verdict on a body that is not JSON (400 `invalid_body`).
+ */
+export function parseJsonBody(bytes: Uint8Array): JsonValue {
+  return parseJsonBytes(bytes) ?? parseJsonText(bytes);
+}
+
+/** The text reader: a fatal UTF-8 decode, then the exact parser of `json.ts`. */
+export function parseJsonText(bytes: Uint8Array): JsonValue {
   let text: string;
   try {
     text = utf8.decode(bytes);
