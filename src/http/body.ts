@@ -79,13 +79,10 @@ async function readBytes(request: AppRequest, limit: number): Promise<Uint8Array
  * (Deno drops that connection without calling the handler). So every failure is the client's,
  * except a `TypeError` (a body read twice: our bug, which must stay a 500) and the 413 below.
  */
-export async function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
-  return parseJsonBody(await readBodyBytes(request, limit));
-}
-
-/** The body's bytes within `limit` (413 over it); a failed read is the client's (see above). */
-export function readBodyBytes(request: AppRequest, limit: number): Promise<Uint8Array> {
-  return readBytes(request, limit).catch((error) => {
+export function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
+  // One `then` for both outcomes: the read's failure is mapped here, while a parse error thrown
+  // by `parseJsonBody` passes through as it is.
+  return readBytes(request, limit).then(parseJsonBody, (error) => {
     if (error instanceof HttpError || error instanceof TypeError) throw error;
     throw new ClientGoneError(error);
   });
