@@ -7,6 +7,7 @@
 import { ClientGoneError, HttpError } from "./errors.ts";
 import type { JsonValue } from "../schemas/json_value.ts";
 import { parseJsonExact } from "./json.ts";
+import { parseJsonBytes } from "./json_bytes.ts";
 import type { AppRequest } from "./responses.ts";
 
 /**
@@ -177,11 +178,25 @@ function withRoomFor(bytes: Uint8Array, used: number, more: number, limit: numbe
  * (Deno drops that connection without calling the handler). So every failure is the client's,
  * except a `TypeError` (a body read twice: our bug, which must stay a 500) and the 413 below.
  */
-export async function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
-  const bytes = await readBytes(request, limit).catch((error) => {
+export function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
+  // One `then` for both outcomes: the read's failure is mapped here, while a parse error thrown
+  // by `parseJsonBody` passes through as it is.
+  return readBytes(request, limit).then(parseJsonBody, (error) => {
     if (error instanceof HttpError || error instanceof TypeError) throw error;
     throw new ClientGoneError(error);
   });
+}
+
+/**
+ * A body's JSON value: parsed from its bytes (`json_bytes.ts`) when it can be, else decoded and
+ * parsed as text, which gives every verdict on a body that is not JSON (400 `invalid_body`).
+ */
+export function parseJsonBody(bytes: Uint8Array): JsonValue {
+  return parseJsonBytes(bytes) ?? parseJsonText(bytes);
+}
+
+/** The text reader: a fatal UTF-8 decode, then the exact parser of `json.ts`. */
+export function parseJsonText(bytes: Uint8Array): JsonValue {
   let text: string;
   try {
     text = utf8.decode(bytes);
