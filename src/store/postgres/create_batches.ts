@@ -21,29 +21,41 @@
  * once (→ 409) when another instance's open transaction holds it, and is released at that
  * transaction's end. Holding the lock, the batch looks the key up: a committed key replays its pet
  * (or is 422 for another body). The unique index on (scope, key) stays as the last line of defence.
+ *
+ * Deadlines. A create is answered within the database's deadline (database.ts) from its arrival,
+ * however long the transaction in front of it hangs: one still queued when its deadline passes
+ * leaves the queue unsaved (503), and a batch's transaction has the deadline of its oldest create.
+ * A transaction cut off before COMMIT was sent committed nothing; one whose COMMIT got no answer
+ * may have committed, and its creates are told so (a retry with the same key finds the pet).
  */
 import { keyId } from "../idempotency.ts";
 import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
 import type { CreateOutcome, IdempotencyClaim, PendingCreate } from "../store.ts";
-import type { Sql, Transaction } from "./connect.ts";
+import { CommitUnconfirmedError, type Database, type Queryable } from "./database.ts";
 import { insertPets, type PetInsert, type PetRow, storedPetOf } from "./pet_rows.ts";
 
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
 
+/** A create in the queue, with its deadline (undefined: none) and the timer that enforces it. */
+interface QueuedCreate extends PendingCreate {
+  readonly deadline: number | undefined;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
 /** Queues creates and commits them in batches, one transaction at a time per instance. */
 export class CreateBatches {
-  readonly #sql: Sql;
+  readonly #database: Database;
   readonly #onFailure: (error: unknown) => void;
-  #queue: PendingCreate[] = [];
+  #queue: QueuedCreate[] = [];
   /** Keys queued or being written by this instance (other instances: the advisory lock). */
   readonly #keysInFlight = new Set<string>();
   #draining: Promise<void> | undefined;
 
   /** `onFailure` hears of each transaction that failed. */
-  constructor(sql: Sql, onFailure: (error: unknown) => void) {
-    this.#sql = sql;
+  constructor(database: Database, onFailure: (error: unknown) => void) {
+    this.#database = database;
     this.#onFailure = onFailure;
   }
 
@@ -55,7 +67,12 @@ export class CreateBatches {
       this.#keysInFlight.add(id);
     }
     return new Promise((resolve) => {
-      this.#queue.push({ pet, claim, resolve });
+      const deadline = this.#database.deadline();
+      const queued: QueuedCreate = { pet, claim, resolve, deadline };
+      if (deadline !== undefined) {
+        queued.timer = setTimeout(() => this.#expire(queued), deadline - performance.now());
+      }
+      this.#queue.push(queued);
       this.#draining ??= this.#drain();
     });
   }
@@ -65,21 +82,43 @@ export class CreateBatches {
     while (this.#draining !== undefined) await this.#draining;
   }
 
+  /** A create whose deadline passed while it waited in the queue: it leaves it, unsaved. */
+  #expire(queued: QueuedCreate): void {
+    const index = this.#queue.indexOf(queued);
+    if (index === -1) return; // in a transaction already, which has this deadline too
+    this.#queue.splice(index, 1);
+    this.#answer(queued, {
+      kind: "unavailable",
+      reason: "the database did not answer in time; nothing was saved",
+    });
+  }
+
+  #answer(create: QueuedCreate, outcome: CreateOutcome): void {
+    clearTimeout(create.timer);
+    if (create.claim !== undefined) this.#keysInFlight.delete(keyId(create.claim));
+    create.resolve(outcome);
+  }
+
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, MAX_BATCH);
-        const outcomes = await this.#sql.begin((tx) => writeBatch(tx, batch)).catch((error) => {
+        // The oldest create's deadline: the first in the queue arrived first.
+        const deadline = batch[0].deadline;
+        const outcomes = await this.#database.transaction((tx) => writeBatch(tx, batch), {
+          deadline,
+        }).catch((error) => {
           this.#onFailure(error);
-          // Nothing of the batch was committed (or, if the connection died during COMMIT, it may
-          // have been: the client is told 503, and a retry with its Idempotency-Key finds the pet).
-          const reason = "the database did not commit the transaction";
-          return batch.map((): CreateOutcome => ({ kind: "unavailable", reason }));
+          const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
+            ? {
+              kind: "unavailable",
+              reason: "the database connection was lost during COMMIT",
+              outcomeUnknown: "commit_unconfirmed",
+            }
+            : { kind: "unavailable", reason: "the database did not commit the transaction" };
+          return batch.map(() => outcome);
         });
-        for (let i = 0; i < batch.length; i++) {
-          if (batch[i].claim !== undefined) this.#keysInFlight.delete(keyId(batch[i].claim!));
-          batch[i].resolve(outcomes[i]);
-        }
+        batch.forEach((create, i) => this.#answer(create, outcomes[i]));
       }
     } finally {
       this.#draining = undefined;
@@ -89,7 +128,7 @@ export class CreateBatches {
 
 /** The steps of one batch's transaction, numbered as they run. */
 async function writeBatch(
-  tx: Transaction,
+  tx: Queryable,
   batch: readonly PendingCreate[],
 ): Promise<CreateOutcome[]> {
   const outcomes: (CreateOutcome | undefined)[] = new Array(batch.length).fill(undefined);
@@ -98,22 +137,24 @@ async function writeBatch(
   if (claimed.length > 0) {
     // 1. Lock each key for this transaction; a key another transaction holds is in flight.
     const names = claimed.map((index) => keyId(batch[index].claim!));
-    const locks = await tx<{ locked: boolean }[]>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended(name, 0)) AS locked
-      FROM unnest(${names}::text[]) WITH ORDINALITY AS t(name, position)
-      ORDER BY position`;
+    const locks = await tx.query<{ locked: boolean }>(
+      `SELECT pg_try_advisory_xact_lock(hashtextextended(name, 0)) AS locked
+       FROM unnest($1::text[]) WITH ORDINALITY AS t(name, position)
+       ORDER BY position`,
+      [names],
+    );
     claimed.forEach((index, i) => {
       if (!locks[i].locked) outcomes[index] = { kind: "key_in_flight" };
     });
     // 2. Keys already committed: the same body replays the pet, another body is refused.
     const lookup = claimed.filter((index) => outcomes[index] === undefined);
     if (lookup.length > 0) {
-      const rows = await tx<(PetRow & { position: string; digest: string })[]>`
-        SELECT p.id, p.name, p.category_id, p.status, p.idempotency_digest AS digest, t.position
-        FROM unnest(${lookup.map((i) => batch[i].claim!.scope)}::text[],
-                    ${lookup.map((i) => batch[i].claim!.key)}::text[])
-             WITH ORDINALITY AS t(scope, key, position)
-        JOIN pets p ON p.idempotency_scope = t.scope AND p.idempotency_key = t.key`;
+      const rows = await tx.query<PetRow & { position: string; digest: string }>(
+        `SELECT p.id, p.name, p.category_id, p.status, p.idempotency_digest AS digest, t.position
+         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(scope, key, position)
+         JOIN pets p ON p.idempotency_scope = t.scope AND p.idempotency_key = t.key`,
+        [lookup.map((i) => batch[i].claim!.scope), lookup.map((i) => batch[i].claim!.key)],
+      );
       for (const row of rows) {
         const index = lookup[Number(row.position) - 1];
         outcomes[index] = row.digest === batch[index].claim!.digest
@@ -128,8 +169,10 @@ async function writeBatch(
 
   // 3. Take ids: the counter row's lock orders this batch after every batch that took ids
   //    before it, from any instance, until COMMIT (see the comment at the top).
-  const [counter] = await tx<{ last_id: string }[]>`
-    UPDATE pet_id_counter SET last_id = last_id + ${fresh.length} RETURNING last_id`;
+  const [counter] = await tx.query<{ last_id: string }>(
+    "UPDATE pet_id_counter SET last_id = last_id + $1 RETURNING last_id",
+    [fresh.length],
+  );
   const firstId = Number(counter.last_id) - fresh.length + 1;
 
   // 4. Insert the pets, one statement for the batch.
@@ -142,6 +185,7 @@ async function writeBatch(
   rows.forEach(({ id, pet }, i) => {
     outcomes[fresh[i]] = { kind: "created", pet: { id, json: petJson(id, pet) } };
   });
-  // 5. COMMIT is sql.begin's: the promise resolves, and the 201s go out, only once it returns.
+  // 5. COMMIT is the transaction's: the promise resolves, and the 201s go out, only once it
+  //    returns.
   return outcomes as CreateOutcome[];
 }
