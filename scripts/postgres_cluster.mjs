@@ -46,8 +46,9 @@ function freePort() {
 }
 
 /**
- * Starts a cluster; returns `{ url, adminUrl, port, stop() }`. `url` names a database made for
- * the caller (`animal_store`); `adminUrl` the `postgres` database, to create more. Options:
+ * Starts a cluster; returns `{ url, adminUrl, port, adminSql(sql), stop() }`. `url` names a
+ * database made for the caller (`animal_store`); `adminUrl` the `postgres` database, to create
+ * more (`adminSql` runs SQL there with psql and returns its output). Options:
  * `settings` (extra `name=value` server settings), `files` ({ name: content } written beside the
  * data directory, mode 0600, before the start — e.g. a TLS key and certificate; `{dir}` in a
  * setting stands for that directory).
@@ -98,8 +99,10 @@ export async function startPostgresCluster(options = {}) {
   start();
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const url = `postgres://postgres@127.0.0.1:${port}/animal_store`;
-  const psql = join(bin, "psql");
-  execFileSync(psql, [adminUrl, "-q", "-c", "CREATE DATABASE animal_store"], { stdio: "pipe" });
+  /** Runs SQL with psql on the `postgres` database (no client library needed); its output. */
+  const adminSql = (sql) =>
+    execFileSync(join(bin, "psql"), [adminUrl, "-qAt", "-c", sql], { encoding: "utf8" });
+  adminSql("CREATE DATABASE animal_store");
   let stopped = false;
   /** The postmaster's pid (first line of postmaster.pid) and its children's, from /proc. */
   const serverPids = () => {
@@ -126,6 +129,7 @@ export async function startPostgresCluster(options = {}) {
     url,
     adminUrl,
     port,
+    adminSql,
     crash() {
       run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
     },

@@ -21,7 +21,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import pg from "pg";
 import { startPostgresCluster } from "../postgres_cluster.mjs";
 import { BENCH_KEY } from "./peers/pet_fixture.ts";
 import {
@@ -73,8 +72,6 @@ if (runtime === "node") buildNodeBundles({});
 const scratch = mkdtempSync(join(tmpdir(), "animal-store-bench-pg-"));
 const scripts = writeWrkScripts(scratch);
 const cluster = await startPostgresCluster();
-const admin = new pg.Client({ connectionString: cluster.adminUrl });
-await admin.connect();
 process.on("exit", () => {
   cluster.stop();
   rmSync(scratch, { recursive: true, force: true });
@@ -87,8 +84,8 @@ async function startConfiguration(configuration: Configuration, round: number) {
   const env: Record<string, string> = {};
   if (configuration.backend === "postgres") {
     const name = `bench_${round}_${configuration.instances}`;
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
+    cluster.adminSql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    cluster.adminSql(`CREATE DATABASE ${name}`);
     env.DATABASE_URL = cluster.adminUrl.replace(/\/postgres$/, `/${name}`);
   }
   const services: Running[] = [];
@@ -190,5 +187,4 @@ for (const [c, configuration] of configurations.entries()) {
   });
   console.log(`| ${configuration.name} | ${cells.join(" | ")} |`);
 }
-await admin.end();
 process.exit(0);

@@ -256,9 +256,11 @@ describe(`PostgreSQL crashing and freezing under creates on ${runtime}`, {
       const stopMs = performance.now() - stopping;
       assert.equal(code, 0, service.stderr());
       assert.ok(stopMs < PROMPT_STOP_MS, `SIGTERM took ${Math.round(stopMs)} ms`);
-      const slowest = Math.round(Math.max(...answers.map((answer) => answer.ms)));
+      const slowest = answers.reduce((a, b) => (a.ms > b.ms ? a : b));
       console.log(
-        `${runtime}: ${created} created, ${refused} refused, slowest answer ${slowest} ms, ` +
+        `${runtime}: ${created} created, ${refused} refused, slowest answer ${
+          Math.round(slowest.ms)
+        } ms (${slowest.path} ${slowest.status} ${slowest.message ?? ""}), ` +
           `ready again after ${recoveries.map(Math.round).join(", ")} ms, stop ${
             Math.round(stopMs)
           } ms`,

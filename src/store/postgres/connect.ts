@@ -16,7 +16,7 @@ export { Database };
  * gives up on its connection. The server's cancel comes first for a statement that is merely slow
  * (the connection stays usable); this one is for a server that no longer answers at all.
  */
-export const DEADLINE_MARGIN_MS = 500;
+export const DEADLINE_MARGIN_MS = 250;
 
 /** Short: a database host that drops packets turns into a quick 503, not requests hanging. */
 const CONNECT_TIMEOUT_MS = 5000;
