@@ -312,6 +312,25 @@ describe(`DATABASE_STATEMENT_TIMEOUT_MS on ${runtime}`, SUITE, () => {
 });
 
 describe(`DATABASE_* settings on ${runtime}`, SUITE, () => {
+  it("DATABASE_SSL=prefer falls back to plain text on a server without TLS", async () => {
+    const database = await freshDatabase();
+    const dir = temporaryDirectory();
+    try {
+      const service = await startService({
+        dataDir: dir.path,
+        env: { API_KEYS: KEY, DATABASE_URL: database.url, DATABASE_SSL: "prefer" },
+      });
+      try {
+        assert.equal((await createPet(service, { name: "Plain", categoryId: 1 })).status, 201);
+      } finally {
+        assert.equal(await service.stop(), 0);
+      }
+    } finally {
+      await database.drop();
+      dir.remove();
+    }
+  });
+
   it("exits 2 naming a bad DATABASE_* setting, 1 for a missing database or a newer schema", async () => {
     const dir = temporaryDirectory();
     try {
@@ -541,6 +560,25 @@ describe(`DATABASE_SSL against a PostgreSQL server with TLS on ${runtime}`, {
         assert.ok(rows.length > 0 && rows.every((row) => row.ssl === true), "every connection TLS");
       } finally {
         await service.stop();
+      }
+      // prefer: TLS when the server speaks it (without checking the certificate).
+      const preferring = await startService({
+        dataDir: dir.path,
+        env: { ...base, DATABASE_SSL: "prefer" },
+      });
+      try {
+        assert.equal(
+          (await createPet(preferring, { name: "Preferred", categoryId: 2 })).status,
+          201,
+        );
+        const rows = await adminQuery<{ ssl: boolean }>(
+          cluster.adminUrl,
+          `SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid
+           WHERE a.application_name = 'animal-store'`,
+        );
+        assert.ok(rows.length > 0 && rows.every((row) => row.ssl === true), "prefer: TLS");
+      } finally {
+        await preferring.stop();
       }
       // The system's CAs do not know the private CA: refused at start, one line, exit 1.
       const unverified = await runService([], {

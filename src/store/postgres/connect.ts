@@ -4,7 +4,7 @@
  * `DATABASE_URL` is set.
  */
 import { checkServerIdentity } from "node:tls";
-import type pg from "pg";
+import pg from "pg";
 import type { DatabaseConfig } from "../../config/config.ts";
 import { Database } from "./database.ts";
 
@@ -65,6 +65,33 @@ function withoutSslParameters(url: string): string {
   return parsed.toString();
 }
 
+/** node-postgres's answer when TLS is asked for and the server has none (it has no code). */
+const SSL_REFUSED = "The server does not support SSL connections";
+
+/**
+ * For `prefer` (libpq's: TLS when the server has it, plain text when not), which of the two this
+ * server takes, learnt from one connection; node-postgres itself has no such fallback. Any other
+ * mode is returned as it is. A failure to connect rejects, as the first query would.
+ */
+export async function settleSslMode(config: DatabaseConfig): Promise<DatabaseConfig> {
+  if (sslMode(config) !== "prefer") return config;
+  const client = new pg.Client({
+    connectionString: withoutSslParameters(config.url),
+    ssl: { rejectUnauthorized: false },
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  client.on("error", () => {}); // a late socket error after the answer changes nothing
+  try {
+    await client.connect();
+    return { ...config, ssl: "require" };
+  } catch (error) {
+    if ((error as Error | undefined)?.message === SSL_REFUSED) return { ...config, ssl: "disable" };
+    throw error;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /** DATABASE_SSL, or else the URL's `sslmode`; `disable` when neither says. */
 function sslMode(config: DatabaseConfig): string {
   return config.ssl ?? new URL(config.url).searchParams.get("sslmode") ?? "disable";
@@ -82,7 +109,7 @@ function hostOf(url: string): string | undefined {
 function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
   const mode = sslMode(config);
   // libpq's meaning of these: encrypted, but the server's certificate is not checked. (`prefer`
-  // needs the server to speak TLS here; node-postgres does not fall back to plain text.)
+  // is settled to `require` or `disable` by settleSslMode first.)
   if (mode === "prefer" || mode === "require" || mode === "allow" || mode === "verify-ca") {
     return { rejectUnauthorized: false };
   }

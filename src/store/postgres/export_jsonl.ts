@@ -13,7 +13,7 @@ import { encodePetRecord, maxRecordBytes, petRecord } from "../jsonl/format.ts";
 import type { ByteSink } from "../jsonl/records.ts";
 import type { ToolResult } from "../jsonl/verify.ts";
 import type { StatusCounts } from "../store.ts";
-import { connectDatabase, describeDatabaseError } from "./connect.ts";
+import { connectDatabase, type Database, describeDatabaseError, settleSslMode } from "./connect.ts";
 import { petOf, type PetRow } from "./pet_rows.ts";
 
 /** Rows per page: large enough to be fast, small enough to keep memory flat. */
@@ -32,11 +32,11 @@ export async function exportDatabase(options: {
   sink: ByteSink;
 }): Promise<ToolResult> {
   const { database, sink } = options;
-  // No deadline on the whole backup: it takes as long as the catalogue is big.
-  const db = connectDatabase({ ...database, poolSize: 1 }, "animal-store backup", {
-    deadline: false,
-  });
+  let db: Database | undefined;
   try {
+    // No deadline on the whole backup: it takes as long as the catalogue is big.
+    const settled = await settleSslMode({ ...database, poolSize: 1 });
+    db = connectDatabase(settled, "animal-store backup", { deadline: false });
     return await db.transaction(async (tx) => {
       const byStatus: StatusCounts = { available: 0, pending: 0, sold: 0, none: 0 };
       let pets = 0;
@@ -71,6 +71,6 @@ export async function exportDatabase(options: {
   } catch (error) {
     return { ok: false, reason: `database: ${describeDatabaseError(error)}` };
   } finally {
-    await db.end();
+    await db?.end();
   }
 }

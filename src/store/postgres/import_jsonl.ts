@@ -17,7 +17,13 @@ import { type DataFile, nodeFileLayer } from "../jsonl/file_layer.ts";
 import { acquireLock } from "../jsonl/lock.ts";
 import { fileSource, readRecords } from "../jsonl/records.ts";
 import { verifyDataFile } from "../jsonl/verify.ts";
-import { connectDatabase, describeDatabaseError, type Queryable } from "./connect.ts";
+import {
+  connectDatabase,
+  type Database,
+  describeDatabaseError,
+  type Queryable,
+  settleSslMode,
+} from "./connect.ts";
 import { insertPets, type PetInsert } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
 
@@ -64,14 +70,17 @@ export async function importJsonlFile(options: {
     const file = await nodeFileLayer.open(report.file, "r");
     // No deadline on the whole import: it takes as long as the file is big (the server's
     // statement timeout still bounds each statement).
-    const db = connectDatabase(database, "animal-store import", { deadline: false });
+    let db: Database | undefined;
     try {
+      db = connectDatabase(await settleSslMode(database), "animal-store import", {
+        deadline: false,
+      });
       await migrate(db);
       return await db.transaction((tx) => copyRecords(tx, file, report.file, length));
     } catch (error) {
       return { ok: false, reason: `database: ${describeDatabaseError(error)}; nothing imported` };
     } finally {
-      await db.end();
+      await db?.end();
       await file.close();
     }
   } finally {

@@ -30,6 +30,7 @@ import {
   fatalStartReason,
   isConnectionLost,
   isTransientDatabaseError,
+  settleSslMode,
 } from "./connect.ts";
 import { CreateBatches } from "./create_batches.ts";
 import { type PetRow, storedPetOf } from "./pet_rows.ts";
@@ -57,18 +58,15 @@ export async function openPostgresStore(options: {
 }): Promise<PostgresStore> {
   const { database, onWarning = () => {}, onInfo = () => {}, signal } = options;
   const onWaiting = options.onWaiting ?? onWarning;
-  let db: Database;
+  let db: Database | undefined;
   // The store hears of pooled connections that break while idle, once it exists.
   let onIdleConnectionLost = (_: unknown) => {};
-  try {
-    db = connectDatabase(database, "animal-store", {
-      onIdleConnectionLost: (error) => onIdleConnectionLost(error),
-    });
-  } catch (error) {
-    throw new StoreOpenError(`Cannot open store: ${describeDatabaseError(error)}`);
-  }
   for (let attempt = 0;; attempt++) {
     try {
+      // Made once the TLS mode is settled, which needs the server (and so is retried too).
+      db ??= connectDatabase(await settleSslMode(database), "animal-store", {
+        onIdleConnectionLost: (error) => onIdleConnectionLost(error),
+      });
       const applied = await migrate(db);
       if (applied.length > 0) onInfo(`Database schema migrated to version ${applied.at(-1)}`);
       break;
@@ -80,7 +78,7 @@ export async function openPostgresStore(options: {
         const waited = await delay(wait, true, { signal }).catch(() => false);
         if (waited) continue;
       }
-      await db.end();
+      await db?.end();
       const why = fatal === undefined
         ? "stopped while waiting for the database"
         : `database: ${fatal}`;
