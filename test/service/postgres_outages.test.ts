@@ -52,6 +52,11 @@ interface Answer {
   readonly ms: number;
 }
 
+/** A create's request. */
+function create(name: string): RequestInit {
+  return { method: "POST", body: JSON.stringify({ name, categoryId: 1 }) };
+}
+
 /** Sends one request and times it; a request the service never answers is status 0. */
 async function timed(
   service: ServiceProcess,
@@ -174,15 +179,13 @@ describe(`PostgreSQL crashing and freezing under creates on ${runtime}`, {
     const dir = temporaryDirectory();
     let service: ServiceProcess | undefined;
     try {
-      service = await startService({
-        dataDir: dir.path,
-        env: {
-          API_KEYS: KEY,
-          DATABASE_URL: cluster.url,
-          DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
-          SHUTDOWN_TIMEOUT: "5",
-        },
-      });
+      const serviceEnv = {
+        API_KEYS: KEY,
+        DATABASE_URL: cluster.url,
+        DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+        SHUTDOWN_TIMEOUT: "5",
+      };
+      service = await startService({ dataDir: dir.path, env: serviceEnv });
       let exit: number | string | undefined;
       service.exited.then((code) => (exit = code));
       const load = runCreators(service);
@@ -265,6 +268,30 @@ describe(`PostgreSQL crashing and freezing under creates on ${runtime}`, {
             Math.round(stopMs)
           } ms`,
       );
+
+      // A SIGTERM while the database is frozen, creates in flight: they are answered within
+      // their deadline, and the stop waits for no connection to the frozen server.
+      service = await startService({ dataDir: dir.path, env: serviceEnv });
+      assert.equal((await timed(service, "/v1/pets", create("before the freeze"))).status, 201);
+      cluster.freeze();
+      try {
+        const inFlight = [1, 2, 3].map((n) => timed(service!, "/v1/pets", create(`frozen ${n}`)));
+        await sleep(200);
+        const frozenStop = performance.now();
+        const frozenCode = await service.stop("SIGTERM");
+        const frozenStopMs = performance.now() - frozenStop;
+        assert.equal(frozenCode, 0, service.stderr());
+        assert.ok(
+          frozenStopMs < ANSWER_WITHIN_MS + PROMPT_STOP_MS,
+          `SIGTERM while frozen took ${Math.round(frozenStopMs)} ms`,
+        );
+        for (const answer of await Promise.all(inFlight)) {
+          assert.equal(answer.status, 503, answer.body);
+        }
+        console.log(`${runtime}: SIGTERM while frozen, stop ${Math.round(frozenStopMs)} ms`);
+      } finally {
+        cluster.thaw();
+      }
     } finally {
       service?.kill("SIGKILL");
       cluster.stop();
