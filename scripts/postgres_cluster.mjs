@@ -101,7 +101,11 @@ export async function startPostgresCluster(options = {}) {
   const url = `postgres://postgres@127.0.0.1:${port}/animal_store`;
   /** Runs SQL with psql on the `postgres` database (no client library needed); its output. */
   const adminSql = (sql) =>
-    execFileSync(join(bin, "psql"), [adminUrl, "-qAt", "-c", sql], { encoding: "utf8" });
+    execFileSync(join(bin, "psql"), [adminUrl, "-qAt", "-c", sql], {
+      encoding: "utf8",
+      // NOTICEs ("does not exist, skipping") are not errors.
+      env: { ...process.env, PGOPTIONS: "-c client_min_messages=warning" },
+    });
   adminSql("CREATE DATABASE animal_store");
   let stopped = false;
   /** The postmaster's pid (first line of postmaster.pid) and its children's, from /proc. */

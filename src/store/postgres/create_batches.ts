@@ -38,10 +38,9 @@ import { insertPets, type PetInsert, type PetRow, storedPetOf } from "./pet_rows
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
 
-/** A create in the queue, with its deadline (undefined: none) and the timer that enforces it. */
+/** A create in the queue, with its deadline (undefined: none). */
 interface QueuedCreate extends PendingCreate {
   readonly deadline: number | undefined;
-  timer?: ReturnType<typeof setTimeout>;
 }
 
 /** Queues creates and commits them in batches, one transaction at a time per instance. */
@@ -49,6 +48,11 @@ export class CreateBatches {
   readonly #database: Database;
   readonly #onFailure: (error: unknown) => void;
   #queue: QueuedCreate[] = [];
+  /**
+   * One timer, for the deadline of the queue's first create: deadlines are a fixed time after
+   * arrival, so the queue is in deadline order and only its head can be the next to expire.
+   */
+  #expiry: ReturnType<typeof setTimeout> | undefined;
   /** Keys queued or being written by this instance (other instances: the advisory lock). */
   readonly #keysInFlight = new Set<string>();
   #draining: Promise<void> | undefined;
@@ -67,12 +71,8 @@ export class CreateBatches {
       this.#keysInFlight.add(id);
     }
     return new Promise((resolve) => {
-      const deadline = this.#database.deadline();
-      const queued: QueuedCreate = { pet, claim, resolve, deadline };
-      if (deadline !== undefined) {
-        queued.timer = setTimeout(() => this.#expire(queued), deadline - performance.now());
-      }
-      this.#queue.push(queued);
+      this.#queue.push({ pet, claim, resolve, deadline: this.#database.deadline() });
+      this.#armExpiry();
       this.#draining ??= this.#drain();
     });
   }
@@ -82,19 +82,35 @@ export class CreateBatches {
     while (this.#draining !== undefined) await this.#draining;
   }
 
-  /** A create whose deadline passed while it waited in the queue: it leaves it, unsaved. */
-  #expire(queued: QueuedCreate): void {
-    const index = this.#queue.indexOf(queued);
-    if (index === -1) return; // in a transaction already, which has this deadline too
-    this.#queue.splice(index, 1);
-    this.#answer(queued, {
-      kind: "unavailable",
-      reason: "the database did not answer in time; nothing was saved",
-    });
+  /** Sets the timer for the queue's first deadline, unless one is set. */
+  #armExpiry(): void {
+    const deadline = this.#queue[0]?.deadline;
+    if (this.#expiry !== undefined || deadline === undefined) return;
+    this.#expiry = setTimeout(() => {
+      this.#expiry = undefined;
+      this.#expireDue();
+      this.#armExpiry();
+    }, deadline - performance.now());
   }
 
-  #answer(create: QueuedCreate, outcome: CreateOutcome): void {
-    clearTimeout(create.timer);
+  /**
+   * Creates whose deadline passed while they waited in the queue (behind a transaction the
+   * database does not answer) leave it, unsaved. Ones in a transaction already are answered
+   * with it: it has the deadline of its oldest create.
+   */
+  #expireDue(): void {
+    const now = performance.now();
+    let due = 0;
+    while (due < this.#queue.length && this.#queue[due].deadline! <= now) due++;
+    for (const create of this.#queue.splice(0, due)) {
+      this.#answer(create, {
+        kind: "unavailable",
+        reason: "the database did not answer in time; nothing was saved",
+      });
+    }
+  }
+
+  #answer(create: PendingCreate, outcome: CreateOutcome): void {
     if (create.claim !== undefined) this.#keysInFlight.delete(keyId(create.claim));
     create.resolve(outcome);
   }
