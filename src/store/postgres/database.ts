@@ -167,7 +167,8 @@ export class Database implements Queryable {
         query: async <Row>(text: string, values?: Values) => {
           try {
             // The types say mutable: node-postgres only reads the values.
-            return (await client!.query(text, values as unknown[])).rows as Row[];
+            const name = values === undefined ? undefined : statementName(text);
+            return (await client!.query({ text, values: values as unknown[], name })).rows as Row[];
           } catch (error) {
             if (state.committing && !hasSqlState(error)) {
               throw new CommitUnconfirmedError("the connection broke during COMMIT", {
@@ -197,6 +198,22 @@ export class Database implements Queryable {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * A name for each statement text that takes parameters, so each connection parses and plans it
+ * once and then only binds and runs it (a statement without parameters, DDL or BEGIN, is sent as
+ * it is). The texts are the store's own constants, so the names stay few.
+ */
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `animal_store_${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return name;
 }
 
 /** True for an error the server sent (a SQLSTATE of five characters). */
