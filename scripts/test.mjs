@@ -93,7 +93,8 @@ if (only.length === 0 || only.includes("node")) {
 if (only.length === 0 || only.includes("executable")) {
   // The single executable (scripts/compile_bun.sh): its smoke test, the operator's commands, a
   // real /metrics scrape, HTTPS, pipelining (Bun's, whose known bug the suite pins), the request
-  // edges (Host, targets, clients that go away), shutdown and the fault suite.
+  // edges (Host, targets, clients that go away), shutdown, the fault suite and PostgreSQL
+  // crashing and freezing under it.
   const [buildCode] = run("executable build", "bash", ["scripts/compile_bun.sh"]);
   if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
     record("executable", 1, { passed: 0, failed: 1 });
@@ -110,6 +111,7 @@ if (only.length === 0 || only.includes("executable")) {
       "test/service/shutdown.test.ts",
       "test/service/faults.test.ts",
       "test/service/memory.test.ts",
+      "test/service/postgres_outages.test.ts",
     ], { TARGET_RUNTIME: "executable" });
     record("executable", code, denoCounts(output));
   }
