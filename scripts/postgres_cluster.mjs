@@ -11,6 +11,7 @@ import {
   existsSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -45,11 +46,17 @@ function freePort() {
 }
 
 /**
- * Starts a cluster; returns `{ url, adminUrl, port, stop() }`. `url` names a database made for
- * the caller (`animal_store`); `adminUrl` the `postgres` database, to create more. Options:
+ * Starts a cluster; returns `{ url, adminUrl, port, adminSql(sql), stop() }`. `url` names a
+ * database made for the caller (`animal_store`); `adminUrl` the `postgres` database, to create
+ * more (`adminSql` runs SQL there with psql and returns its output). Options:
  * `settings` (extra `name=value` server settings), `files` ({ name: content } written beside the
  * data directory, mode 0600, before the start — e.g. a TLS key and certificate; `{dir}` in a
  * setting stands for that directory).
+ *
+ * For fault tests: `crash()` stops the server as a power cut would (`pg_ctl stop -m immediate`:
+ * no checkpoint, connections dropped), `start()` starts it again on the same port and data,
+ * `freeze()` stops the postmaster and every backend with SIGSTOP (a server that no longer answers,
+ * while the kernel still holds its sockets open) and `thaw()` lets them go on with SIGCONT.
  */
 export async function startPostgresCluster(options = {}) {
   const bin = findPostgresBin();
@@ -87,19 +94,62 @@ export async function startPostgresCluster(options = {}) {
     "-c max_connections=200",
     ...(options.settings ?? []).map((setting) => `-c ${setting.replaceAll("{dir}", dir)}`),
   ].join(" ");
-  run("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", "start"]);
+  const start = () =>
+    run("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", "start"]);
+  start();
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const url = `postgres://postgres@127.0.0.1:${port}/animal_store`;
-  const psql = join(bin, "psql");
-  execFileSync(psql, [adminUrl, "-q", "-c", "CREATE DATABASE animal_store"], { stdio: "pipe" });
+  /** Runs SQL with psql on the `postgres` database (no client library needed); its output. */
+  const adminSql = (sql) =>
+    execFileSync(join(bin, "psql"), [adminUrl, "-qAt", "-c", sql], {
+      encoding: "utf8",
+      // NOTICEs ("does not exist, skipping") are not errors.
+      env: { ...process.env, PGOPTIONS: "-c client_min_messages=warning" },
+    });
+  adminSql("CREATE DATABASE animal_store");
   let stopped = false;
+  /** The postmaster's pid (first line of postmaster.pid) and its children's, from /proc. */
+  const serverPids = () => {
+    const postmaster = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+    const children = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).filter((pid) => {
+      try {
+        // The parent pid is the 2nd field after the parenthesised command name.
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster;
+      } catch {
+        return false; // gone meanwhile
+      }
+    }).map(Number);
+    return [postmaster, ...children];
+  };
+  const signalServer = (signal) => {
+    for (const pid of serverPids()) {
+      try {
+        process.kill(pid, signal);
+      } catch { /* exited meanwhile */ }
+    }
+  };
   return {
     url,
     adminUrl,
     port,
+    adminSql,
+    crash() {
+      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+    },
+    start,
+    freeze() {
+      signalServer("SIGSTOP");
+    },
+    thaw() {
+      signalServer("SIGCONT");
+    },
     stop() {
       if (stopped) return;
       stopped = true;
+      try {
+        signalServer("SIGCONT"); // a frozen server could not stop
+      } catch { /* not running */ }
       try {
         run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
       } catch { /* already stopped */ }

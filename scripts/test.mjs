@@ -93,8 +93,8 @@ if (only.length === 0 || only.includes("node")) {
 if (only.length === 0 || only.includes("executable")) {
   // The single executable (scripts/compile_bun.sh): its smoke test, the operator's commands, a
   // real /metrics scrape, HTTPS, pipelining (Bun's, whose known bug the suite pins), the request
-  // edges (Host, targets, clients that go away), shutdown, the fault suite and running out of
-  // file descriptors.
+  // edges (Host, targets, clients that go away), shutdown, the fault suite, running out of file
+  // descriptors, and PostgreSQL crashing and freezing under it.
   const [buildCode] = run("executable build", "bash", ["scripts/compile_bun.sh"]);
   if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
     record("executable", 1, { passed: 0, failed: 1 });
@@ -114,6 +114,7 @@ if (only.length === 0 || only.includes("executable")) {
       "test/service/memory.test.ts",
       "test/service/descriptors.test.ts",
       "test/service/request_memory.test.ts",
+      "test/service/postgres_outages.test.ts",
     ], { TARGET_RUNTIME: "executable" });
     record("executable", code, denoCounts(output));
   }

@@ -34,7 +34,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import postgres from "postgres";
 import { startPostgresCluster } from "../postgres_cluster.mjs";
 import { type ChartGroup, renderChart } from "./chart.ts";
 import { cpuSecondsOf } from "./machine_load.ts";
@@ -121,13 +120,11 @@ if (runtime === "node") buildNodeBundles({});
 const scratch = mkdtempSync(join(tmpdir(), "animal-store-bench-pg-"));
 const scripts = writeWrkScripts(scratch);
 const cluster = await startPostgresCluster();
-const admin = postgres(cluster.adminUrl, { max: 1, onnotice: () => {} });
 process.on("exit", () => {
   cluster.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
-const [{ setting: dataDirectory }] = await admin<{ setting: string }[]>`
-  SELECT setting FROM pg_settings WHERE name = 'data_directory'`;
+const dataDirectory = cluster.adminSql("SHOW data_directory").trim();
 const postmasterPid = postmasterPidOf(dataDirectory);
 
 /** results["configuration|endpoint|clients"] = one figure per round */
@@ -139,8 +136,8 @@ const warnings: string[] = [];
 async function startConfiguration(configuration: Configuration, round: number) {
   const database = `bench_${round}_${configuration.kind.replace(/-/g, "_")}_` +
     configuration.instances;
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.unsafe(`CREATE DATABASE ${database}`);
+  cluster.adminSql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  cluster.adminSql(`CREATE DATABASE ${database}`);
   const url = cluster.adminUrl.replace(/\/postgres$/, `/${database}`);
   const services: Running[] = [];
   for (let i = 0; i < configuration.instances; i++) {
@@ -459,5 +456,4 @@ if (options.json !== undefined) {
   );
   console.log(`Every run's figures and the verdicts: ${options.json}`);
 }
-await admin.end();
 process.exit(0);

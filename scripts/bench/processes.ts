@@ -101,6 +101,10 @@ export function pinning(core: number): string[] {
     : [];
 }
 
+/** `npm run build`'s banner: a `require` for the CommonJS packages bundled (node-postgres). */
+const REQUIRE_BANNER = "--banner:js=import { createRequire as bannerCreateRequire } from " +
+  "'node:module'; const require = bannerCreateRequire(import.meta.url);";
+
 /**
  * Builds what Node runs: the service bundle exactly as `npm run build` makes it (into our cache
  * directory, so a build here never replaces `dist/` under other users), the fsync-off entry,
@@ -108,7 +112,7 @@ export function pinning(core: number): string[] {
  */
 export function buildNodeBundles(options: { nodeBundle?: string }): void {
   const esbuild = bin("esbuild");
-  const common = ["--bundle", "--platform=node", "--format=esm", "--target=node20"];
+  const common = ["--bundle", "--platform=node", "--format=esm", "--target=node20", REQUIRE_BANNER];
   if (options.nodeBundle === undefined) {
     execFileSync(esbuild, [
       "src/main.ts",

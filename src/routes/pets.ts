@@ -23,6 +23,15 @@ const KEY_REUSED = "Idempotency-Key was already used with a different body";
 const ID_SPACE_EXHAUSTED =
   `The pet could not be stored: the id space is exhausted (ids stop at ${MAX_PET_ID}); nothing was saved`;
 const KEY_IN_FLIGHT = "A request with this Idempotency-Key is still being processed; retry later";
+const SAFE_RETRY = "so it may or may not have been saved. A retry with the same Idempotency-Key " +
+  "is safe (it returns the pet if it was saved)";
+/** A 503 whose create may have been stored after all, by why the store cannot tell. */
+const OUTCOME_UNKNOWN = {
+  data_file_failed: "The outcome is unknown: the data file failed while this pet was being " +
+    `written, ${SAFE_RETRY}; the service takes no creates until restarted`,
+  commit_unconfirmed: "The outcome is unknown: the connection to the database was lost while " +
+    `this pet was being committed, ${SAFE_RETRY}`,
+} as const;
 
 /** The pet routes as data: each one's method and pattern, and what the OpenAPI document says. */
 export const PET_OPERATIONS: readonly Operation<"listPets" | "createPet" | "getPet">[] = [
@@ -153,11 +162,9 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
         throw new HttpError(
           503,
           "unavailable",
-          outcome.outcomeUnknown
-            ? "The outcome is unknown: the data file failed while this pet was being written, so " +
-              "it may or may not have been saved. A retry with the same Idempotency-Key is safe " +
-              "(it returns the pet if it was saved); the service takes no creates until restarted"
-            : "The pet could not be stored; nothing was saved, retry later",
+          outcome.outcomeUnknown === undefined
+            ? "The pet could not be stored; nothing was saved, retry later"
+            : OUTCOME_UNKNOWN[outcome.outcomeUnknown],
           RETRY_LATER,
         );
     }

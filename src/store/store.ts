@@ -31,8 +31,12 @@ export type CreateOutcome =
   | {
     readonly kind: "unavailable";
     readonly reason: string;
-    /** The pet may be on disk after all: the store could not tell, and takes no more creates. */
-    readonly outcomeUnknown?: boolean;
+    /**
+     * The pet may be saved after all: the data file failed and the store could not tell, and
+     * takes no more creates (`data_file_failed`); or the database connection was lost after
+     * COMMIT was sent (`commit_unconfirmed`). A retry with the same Idempotency-Key is safe.
+     */
+    readonly outcomeUnknown?: "data_file_failed" | "commit_unconfirmed";
     /** Every id the store can give was given: no create will succeed again (nothing was saved). */
     readonly idSpaceExhausted?: boolean;
   };

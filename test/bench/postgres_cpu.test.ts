@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { describe, it } from "node:test";
-import postgres from "postgres";
+import pg from "pg";
 import { postgresCpuSeconds, postmasterPidOf } from "../../scripts/bench/postgres_cpu.ts";
 import { cpuSecondsOf } from "../../scripts/bench/machine_load.ts";
 import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
@@ -14,21 +14,31 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("postgresCpuSeconds()", { skip: skipWithoutPostgres }, () => {
   it("postgresCpuSeconds() counts a backend's CPU while it runs and once it has exited", async (t) => {
     const database = await freshDatabase();
-    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    let ended = false;
+    const end = async () => {
+      if (ended) return;
+      ended = true;
+      await client.end();
+    };
     try {
-      const [{ setting }] = await sql<{ setting: string }[]>`
-        SELECT setting FROM pg_settings WHERE name = 'data_directory'`;
+      const [{ setting }] = (await client.query<{ setting: string }>(
+        "SELECT setting FROM pg_settings WHERE name = 'data_directory'",
+      )).rows;
       if (!existsSync(`${setting}/postmaster.pid`)) {
         t.skip("the test cluster runs on another machine: its /proc is not ours to read");
         return;
       }
       const postmaster = postmasterPidOf(setting);
-      const [{ pid: backend }] = await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+      const [{ pid: backend }] = (await client.query<{ pid: number }>(
+        "SELECT pg_backend_pid() AS pid",
+      )).rows;
       // Both read now: the backend's start and first queries are in both, and cancel out.
       const backendBefore = cpuSecondsOf(backend)!;
       const before = postgresCpuSeconds(postmaster);
       // Enough work to show in clock ticks (10 ms each), little enough to stay quick.
-      await sql`SELECT count(*) FROM generate_series(1, 3000000)`;
+      await client.query("SELECT count(*) FROM generate_series(1, 3000000)");
       const spentByBackend = cpuSecondsOf(backend)! - backendBefore;
       assert.ok(spentByBackend >= 0.05, `the backend spent ${spentByBackend} s`);
       const whileConnected = postgresCpuSeconds(postmaster) - before;
@@ -36,7 +46,7 @@ describe("postgresCpuSeconds()", { skip: skipWithoutPostgres }, () => {
         whileConnected + HALF_TICK >= spentByBackend,
         `the server's CPU grew by ${whileConnected} s, less than its live backend's ${spentByBackend} s`,
       );
-      await sql.end({ timeout: 5 });
+      await end();
       for (let wait = 0; wait < 100 && existsSync(`/proc/${backend}`); wait++) await sleep(50);
       assert.ok(!existsSync(`/proc/${backend}`), "the backend has exited");
       const spent = postgresCpuSeconds(postmaster) - before;
@@ -45,7 +55,7 @@ describe("postgresCpuSeconds()", { skip: skipWithoutPostgres }, () => {
         `the server's CPU grew by ${spent} s, less than its exited backend's ${spentByBackend} s`,
       );
     } finally {
-      await sql.end({ timeout: 5 });
+      await end();
       await database.drop();
     }
   });

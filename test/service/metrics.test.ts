@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import postgres from "postgres";
 import { postgresBackend } from "../support/backends.ts";
+import { lockPetsTable } from "../support/postgres.ts";
 import { promtool, skipWithoutPromtool } from "../support/promtool.ts";
 import { type ServiceProcess, targetRuntime } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
@@ -126,13 +126,7 @@ describe(
 
     it("counts connections held by reads and the statements that fail", async () => {
       // A lock held from outside makes reads wait (and time out): they hold pool connections.
-      const admin = postgres(service.env.DATABASE_URL, { max: 1, onnotice: () => {} });
-      let release = () => {};
-      const held = new Promise<void>((resolve) => (release = resolve));
-      const locking = admin.begin(async (tx) => {
-        await tx`LOCK TABLE pets IN ACCESS EXCLUSIVE MODE`;
-        await held;
-      });
+      const lock = await lockPetsTable(service.env.DATABASE_URL);
       try {
         await new Promise((resolve) => setTimeout(resolve, 200));
         const reads = [1, 2, 3].map((id) => api(service, `/v1/pets/${id}`));
@@ -145,9 +139,7 @@ describe(
           await answer.body?.cancel();
         }
       } finally {
-        release();
-        await locking.catch(() => {});
-        await admin.end();
+        await lock.release();
       }
       const text = await scrape(service);
       // Three reads and the blocked scrape's own count timed out.

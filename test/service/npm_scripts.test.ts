@@ -165,7 +165,7 @@ describe("deno task start on a machine with Deno alone", {
       const installed = readdirSync(join(checkout, "node_modules")).filter((name) =>
         name[0] !== "."
       );
-      assert.deepEqual(installed.sort(), ["brotli-wasm", "postgres", "typebox"]);
+      assert.deepEqual(installed.sort(), ["brotli-wasm", "pg", "typebox"]);
 
       let output = "";
       const child = spawn(join(bin, "deno"), ["task", "start"], {

@@ -7,7 +7,12 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
+import {
+  adminQuery,
+  freshDatabase,
+  lockPetsTable,
+  skipWithoutPostgres,
+} from "../support/postgres.ts";
 import {
   runService,
   type ServiceProcess,
@@ -19,7 +24,6 @@ import {
 import { startTcpProxy } from "../support/tcp_proxy.ts";
 import { nextLink } from "../support/link_header.ts";
 import { serviceApi } from "../support/service_api.ts";
-import postgres from "postgres";
 import { findPostgresBin, startPostgresCluster } from "../../scripts/postgres_cluster.mjs";
 
 const KEY = "postgres-suite-key";
@@ -283,20 +287,11 @@ describe(`DATABASE_STATEMENT_TIMEOUT_MS on ${runtime}`, SUITE, () => {
       dataDir: dir.path,
       env: { API_KEYS: KEY, DATABASE_URL: database.url, DATABASE_STATEMENT_TIMEOUT_MS: "300" },
     });
-    const blocker = postgres(database.url, { max: 1 });
+    let lock: { release: () => Promise<void> } | undefined;
     try {
       assert.equal((await createPet(service, { name: "Before", categoryId: 1 })).status, 201);
       // An operator's transaction holds the table: every read waits behind it.
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => (locked = resolve));
-      const transaction = blocker.begin(async (tx) => {
-        await tx`LOCK TABLE pets IN ACCESS EXCLUSIVE MODE`;
-        locked();
-        await held;
-      });
-      await isLocked;
+      lock = await lockPetsTable(database.url);
       // The deadline is the request's own: a 503 within it means the statement timeout
       // cancelled the statement; a hang aborts the request and fails the test.
       const stuck = await api(service, "/v1/pets", {
@@ -305,11 +300,10 @@ describe(`DATABASE_STATEMENT_TIMEOUT_MS on ${runtime}`, SUITE, () => {
       assert.equal(stuck.status, 503);
       assert.equal((await stuck.json()).code, "unavailable");
       assert.equal(await readyStatus(service), 200, "a slow statement is no outage");
-      release();
-      await transaction;
+      await lock.release();
       assert.equal((await api(service, "/v1/pets")).status, 200);
     } finally {
-      await blocker.end();
+      await lock?.release();
       await service.stop();
       await database.drop();
       dir.remove();
@@ -318,6 +312,25 @@ describe(`DATABASE_STATEMENT_TIMEOUT_MS on ${runtime}`, SUITE, () => {
 });
 
 describe(`DATABASE_* settings on ${runtime}`, SUITE, () => {
+  it("DATABASE_SSL=prefer falls back to plain text on a server without TLS", async () => {
+    const database = await freshDatabase();
+    const dir = temporaryDirectory();
+    try {
+      const service = await startService({
+        dataDir: dir.path,
+        env: { API_KEYS: KEY, DATABASE_URL: database.url, DATABASE_SSL: "prefer" },
+      });
+      try {
+        assert.equal((await createPet(service, { name: "Plain", categoryId: 1 })).status, 201);
+      } finally {
+        assert.equal(await service.stop(), 0);
+      }
+    } finally {
+      await database.drop();
+      dir.remove();
+    }
+  });
+
   it("exits 2 naming a bad DATABASE_* setting, 1 for a missing database or a newer schema", async () => {
     const dir = temporaryDirectory();
     try {
@@ -339,11 +352,12 @@ describe(`DATABASE_* settings on ${runtime}`, SUITE, () => {
       }
       // A schema migrated by a newer release: an older one must not write to it.
       const newer = await freshDatabase();
-      const admin = postgres(newer.url, { max: 1, onnotice: () => {} });
-      await admin`CREATE TABLE animal_store_migrations (version integer PRIMARY KEY,
-        description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
-      await admin`INSERT INTO animal_store_migrations (version, description) VALUES (99, 'future')`;
-      await admin.end();
+      await adminQuery(
+        newer.url,
+        `CREATE TABLE animal_store_migrations (version integer PRIMARY KEY,
+          description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+        "INSERT INTO animal_store_migrations (version, description) VALUES (99, 'future')",
+      );
       const tooNew = await runService([], { env: { ...base, DATABASE_URL: newer.url } });
       await newer.drop();
       assert.equal(tooNew.code, 1, tooNew.stderr);
@@ -538,14 +552,33 @@ describe(`DATABASE_SSL against a PostgreSQL server with TLS on ${runtime}`, {
       });
       try {
         assert.equal((await createPet(service, { name: "Secure", categoryId: 1 })).status, 201);
-        const admin = postgres(cluster.adminUrl, { max: 1 });
-        const rows = await admin`
-          SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid
-          WHERE a.application_name = 'animal-store'`;
-        await admin.end();
+        const rows = await adminQuery<{ ssl: boolean }>(
+          cluster.adminUrl,
+          `SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid
+           WHERE a.application_name = 'animal-store'`,
+        );
         assert.ok(rows.length > 0 && rows.every((row) => row.ssl === true), "every connection TLS");
       } finally {
         await service.stop();
+      }
+      // prefer: TLS when the server speaks it (without checking the certificate).
+      const preferring = await startService({
+        dataDir: dir.path,
+        env: { ...base, DATABASE_SSL: "prefer" },
+      });
+      try {
+        assert.equal(
+          (await createPet(preferring, { name: "Preferred", categoryId: 2 })).status,
+          201,
+        );
+        const rows = await adminQuery<{ ssl: boolean }>(
+          cluster.adminUrl,
+          `SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid
+           WHERE a.application_name = 'animal-store'`,
+        );
+        assert.ok(rows.length > 0 && rows.every((row) => row.ssl === true), "prefer: TLS");
+      } finally {
+        await preferring.stop();
       }
       // The system's CAs do not know the private CA: refused at start, one line, exit 1.
       const unverified = await runService([], {

@@ -4,11 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import postgres from "postgres";
 import { loadConfig } from "../../src/config/config.ts";
 import { idempotencyClaim } from "../../src/store/idempotency.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres_store.ts";
-import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
+import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 
 const LAST_ID = 9007199254740991;
 
@@ -23,9 +22,8 @@ describe("CreateBatches on PostgreSQL", { skip: skipWithoutPostgres }, () => {
     drops.push(database.drop);
     const config = loadConfig({ API_KEYS: "k", DATABASE_URL: database.url }).database!;
     const store = await openPostgresStore({ database: config });
-    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
     try {
-      await sql`UPDATE pet_id_counter SET last_id = ${String(LAST_ID - 2)}::bigint`;
+      await adminQuery(database.url, `UPDATE pet_id_counter SET last_id = ${LAST_ID - 2}`);
       const claim = idempotencyClaim("scope", "last", { name: "Last", categoryId: 1n });
       // One batch of three with two ids left.
       const outcomes = await Promise.all([
@@ -46,12 +44,17 @@ describe("CreateBatches on PostgreSQL", { skip: skipWithoutPostgres }, () => {
       assert.equal(later.kind === "unavailable" && later.idSpaceExhausted, true);
       const replay = await store.create({ name: "Last", categoryId: 1n }, claim);
       assert.equal(replay.kind === "replayed" && replay.pet.id, LAST_ID, "a retry replays");
-      const rows = await sql<{ id: string }[]>`SELECT id FROM pets ORDER BY id`;
+      const rows = await adminQuery<{ id: string }>(
+        database.url,
+        "SELECT id FROM pets ORDER BY id",
+      );
       assert.deepEqual(rows.map((row) => row.id), [String(LAST_ID - 1), String(LAST_ID)]);
-      const [{ last_id }] = await sql<{ last_id: string }[]>`SELECT last_id FROM pet_id_counter`;
+      const [{ last_id }] = await adminQuery<{ last_id: string }>(
+        database.url,
+        "SELECT last_id FROM pet_id_counter",
+      );
       assert.equal(last_id, String(LAST_ID), "the counter stops at the ceiling");
     } finally {
-      await sql.end();
       await store.close();
     }
   });

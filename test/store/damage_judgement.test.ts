@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import postgres from "postgres";
 import { loadConfig } from "../../src/config/config.ts";
 import { backupDataFile } from "../../src/store/jsonl/backup.ts";
 import { BACKUP_LINE, MAX_LINE_BYTES, PET_RECORD_PREFIX } from "../../src/store/jsonl/format.ts";
@@ -16,7 +15,7 @@ import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { restoreDataFile } from "../../src/store/jsonl/restore.ts";
 import { verifyDataFile } from "../../src/store/jsonl/verify.ts";
 import { importJsonlFile } from "../../src/store/postgres/import_jsonl.ts";
-import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
+import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 import { backupOf, line, removeTempDirs, tempDir } from "./helpers.ts";
 
 after(removeTempDirs);
@@ -142,15 +141,12 @@ async function importJudges(content: Uint8Array): Promise<Judgement> {
     onWarning: (message) => warnings.push(message),
   });
   if (!result.ok) return { damage: damageIn(result.reason) };
-  const sql = postgres(database!.url, { max: 1, onnotice: () => {} });
-  try {
-    const [{ count }] = await sql<{ count: string }[]>`SELECT count(*) AS count FROM pets`;
-    assert.equal(Number(count), result.pets, "the pets are in the database");
-    await sql`TRUNCATE pets`;
-    await sql`UPDATE pet_id_counter SET last_id = 0`;
-  } finally {
-    await sql.end();
-  }
+  const [{ count }] = await adminQuery<{ count: string }>(
+    database!.url,
+    "SELECT count(*) AS count FROM pets",
+  );
+  assert.equal(Number(count), result.pets, "the pets are in the database");
+  await adminQuery(database!.url, "TRUNCATE pets", "UPDATE pet_id_counter SET last_id = 0");
   const text = warnings.join("\n");
   const tornAt = /torn last line of .* \(byte offset (\d+)\)/.exec(text)?.[1];
   const newline = /last record of .* \(line (\d+)\) lacks its newline/.exec(text)?.[1];

@@ -477,7 +477,7 @@ describe("GroupWriter", () => {
     const claim = { scope: "scope1", key: "order-1", digest: "d".repeat(64) };
     const unknown = await store.create({ name: "Maybe", categoryId: 2n }, claim);
     assert.equal(unknown.kind, "unavailable");
-    assert.equal(unknown.kind === "unavailable" && unknown.outcomeUnknown, true);
+    assert.equal(unknown.kind === "unavailable" && unknown.outcomeUnknown, "data_file_failed");
     assert.equal(store.isAvailable(), false);
     assert.equal(errors.length, 1);
     assert.match(errors[0], /no creates until the service is restarted.*EIO.*pets\.jsonl/);

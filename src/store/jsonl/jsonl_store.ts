@@ -392,7 +392,11 @@ export class JsonlStore implements PetStore {
   #fail(entries: readonly PendingCreate[], reason: string, outcomeUnknown: boolean): void {
     for (const entry of entries) {
       if (entry.claim !== undefined) this.#keysInFlight.delete(keyId(entry.claim));
-      entry.resolve({ kind: "unavailable", reason, outcomeUnknown });
+      entry.resolve({
+        kind: "unavailable",
+        reason,
+        ...(outcomeUnknown ? { outcomeUnknown: "data_file_failed" as const } : {}),
+      });
     }
   }
 

@@ -1,34 +1,100 @@
 /**
- * The PostgreSQL connection pool from the `DATABASE_*` settings (the `postgres` package runs on
- * Deno, Bun and Node), and which of its failures pass (answer 503 and retry) and which stop the
- * start. Imported only when `DATABASE_URL` is set.
+ * The PostgreSQL pool from the `DATABASE_*` settings (node-postgres, on Deno, Bun and Node), and
+ * which of its failures pass (answer 503 and retry) and which stop the start. Imported only when
+ * `DATABASE_URL` is set.
  */
 import { checkServerIdentity } from "node:tls";
-import postgres from "postgres";
+import pg from "pg";
 import type { DatabaseConfig } from "../../config/config.ts";
+import { Database } from "./database.ts";
 
-/** The pool: a tagged-template SQL function. */
-export type Sql = postgres.Sql;
+export type { Queryable } from "./database.ts";
+export { Database };
 
-/** The SQL function inside `sql.begin(…)`: every statement runs in that transaction. */
-export type Transaction = postgres.TransactionSql;
+/**
+ * After the server's `statement_timeout`, how much longer a statement may take before the service
+ * gives up on its connection. The server's cancel comes first for a statement that is merely slow
+ * (the connection stays usable); this one is for a server that no longer answers at all.
+ */
+export const DEADLINE_MARGIN_MS = 250;
 
-/** Opens a pool (lazily: the first query connects). */
-export function connectPool(config: DatabaseConfig, applicationName: string): Sql {
-  return postgres(config.url, {
-    max: config.poolSize,
-    // Short: a database host that drops packets turns into a quick 503, not requests hanging.
-    connect_timeout: 5,
-    // Idle connections are closed, so a pool sized for a peak does not hold the server's slots.
-    idle_timeout: 60,
-    ...(config.ssl === undefined ? {} : { ssl: sslOption(config) }),
-    connection: {
+/** Short: a database host that drops packets turns into a quick 503, not requests hanging. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/** Idle connections are closed, so a pool sized for a peak does not hold the server's slots. */
+const IDLE_TIMEOUT_MS = 60_000;
+
+/**
+ * Opens a pool (lazily: the first query connects). Each statement and transaction has a deadline
+ * of `DATABASE_STATEMENT_TIMEOUT_MS` + DEADLINE_MARGIN_MS (none when the setting is 0, or with
+ * `deadline: false`, for the long `import` and `backup`).
+ */
+export function connectDatabase(
+  config: DatabaseConfig,
+  applicationName: string,
+  options: { deadline?: boolean; onIdleConnectionLost?: (error: unknown) => void } = {},
+): Database {
+  const timeout = config.statementTimeoutMs;
+  return new Database({
+    pool: {
+      connectionString: withoutSslParameters(config.url),
+      max: config.poolSize,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      idleTimeoutMillis: IDLE_TIMEOUT_MS,
+      ssl: sslOption(config),
       application_name: applicationName,
-      statement_timeout: config.statementTimeoutMs,
+      ...(timeout === 0 ? {} : { statement_timeout: timeout }),
     },
-    // NOTICEs ("relation already exists, skipping") are not errors; the service logs its own.
-    onnotice: () => {},
+    deadlineMs: timeout === 0 || options.deadline === false
+      ? undefined
+      : timeout + DEADLINE_MARGIN_MS,
+    onIdleConnectionLost: options.onIdleConnectionLost,
   });
+}
+
+/** The URL's `sslmode` and other TLS parameters: `DATABASE_SSL` decides, with libpq's meanings. */
+const SSL_PARAMETERS = ["sslmode", "ssl", "sslcert", "sslkey", "sslrootcert", "uselibpqcompat"];
+
+/**
+ * The URL without its TLS parameters: node-postgres reads `sslmode=require` as verify-full (not
+ * libpq's meaning), and lets the URL's parameters override the options given beside it.
+ */
+function withoutSslParameters(url: string): string {
+  const parsed = new URL(url);
+  for (const name of SSL_PARAMETERS) parsed.searchParams.delete(name);
+  return parsed.toString();
+}
+
+/** node-postgres's answer when TLS is asked for and the server has none (it has no code). */
+const SSL_REFUSED = "The server does not support SSL connections";
+
+/**
+ * For `prefer` (libpq's: TLS when the server has it, plain text when not), which of the two this
+ * server takes, learnt from one connection; node-postgres itself has no such fallback. Any other
+ * mode is returned as it is. A failure to connect rejects, as the first query would.
+ */
+export async function settleSslMode(config: DatabaseConfig): Promise<DatabaseConfig> {
+  if (sslMode(config) !== "prefer") return config;
+  const client = new pg.Client({
+    connectionString: withoutSslParameters(config.url),
+    ssl: { rejectUnauthorized: false },
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  client.on("error", () => {}); // a late socket error after the answer changes nothing
+  try {
+    await client.connect();
+    return { ...config, ssl: "require" };
+  } catch (error) {
+    if ((error as Error | undefined)?.message === SSL_REFUSED) return { ...config, ssl: "disable" };
+    throw error;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** DATABASE_SSL, or else the URL's `sslmode`; `disable` when neither says. */
+function sslMode(config: DatabaseConfig): string {
+  return config.ssl ?? new URL(config.url).searchParams.get("sslmode") ?? "disable";
 }
 
 type PeerCertificate = Parameters<typeof checkServerIdentity>[1];
@@ -40,10 +106,14 @@ function hostOf(url: string): string | undefined {
   return hostname.replace(/^\[(.*)\]$/, "$1");
 }
 
-function sslOption(config: DatabaseConfig): boolean | "prefer" | "require" | object {
-  // libpq's meaning: encrypted, but the server's certificate is not checked.
-  if (config.ssl === "prefer" || config.ssl === "require") return config.ssl;
-  if (config.ssl !== "verify-full") return false;
+function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
+  const mode = sslMode(config);
+  // libpq's meaning of these: encrypted, but the server's certificate is not checked. (`prefer`
+  // is settled to `require` or `disable` by settleSslMode first.)
+  if (mode === "prefer" || mode === "require" || mode === "allow" || mode === "verify-ca") {
+    return { rejectUnauthorized: false };
+  }
+  if (mode !== "verify-full") return false;
   // The TLS defaults check the chain; a private CA replaces the system's. The host name is
   // checked against the URL's host explicitly: with an IP address there is no SNI name, and
   // Deno's node:tls then checks the certificate against "localhost" instead.
@@ -60,10 +130,13 @@ function sslOption(config: DatabaseConfig): boolean | "prefer" | "require" | obj
 
 // ---- Which failures pass ----
 
-/** Driver codes of a connection that is gone or cannot be made. */
+/**
+ * Codes of a connection that is gone or cannot be made: the sockets', and database.ts's own for a
+ * connection that broke, missed its deadline, or broke during COMMIT.
+ */
 const CONNECTION_CODES = new Set(
   "ECONNREFUSED ECONNRESET EPIPE ETIMEDOUT EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN".split(" ")
-    .concat(["CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"]),
+    .concat(["CONNECTION_LOST", "DEADLINE_MISSED", "COMMIT_UNCONFIRMED"]),
 );
 
 /** SQLSTATEs no retry will cure: the operator must fix the settings. */

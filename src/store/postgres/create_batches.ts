@@ -21,6 +21,12 @@
  * once (→ 409) when another instance's open transaction holds it, and is released at that
  * transaction's end. Holding the lock, the batch looks the key up: a committed key replays its pet
  * (or is 422 for another body). The unique index on (scope, key) stays as the last line of defence.
+ *
+ * Deadlines. A create is answered within the database's deadline (database.ts) from its arrival,
+ * however long the transaction in front of it hangs: one still queued when its deadline passes
+ * leaves the queue unsaved (503), and a batch's transaction has the deadline of its oldest create.
+ * A transaction cut off before COMMIT was sent committed nothing; one whose COMMIT got no answer
+ * may have committed, and its creates are told so (a retry with the same key finds the pet).
  */
 import { keyId } from "../idempotency.ts";
 import { petJson } from "../pet_json.ts";
@@ -32,24 +38,34 @@ import {
   MAX_PET_ID,
   type PendingCreate,
 } from "../store.ts";
-import type { Sql, Transaction } from "./connect.ts";
+import { CommitUnconfirmedError, type Database, type Queryable } from "./database.ts";
 import { insertPets, type PetInsert, type PetRow, storedPetOf } from "./pet_rows.ts";
 
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
 
+/** A create in the queue, with its deadline (undefined: none). */
+interface QueuedCreate extends PendingCreate {
+  readonly deadline: number | undefined;
+}
+
 /** Queues creates and commits them in batches, one transaction at a time per instance. */
 export class CreateBatches {
-  readonly #sql: Sql;
+  readonly #database: Database;
   readonly #onFailure: (error: unknown) => void;
-  #queue: PendingCreate[] = [];
+  #queue: QueuedCreate[] = [];
+  /**
+   * One timer, for the deadline of the queue's first create: deadlines are a fixed time after
+   * arrival, so the queue is in deadline order and only its head can be the next to expire.
+   */
+  #expiry: ReturnType<typeof setTimeout> | undefined;
   /** Keys queued or being written by this instance (other instances: the advisory lock). */
   readonly #keysInFlight = new Set<string>();
   #draining: Promise<void> | undefined;
 
   /** `onFailure` hears of each transaction that failed. */
-  constructor(sql: Sql, onFailure: (error: unknown) => void) {
-    this.#sql = sql;
+  constructor(database: Database, onFailure: (error: unknown) => void) {
+    this.#database = database;
     this.#onFailure = onFailure;
   }
 
@@ -61,7 +77,8 @@ export class CreateBatches {
       this.#keysInFlight.add(id);
     }
     return new Promise((resolve) => {
-      this.#queue.push({ pet, claim, resolve });
+      this.#queue.push({ pet, claim, resolve, deadline: this.#database.deadline() });
+      this.#armExpiry();
       this.#draining ??= this.#drain();
     });
   }
@@ -71,21 +88,59 @@ export class CreateBatches {
     while (this.#draining !== undefined) await this.#draining;
   }
 
+  /** Sets the timer for the queue's first deadline, unless one is set. */
+  #armExpiry(): void {
+    const deadline = this.#queue[0]?.deadline;
+    if (this.#expiry !== undefined || deadline === undefined) return;
+    this.#expiry = setTimeout(() => {
+      this.#expiry = undefined;
+      this.#expireDue();
+      this.#armExpiry();
+    }, deadline - performance.now());
+  }
+
+  /**
+   * Creates whose deadline passed while they waited in the queue (behind a transaction the
+   * database does not answer) leave it, unsaved. Ones in a transaction already are answered
+   * with it: it has the deadline of its oldest create.
+   */
+  #expireDue(): void {
+    const now = performance.now();
+    let due = 0;
+    while (due < this.#queue.length && this.#queue[due].deadline! <= now) due++;
+    for (const create of this.#queue.splice(0, due)) {
+      this.#answer(create, {
+        kind: "unavailable",
+        reason: "the database did not answer in time; nothing was saved",
+      });
+    }
+  }
+
+  #answer(create: PendingCreate, outcome: CreateOutcome): void {
+    if (create.claim !== undefined) this.#keysInFlight.delete(keyId(create.claim));
+    create.resolve(outcome);
+  }
+
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, MAX_BATCH);
-        const outcomes = await this.#sql.begin((tx) => writeBatch(tx, batch)).catch((error) => {
+        // The oldest create's deadline: the first in the queue arrived first.
+        const deadline = batch[0].deadline;
+        const outcomes = await this.#database.transaction((tx) => writeBatch(tx, batch), {
+          deadline,
+        }).catch((error) => {
           this.#onFailure(error);
-          // Nothing of the batch was committed (or, if the connection died during COMMIT, it may
-          // have been: the client is told 503, and a retry with its Idempotency-Key finds the pet).
-          const reason = "the database did not commit the transaction";
-          return batch.map((): CreateOutcome => ({ kind: "unavailable", reason }));
+          const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
+            ? {
+              kind: "unavailable",
+              reason: "the database connection was lost during COMMIT",
+              outcomeUnknown: "commit_unconfirmed",
+            }
+            : { kind: "unavailable", reason: "the database did not commit the transaction" };
+          return batch.map(() => outcome);
         });
-        for (let i = 0; i < batch.length; i++) {
-          if (batch[i].claim !== undefined) this.#keysInFlight.delete(keyId(batch[i].claim!));
-          batch[i].resolve(outcomes[i]);
-        }
+        batch.forEach((create, i) => this.#answer(create, outcomes[i]));
       }
     } finally {
       this.#draining = undefined;
@@ -95,7 +150,7 @@ export class CreateBatches {
 
 /** The steps of one batch's transaction, numbered as they run. */
 async function writeBatch(
-  tx: Transaction,
+  tx: Queryable,
   batch: readonly PendingCreate[],
 ): Promise<CreateOutcome[]> {
   const outcomes: (CreateOutcome | undefined)[] = new Array(batch.length).fill(undefined);
@@ -104,22 +159,24 @@ async function writeBatch(
   if (claimed.length > 0) {
     // 1. Lock each key for this transaction; a key another transaction holds is in flight.
     const names = claimed.map((index) => keyId(batch[index].claim!));
-    const locks = await tx<{ locked: boolean }[]>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended(name, 0)) AS locked
-      FROM unnest(${names}::text[]) WITH ORDINALITY AS t(name, position)
-      ORDER BY position`;
+    const locks = await tx.query<{ locked: boolean }>(
+      `SELECT pg_try_advisory_xact_lock(hashtextextended(name, 0)) AS locked
+       FROM unnest($1::text[]) WITH ORDINALITY AS t(name, position)
+       ORDER BY position`,
+      [names],
+    );
     claimed.forEach((index, i) => {
       if (!locks[i].locked) outcomes[index] = { kind: "key_in_flight" };
     });
     // 2. Keys already committed: the same body replays the pet, another body is refused.
     const lookup = claimed.filter((index) => outcomes[index] === undefined);
     if (lookup.length > 0) {
-      const rows = await tx<(PetRow & { position: string; digest: string })[]>`
-        SELECT p.id, p.name, p.category_id, p.status, p.idempotency_digest AS digest, t.position
-        FROM unnest(${lookup.map((i) => batch[i].claim!.scope)}::text[],
-                    ${lookup.map((i) => batch[i].claim!.key)}::text[])
-             WITH ORDINALITY AS t(scope, key, position)
-        JOIN pets p ON p.idempotency_scope = t.scope AND p.idempotency_key = t.key`;
+      const rows = await tx.query<PetRow & { position: string; digest: string }>(
+        `SELECT p.id, p.name, p.category_id, p.status, p.idempotency_digest AS digest, t.position
+         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(scope, key, position)
+         JOIN pets p ON p.idempotency_scope = t.scope AND p.idempotency_key = t.key`,
+        [lookup.map((i) => batch[i].claim!.scope), lookup.map((i) => batch[i].claim!.key)],
+      );
       for (const row of rows) {
         const index = lookup[Number(row.position) - 1];
         outcomes[index] = row.digest === batch[index].claim!.digest
@@ -137,10 +194,12 @@ async function writeBatch(
   //    MAX_PET_ID, as in the file store (a backup of the pets must be a file that restores): the
   //    creates past it get none and are refused. `before` and `after` are int8 as text, so the
   //    counter never passes through a rounding number beyond it.
-  const [counter] = await tx<{ before: string; after: string }[]>`
-    WITH old AS (SELECT last_id FROM pet_id_counter FOR UPDATE)
-    UPDATE pet_id_counter SET last_id = LEAST(old.last_id + ${fresh.length}, ${MAX_PET_ID}::bigint)
-    FROM old RETURNING old.last_id AS before, pet_id_counter.last_id AS after`;
+  const [counter] = await tx.query<{ before: string; after: string }>(
+    `WITH old AS (SELECT last_id FROM pet_id_counter FOR UPDATE)
+     UPDATE pet_id_counter SET last_id = LEAST(old.last_id + $1, $2::bigint)
+     FROM old RETURNING old.last_id AS before, pet_id_counter.last_id AS after`,
+    [fresh.length, String(MAX_PET_ID)],
+  );
   const firstId = Number(counter.before) + 1;
   const given = Math.max(0, Number(BigInt(counter.after) - BigInt(counter.before)));
   for (const index of fresh.splice(given)) {
@@ -158,6 +217,7 @@ async function writeBatch(
   rows.forEach(({ id, pet }, i) => {
     outcomes[fresh[i]] = { kind: "created", pet: { id, json: petJson(id, pet) } };
   });
-  // 5. COMMIT is sql.begin's: the promise resolves, and the 201s go out, only once it returns.
+  // 5. COMMIT is the transaction's: the promise resolves, and the 201s go out, only once it
+  //    returns.
   return outcomes as CreateOutcome[];
 }

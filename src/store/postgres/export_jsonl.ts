@@ -15,7 +15,7 @@ import { encodePetRecord, maxRecordBytes, petRecord } from "../jsonl/format.ts";
 import type { ByteSink } from "../jsonl/records.ts";
 import type { ToolResult } from "../jsonl/verify.ts";
 import type { StatusCounts } from "../store.ts";
-import { connectPool, describeDatabaseError } from "./connect.ts";
+import { connectDatabase, type Database, describeDatabaseError, settleSslMode } from "./connect.ts";
 import { petOf, type PetRow } from "./pet_rows.ts";
 
 /** Rows per page: large enough to be fast, small enough to keep memory flat. */
@@ -34,19 +34,24 @@ export async function exportDatabase(options: {
   sink: ByteSink;
 }): Promise<ToolResult> {
   const { database, sink } = options;
-  const sql = connectPool({ ...database, poolSize: 1 }, "animal-store backup");
+  let db: Database | undefined;
   try {
-    return await sql.begin("isolation level repeatable read read only", async (tx) => {
+    // No deadline on the whole backup: it takes as long as the catalogue is big.
+    const settled = await settleSslMode({ ...database, poolSize: 1 });
+    db = connectDatabase(settled, "animal-store backup", { deadline: false });
+    return await db.transaction(async (tx) => {
       const backup = new CheckedBackup(sink);
       await backup.begin();
       const byStatus: StatusCounts = { available: 0, pending: 0, sold: 0, none: 0 };
       let pets = 0;
       let lastId = "0";
       for (;;) {
-        const rows = await tx<ExportRow[]>`
-          SELECT id, name, category_id, status,
-                 idempotency_scope, idempotency_key, idempotency_digest
-          FROM pets WHERE id > ${lastId}::bigint ORDER BY id LIMIT ${ROWS_PER_PAGE}`;
+        const rows = await tx.query<ExportRow>(
+          `SELECT id, name, category_id, status,
+                  idempotency_scope, idempotency_key, idempotency_digest
+           FROM pets WHERE id > $1::bigint ORDER BY id LIMIT $2`,
+          [lastId, ROWS_PER_PAGE],
+        );
         if (rows.length === 0) break;
         // The page's lines are encoded into one buffer, so the sink sees one write per page.
         const records = rows.map((row) => {
@@ -67,10 +72,10 @@ export async function exportDatabase(options: {
       }
       await backup.end(pets);
       return { ok: true as const, pets, byStatus };
-    });
+    }, { begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" });
   } catch (error) {
     return { ok: false, reason: `database: ${describeDatabaseError(error)}` };
   } finally {
-    await sql.end({ timeout: 5 });
+    await db?.end();
   }
 }

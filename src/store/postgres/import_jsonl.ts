@@ -19,7 +19,13 @@ import { type DataFile, errorCodeOf, nodeFileLayer } from "../jsonl/file_layer.t
 import { acquireLock } from "../jsonl/lock.ts";
 import { fileSource, readRecords } from "../jsonl/records.ts";
 import { type RecordReport, verifyDataFile, verifySource } from "../jsonl/verify.ts";
-import { connectPool, describeDatabaseError, type Transaction } from "./connect.ts";
+import {
+  connectDatabase,
+  type Database,
+  describeDatabaseError,
+  type Queryable,
+  settleSslMode,
+} from "./connect.ts";
 import { insertPets, type PetInsert } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
 
@@ -82,14 +88,19 @@ export async function importJsonlFile(options: {
     // Only the lines verify kept: a torn last fragment is left out.
     const length = report.tornTail?.offset ?? Infinity;
     const file = await nodeFileLayer.open(report.file, "r");
-    const sql = connectPool(database, "animal-store import");
+    // No deadline on the whole import: it takes as long as the file is big (the server's
+    // statement timeout still bounds each statement).
+    let db: Database | undefined;
     try {
-      await migrate(sql);
-      return await sql.begin((tx) => copyRecords(tx, file, report.file, length));
+      db = connectDatabase(await settleSslMode(database), "animal-store import", {
+        deadline: false,
+      });
+      await migrate(db);
+      return await db.transaction((tx) => copyRecords(tx, file, report.file, length));
     } catch (error) {
       return { ok: false, reason: `database: ${describeDatabaseError(error)}; nothing imported` };
     } finally {
-      await sql.end({ timeout: 5 });
+      await db?.end();
       await file.close();
     }
   } finally {
@@ -113,12 +124,12 @@ async function verifyBackupFile(path: string): Promise<RecordReport | { reason: 
 }
 
 async function copyRecords(
-  tx: Transaction,
+  tx: Queryable,
   file: DataFile,
   path: string,
   length: number,
 ): Promise<ImportResult> {
-  const [{ count }] = await tx<{ count: string }[]>`SELECT count(*) AS count FROM pets`;
+  const [{ count }] = await tx.query<{ count: string }>("SELECT count(*) AS count FROM pets");
   if (count !== "0") {
     return {
       ok: false,
@@ -142,6 +153,6 @@ async function copyRecords(
   if (read.damage !== undefined) {
     throw new Error(`${path} changed during the import: ${read.damage.reason}`);
   }
-  await tx`UPDATE pet_id_counter SET last_id = GREATEST(last_id, ${read.lastId})`;
+  await tx.query("UPDATE pet_id_counter SET last_id = GREATEST(last_id, $1)", [read.lastId]);
   return { ok: true, file: path, pets: read.pets, keys, lastId: read.lastId };
 }

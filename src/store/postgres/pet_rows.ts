@@ -2,9 +2,9 @@
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
 import { petJson } from "../pet_json.ts";
 import type { IdempotencyClaim, StoredPet } from "../store.ts";
-import type { Transaction } from "./connect.ts";
+import type { Queryable } from "./connect.ts";
 
-/** The columns a read selects. int8 columns arrive as decimal text (the driver's default). */
+/** The columns a read selects. int8 columns arrive as decimal text (node-postgres's default). */
 export interface PetRow {
   readonly id: string;
   readonly name: string;
@@ -35,16 +35,20 @@ export interface PetInsert {
  * Inserts pets with one statement: each column goes as one array parameter, and `unnest` turns
  * the arrays back into rows. `categoryId` travels as its decimal digits, never as a number.
  */
-export async function insertPets(tx: Transaction, rows: readonly PetInsert[]): Promise<void> {
-  await tx`
-    INSERT INTO pets (id, name, category_id, status,
-                      idempotency_scope, idempotency_key, idempotency_digest)
-    SELECT * FROM unnest(
-      ${rows.map((row) => String(row.id))}::bigint[],
-      ${rows.map((row) => row.pet.name)}::text[],
-      ${rows.map((row) => String(row.pet.categoryId))}::bigint[],
-      ${rows.map((row) => row.pet.status ?? null)}::text[],
-      ${rows.map((row) => row.claim?.scope ?? null)}::text[],
-      ${rows.map((row) => row.claim?.key ?? null)}::text[],
-      ${rows.map((row) => row.claim?.digest ?? null)}::text[])`;
+export async function insertPets(tx: Queryable, rows: readonly PetInsert[]): Promise<void> {
+  await tx.query(
+    `INSERT INTO pets (id, name, category_id, status,
+                       idempotency_scope, idempotency_key, idempotency_digest)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[],
+                          $5::text[], $6::text[], $7::text[])`,
+    [
+      rows.map((row) => String(row.id)),
+      rows.map((row) => row.pet.name),
+      rows.map((row) => String(row.pet.categoryId)),
+      rows.map((row) => row.pet.status ?? null),
+      rows.map((row) => row.claim?.scope ?? null),
+      rows.map((row) => row.claim?.key ?? null),
+      rows.map((row) => row.claim?.digest ?? null),
+    ],
+  );
 }

@@ -3,9 +3,10 @@
  * Reads are keyset queries on the primary key and the (status, id) index; creates go through
  * `CreateBatches`, which answers only after COMMIT. While the connection is lost, reads and
  * creates answer 503 at once and `/readyz` says so; a probe notices when the database is back.
+ * Every statement has a deadline (database.ts), so a database that stops answering costs a
+ * request at most that long, and counts as lost.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { setInterval } from "node:timers";
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { Registry } from "../../metrics/registry.ts";
 import type { NewPet } from "../../schemas/pet.ts";
@@ -23,12 +24,13 @@ import {
   StoreUnavailableError,
 } from "../store.ts";
 import {
-  connectPool,
+  connectDatabase,
+  type Database,
   describeDatabaseError,
   fatalStartReason,
   isConnectionLost,
   isTransientDatabaseError,
-  type Sql,
+  settleSslMode,
 } from "./connect.ts";
 import { CreateBatches } from "./create_batches.ts";
 import { type PetRow, storedPetOf } from "./pet_rows.ts";
@@ -38,6 +40,9 @@ const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 5000];
 
 /** How often the connection is checked, so /readyz notices a lost database with no traffic. */
 const PROBE_INTERVAL_MS = 2000;
+
+/** How often, once it is lost: the service is back within this of the database. */
+const LOST_PROBE_INTERVAL_MS = 500;
 
 /**
  * Connects, applies missing migrations and returns the store. An unreachable database is retried
@@ -53,15 +58,16 @@ export async function openPostgresStore(options: {
 }): Promise<PostgresStore> {
   const { database, onWarning = () => {}, onInfo = () => {}, signal } = options;
   const onWaiting = options.onWaiting ?? onWarning;
-  let sql: Sql;
-  try {
-    sql = connectPool(database, "animal-store");
-  } catch (error) {
-    throw new StoreOpenError(`Cannot open store: ${describeDatabaseError(error)}`);
-  }
+  let db: Database | undefined;
+  // The store hears of pooled connections that break while idle, once it exists.
+  let onIdleConnectionLost = (_: unknown) => {};
   for (let attempt = 0;; attempt++) {
     try {
-      const applied = await migrate(sql);
+      // Made once the TLS mode is settled, which needs the server (and so is retried too).
+      db ??= connectDatabase(await settleSslMode(database), "animal-store", {
+        onIdleConnectionLost: (error) => onIdleConnectionLost(error),
+      });
+      const applied = await migrate(db);
       if (applied.length > 0) onInfo(`Database schema migrated to version ${applied.at(-1)}`);
       break;
     } catch (error) {
@@ -72,25 +78,26 @@ export async function openPostgresStore(options: {
         const waited = await delay(wait, true, { signal }).catch(() => false);
         if (waited) continue;
       }
-      await sql.end({ timeout: 1 }).catch(() => {});
+      await db?.end();
       const why = fatal === undefined
         ? "stopped while waiting for the database"
         : `database: ${fatal}`;
       throw new StoreOpenError(`Cannot open store: ${why}`);
     }
   }
-  return new PostgresStore(sql, database.poolSize, onWarning);
+  const store = new PostgresStore(db, database.poolSize, onWarning);
+  onIdleConnectionLost = (error) => store.connectionLost(error);
+  return store;
 }
 
 /** A PetStore on PostgreSQL; see openPostgresStore. */
 export class PostgresStore implements PetStore {
-  readonly #sql: Sql;
+  readonly #db: Database;
   readonly #creates: CreateBatches;
   readonly #onWarning: (message: string) => void;
-  readonly #probe: ReturnType<typeof setInterval>;
+  #probe: ReturnType<typeof setTimeout> | undefined;
   readonly #poolSize: number;
   #available = true;
-  #probing = false;
   #closing: Promise<void> | undefined;
   /** For metrics. */
   #readsInFlight = 0;
@@ -98,15 +105,12 @@ export class PostgresStore implements PetStore {
   #queryErrors = 0;
 
   /** Use openPostgresStore. */
-  constructor(sql: Sql, poolSize: number, onWarning: (message: string) => void) {
-    this.#sql = sql;
+  constructor(db: Database, poolSize: number, onWarning: (message: string) => void) {
+    this.#db = db;
     this.#onWarning = onWarning;
     this.#poolSize = poolSize;
-    this.#creates = new CreateBatches(sql, (error) => this.#failed(error));
-    // Checked on a timer, not only when a request fails: an idle instance's /readyz must still
-    // say when its database is gone. unref: the probe alone never keeps the process alive.
-    this.#probe = setInterval(() => void this.#checkConnection(), PROBE_INTERVAL_MS);
-    this.#probe.unref();
+    this.#creates = new CreateBatches(db, (error) => this.#failed(error));
+    this.#scheduleProbe();
   }
 
   isAvailable(): boolean {
@@ -126,7 +130,7 @@ export class PostgresStore implements PetStore {
 
   async get(id: number): Promise<StoredPet | undefined> {
     const rows = await this.#read(() =>
-      this.#sql<PetRow[]>`SELECT id, name, category_id, status FROM pets WHERE id = ${id}`
+      this.#db.query<PetRow>("SELECT id, name, category_id, status FROM pets WHERE id = $1", [id])
     );
     return rows.length === 0 ? undefined : storedPetOf(rows[0]);
   }
@@ -137,18 +141,24 @@ export class PostgresStore implements PetStore {
    */
   async listJson(query: PageQuery): Promise<PetPageJson> {
     const { status, afterId, limit } = query;
-    const sql = this.#sql;
-    const filter = status === undefined ? sql`` : sql`status = ${status} AND`;
     const rows = await this.#read(() =>
-      sql<PetRow[]>`SELECT id, name, category_id, status FROM pets
-                    WHERE ${filter} id > ${afterId} ORDER BY id LIMIT ${limit + 1}`
+      status === undefined
+        ? this.#db.query<PetRow>(
+          "SELECT id, name, category_id, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2",
+          [afterId, limit + 1],
+        )
+        : this.#db.query<PetRow>(
+          `SELECT id, name, category_id, status FROM pets
+           WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
+          [status, afterId, limit + 1],
+        )
     );
     return joinPageJson(rows.slice(0, limit).map(storedPetOf), rows.length > limit);
   }
 
   /**
    * Pets per status (one grouped count at scrape time), the pool's use and the statements failed.
-   * postgres.js hides its pool, so connections in use are counted here: each read holds one, and
+   * Connections in use are counted here, from what the store runs: each read holds one, and
    * creates one between them (`CreateBatches` commits one transaction at a time).
    */
   registerMetrics(registry: Registry): void {
@@ -171,8 +181,9 @@ export class PostgresStore implements PetStore {
       inUse.set(Math.min(busy, this.#poolSize));
       try {
         const rows = await this.#read(() =>
-          this.#sql<{ status: string | null; count: string }[]>`
-            SELECT status, count(*) AS count FROM pets GROUP BY status`
+          this.#db.query<{ status: string | null; count: string }>(
+            "SELECT status, count(*) AS count FROM pets GROUP BY status",
+          )
         );
         const pets: StatusCounts = { available: 0, pending: 0, sold: 0, none: 0 };
         for (const row of rows) {
@@ -186,14 +197,22 @@ export class PostgresStore implements PetStore {
     });
   }
 
-  /** Waits for creates in flight, stops the probe and closes the pool. Safe to call twice. */
+  /**
+   * Waits for creates in flight (each within its deadline), stops the probe and closes the pool
+   * at once, whatever state the database is in. Safe to call twice.
+   */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      clearInterval(this.#probe);
+      clearTimeout(this.#probe);
       await this.#creates.idle();
-      await this.#sql.end({ timeout: 5 });
+      await this.#db.end();
     })();
     return this.#closing;
+  }
+
+  /** A pooled connection broke while idle: the database may be gone. */
+  connectionLost(error: unknown): void {
+    this.#lost(error);
   }
 
   /** Runs a read; a passing database failure becomes StoreUnavailableError (503). */
@@ -214,24 +233,40 @@ export class PostgresStore implements PetStore {
   /** A query failed: counted; when the connection is gone, unavailable until a probe. */
   #failed(error: unknown): void {
     this.#queryErrors++;
+    this.#lost(error);
+  }
+
+  /** When `error` says the connection is gone: unavailable until a probe succeeds. */
+  #lost(error: unknown): void {
     if (!isConnectionLost(error) || !this.#available || this.#closing !== undefined) return;
     this.#available = false;
     this.#onWarning(`Database connection lost: ${describeDatabaseError(error)}`);
   }
 
+  /**
+   * Checks the connection on a timer, not only when a request fails: an idle instance's /readyz
+   * must still say when its database is gone, and one that is lost must come back by itself.
+   * unref: the probe alone never keeps the process alive.
+   */
+  #scheduleProbe(): void {
+    if (this.#closing !== undefined) return;
+    const interval = this.#available ? PROBE_INTERVAL_MS : LOST_PROBE_INTERVAL_MS;
+    this.#probe = setTimeout(async () => {
+      await this.#checkConnection();
+      this.#scheduleProbe();
+    }, interval);
+    this.#probe.unref?.();
+  }
+
   async #checkConnection(): Promise<void> {
-    if (this.#probing || this.#closing !== undefined) return;
-    this.#probing = true;
     try {
-      await this.#sql`SELECT 1`;
+      await this.#db.query("SELECT 1");
       if (!this.#available) {
         this.#available = true;
         this.#onWarning("Database reachable again");
       }
     } catch (error) {
       this.#failed(error);
-    } finally {
-      this.#probing = false;
     }
   }
 }

@@ -4,7 +4,7 @@
  * reads which versions `animal_store_migrations` records and applies only the missing ones (DDL is
  * transactional in PostgreSQL, so a start that dies half-way leaves nothing half-made).
  */
-import type { Sql } from "./connect.ts";
+import type { Database } from "./connect.ts";
 
 /** The schema steps. Never edit a released one: add the next version instead. */
 const MIGRATIONS = [
@@ -48,15 +48,17 @@ const MIGRATIONS = [
 const MIGRATION_LOCK = [0x616e696d, 1] as const; // "anim", migrations
 
 /** Applies the missing migrations; returns the versions it applied (empty when up to date). */
-export async function migrate(sql: Sql): Promise<number[]> {
-  return await sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK[0]}, ${MIGRATION_LOCK[1]})`;
-    await tx`CREATE TABLE IF NOT EXISTS animal_store_migrations (
+export async function migrate(database: Database): Promise<number[]> {
+  return await database.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1, $2)", MIGRATION_LOCK);
+    await tx.query(`CREATE TABLE IF NOT EXISTS animal_store_migrations (
       version integer PRIMARY KEY,
       description text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
-    )`;
-    const rows = await tx<{ version: number }[]>`SELECT version FROM animal_store_migrations`;
+    )`);
+    const rows = await tx.query<{ version: number }>(
+      "SELECT version FROM animal_store_migrations",
+    );
     const applied = new Set(rows.map((row) => row.version));
     const newest = Math.max(0, ...applied);
     const known = MIGRATIONS.at(-1)?.version ?? 0;
@@ -69,9 +71,11 @@ export async function migrate(sql: Sql): Promise<number[]> {
     const done: number[] = [];
     for (const migration of MIGRATIONS) {
       if (applied.has(migration.version)) continue;
-      for (const statement of migration.statements) await tx.unsafe(statement);
-      await tx`INSERT INTO animal_store_migrations (version, description)
-               VALUES (${migration.version}, ${migration.description})`;
+      for (const statement of migration.statements) await tx.query(statement);
+      await tx.query(
+        "INSERT INTO animal_store_migrations (version, description) VALUES ($1, $2)",
+        [migration.version, migration.description],
+      );
       done.push(migration.version);
     }
     return done;
