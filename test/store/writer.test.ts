@@ -8,6 +8,7 @@ import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
 import {
   GATHER_SHARE_OF_SYNC,
   GroupWriter,
+  MAX_GATHER_MS,
   type WriterBatch,
 } from "../../src/store/jsonl/writer.ts";
 import type { CreateOutcome } from "../../src/store/store.ts";
@@ -274,6 +275,24 @@ describe("GroupWriter", () => {
       `the lone create's batch started ${
         waited.toFixed(1)
       } ms after the first was answered (the wait is at most ${SYNC_MS * GATHER_SHARE_OF_SYNC} ms)`,
+    );
+  });
+
+  it("passes no share of a stalled disk's fdatasync on to the next batch (the wait stops at MAX_GATHER_MS)", async () => {
+    const SYNC_MS = 1_200;
+    const { writer, file, batches, writeStarted, append } = await slowDiskWriter(SYNC_MS);
+    const three = ["one", "two", "three"].map(append);
+    await within(firstWrite(writeStarted), "the first batch's write");
+    const alone = append("alone");
+    await within(Promise.all(three).then(() => {}), "the first batch's answer");
+    await within(alone, "the lone create's answer");
+    await writer.idle();
+    await file.close();
+    const waited = writeStarted[1] - batches[0].answeredAt;
+    assert.ok(
+      // A quarter of this sync would be 300 ms.
+      waited < MAX_GATHER_MS + 150,
+      `the lone create's batch started ${waited.toFixed(1)} ms after the first was answered`,
     );
   });
 

@@ -40,10 +40,13 @@ function straceProblem(): string | undefined {
  * signals while it runs a command, so the service itself (strace's child) is signalled.
  */
 export async function stopTraced(service: ServiceProcess): Promise<void> {
-  const tracee = readFileSync(
+  const children = readFileSync(
     `/proc/${service.child.pid}/task/${service.child.pid}/children`,
     "utf8",
-  ).trim().split(/\s+/).map(Number)[0];
-  process.kill(tracee, "SIGTERM");
+  ).trim();
+  // No child: the service has exited already (strace follows it out). Never signal pid 0, which
+  // is the test runner's whole process group.
+  const tracee = Number(children.split(/\s+/)[0]);
+  if (Number.isInteger(tracee) && tracee > 0) process.kill(tracee, "SIGTERM");
   await service.exited;
 }

@@ -3,8 +3,8 @@
  * the outcome. Entries queue up while the batch before them is on its way to disk; then all of
  * them (up to MAX_BATCH; after a slow fdatasync, once its callers are back: see below) become the
  * next batch, encoded by the store (`encode`: ids and lines, in queue order, which is file order),
- * and go to disk with one write and one fdatasync (group commit). One batch is on its way at a time, so the file never has a hole and batches are
- * reported in file order. The writer reports each batch once it is durable (`onDurable`); the
+ * and go to disk with one write and one fdatasync (group commit). One batch is on its way at a
+ * time, so the file never has a hole and batches are reported in file order. The writer reports each batch once it is durable (`onDurable`); the
  * store then publishes it to memory and answers its callers, so nothing a reader sees can be lost.
  *
  * Why one batch at a time: a second batch syncing while the first one does splits the same
@@ -20,7 +20,8 @@
  * each group queued behind the other's sync: batches of 1 and 63 took turns, 150 creates/s where
  * one batch per sync gives 300. So once a batch is durable, the next one starts when the queue
  * holds as many entries as that batch and the queue behind it had together (everyone is back, or
- * as many others came), or after a quarter of the batch's fdatasync time, whichever comes first.
+ * as many others came), or after a quarter of the batch's fdatasync time (at most 100 ms, so a
+ * stalled disk's seconds are not passed on), whichever comes first. A close ends the wait at once.
  * Waiting for the batch's own size would not do: two groups of 32 would each find the other
  * queued and go on taking turns. The price: creates that come one by one, not in reply to
  * answers, seldom reach that count and wait the whole quarter (at most a quarter of a sync more
@@ -63,6 +64,12 @@ export const GATHER_SHARE_OF_SYNC = 1 / 4;
 
 /** Shorter waits are not made: a fast disk's batches go out as soon as the last one is durable. */
 export const MIN_GATHER_MS = 1;
+
+/**
+ * Nor longer ones: after a disk that stalled for seconds, the callers of its batch have mostly
+ * given up, and the creates that come next must not pay a share of the stall.
+ */
+export const MAX_GATHER_MS = 100;
 
 /** A batch as the writer sees it: the bytes to append, whatever else the store keeps in it. */
 export interface WriterBatch<Entry> {
@@ -139,8 +146,12 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     return this.#durableLength;
   }
 
-  /** Resolves once every queued entry has been answered. */
+  /**
+   * Resolves once every queued entry has been answered. The wait for the last batch's callers
+   * ends at once: whoever waits for the writer to be idle (a close) brings no more creates.
+   */
   idle(): Promise<void> {
+    this.#endGathering?.();
     if (!this.#busy) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
@@ -173,11 +184,12 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   }
 
   /**
-   * Waits until the queue holds `entries` entries or `ms` have passed; not at all when `ms` is
-   * under MIN_GATHER_MS. See the module comment for why.
+   * Waits until the queue holds `entries` entries or `ms` (at most MAX_GATHER_MS) have passed; not
+   * at all when `ms` is under MIN_GATHER_MS. See the module comment for why.
    */
   async #gather({ entries, ms }: NextBatch): Promise<void> {
     if (ms < MIN_GATHER_MS || this.#queue.length >= entries) return;
+    ms = Math.min(ms, MAX_GATHER_MS);
     await new Promise<void>((resolve) => {
       const end = () => {
         clearTimeout(timer);
