@@ -20,7 +20,7 @@ const tom = { id: 2, ...newTom };
 
 const RETRY_LATER = { headers: { "retry-after": "1" } };
 const KEY_REUSED = "Idempotency-Key was already used with a different body";
-const ID_SPACE_EXHAUSTED =
+const ID_SPACE_EXHAUSTED_MESSAGE =
   `The pet could not be stored: the id space is exhausted (ids stop at ${MAX_PET_ID}); nothing was saved`;
 const KEY_IN_FLIGHT = "A request with this Idempotency-Key is still being processed; retry later";
 const SAFE_RETRY = "so it may or may not have been saved. A retry with the same Idempotency-Key " +
@@ -157,7 +157,7 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
       case "unavailable":
         if (outcome.idSpaceExhausted) {
           // No retry helps: the ids will not come back (docs/operations.md, "The id ceiling").
-          throw new HttpError(503, "unavailable", ID_SPACE_EXHAUSTED);
+          throw new HttpError(503, "unavailable", ID_SPACE_EXHAUSTED_MESSAGE);
         }
         throw new HttpError(
           503,

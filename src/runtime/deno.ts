@@ -76,7 +76,10 @@ const WARNING_INTERVAL_MS = 10_000;
  */
 function serve(options: ServeOptions): Promise<RunningServer> {
   return new Promise((resolve) => {
-    let current: Deno.HttpServer;
+    // Every server that served a request: one whose accept loop failed still serves its open
+    // connections, and a shutdown must give them their grace too. One that failed before serving
+    // anything is let go, so a long run out of descriptors keeps no trail of them.
+    const servers = new Set<Deno.HttpServer<Deno.NetAddr>>();
     let stopping = false;
     let lastWarning = Number.NEGATIVE_INFINITY;
     const warn = (message: string) => {
@@ -85,17 +88,22 @@ function serve(options: ServeOptions): Promise<RunningServer> {
       options.onWarning?.(message);
     };
     const listen = (port: number, onListen: (port: number) => void) => {
-      const server = Deno.serve({
+      let served = false;
+      const server: Deno.HttpServer<Deno.NetAddr> = Deno.serve({
         port,
         hostname: options.host,
         ...(options.tls === undefined ? {} : { cert: options.tls.cert, key: options.tls.key }),
         // Deno reads request bodies as streams with no limit of its own: the app enforces ours.
         onListen: (address) => onListen(address.port),
         onError: () => new Response(null, { status: 500 }),
-      }, (request) => options.handle(withTargetUrl(request), webResponse));
-      current = server;
+      }, (request) => {
+        served = true;
+        return options.handle(withTargetUrl(request), webResponse);
+      });
+      servers.add(server);
       server.finished.catch((error: Error) => {
         if (stopping) return;
+        if (!served) servers.delete(server);
         warn(
           `Cannot accept connections: ${error.message}; open connections are still served, ` +
             `new ones are refused until it can accept again (tried every ${RELISTEN_MS} ms)`,
@@ -120,7 +128,8 @@ function serve(options: ServeOptions): Promise<RunningServer> {
         port,
         shutdown: (graceMs) => {
           stopping = true;
-          return Promise.race([current.shutdown(), delay(graceMs)]);
+          const all = [...servers].map((server) => server.shutdown().catch(() => {}));
+          return Promise.race([Promise.all(all).then(() => {}), delay(graceMs)]);
         },
       }));
   });

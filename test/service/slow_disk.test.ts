@@ -109,7 +109,8 @@ describe(`group commit on a slow disk, on ${targetRuntime()} (strace)`, {
           );
           assert.deepEqual(failures, [], "every create was answered 201");
           assert.ok(
-            mean >= 0.8 * CLIENTS,
+            // Groups that take turns give about half; a busy machine's late clients cost a few.
+            mean >= 0.7 * CLIENTS,
             `${
               mean.toFixed(1)
             } creates per batch (${creates} in ${batches}): the clients split into groups that take turns`,

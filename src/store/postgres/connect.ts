@@ -88,9 +88,16 @@ export async function settleSslMode(config: DatabaseConfig): Promise<DatabaseCon
     if ((error as Error | undefined)?.message === SSL_REFUSED) return { ...config, ssl: "disable" };
     throw error;
   } finally {
-    await client.end().catch(() => {});
+    // A server that froze after answering must not hold the start: give the close a moment.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_WAIT_MS));
+    await Promise.race([client.end().catch(() => {}), waited]);
+    clearTimeout(timer);
   }
 }
+
+/** How long `settleSslMode` waits for its connection to close. */
+const CLOSE_WAIT_MS = 200;
 
 /** DATABASE_SSL, or else the URL's `sslmode`; `disable` when neither says. */
 function sslMode(config: DatabaseConfig): string {

@@ -125,6 +125,11 @@ export class CreateBatches {
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, MAX_BATCH);
+        // The timer was for the head that left: set for the new head, or none (an empty queue
+        // leaves no timer to hold the process up to a deadline after a close).
+        clearTimeout(this.#expiry);
+        this.#expiry = undefined;
+        this.#armExpiry();
         // The oldest create's deadline: the first in the queue arrived first.
         const deadline = batch[0].deadline;
         const outcomes = await this.#database.transaction((tx) => writeBatch(tx, batch), {
