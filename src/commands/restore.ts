@@ -9,6 +9,7 @@ import { loadConfig } from "../config/config.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { fileSource, streamSource } from "../store/jsonl/records.ts";
 import { restoreDataFile } from "../store/jsonl/restore.ts";
+import { noCheckLineWarning } from "../store/jsonl/verify.ts";
 import { fail, printReport } from "./output.ts";
 
 /** 0 when the backup is installed; 1 when it is damaged or the directory is not empty; 2 usage. */
@@ -36,11 +37,7 @@ export async function runRestore([path]: readonly string[] = []): Promise<number
     if (result.missingNewline !== undefined) {
       warn(`added the missing newline after the last record of ${name}`);
     }
-    if (!result.checked) {
-      warn(
-        `${name} has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one`,
-      );
-    }
+    if (!result.checked) warn(noCheckLineWarning(name));
     const { pets, byStatus } = result;
     printReport({ file: join(dataDir, DATA_FILE), pets, byStatus, damagedLines: 0 });
     return 0;

@@ -286,6 +286,17 @@ describe(`backup and restore on ${runtime}`, { timeout: 180_000 }, () => {
         /^Cannot restore: .* line 1 starts a backup whose check line is missing: the backup was cut short inside line \d+; nothing restored\n$/,
       ],
       [
+        "with a pet line added after its check line",
+        (text: string) =>
+          text + `${PET_RECORD_PREFIX}{"id":9000000,"name":"Added","categoryId":1}}\n`,
+        /^Cannot restore: .* line \d+ is outside the backup's checked lines: it follows the check line \d+ \(lines were added to the backup\); nothing restored\n$/,
+      ],
+      [
+        "with a pet line added before its first line",
+        (text: string) => `${PET_RECORD_PREFIX}{"id":1,"name":"Added","categoryId":1}}\n` + text,
+        /^Cannot restore: .* line 1 is outside the backup's checked lines: it comes before the backup's first line, line 2 \(lines were added to the backup\); nothing restored\n$/,
+      ],
+      [
         "with one byte altered",
         (text: string) => text.replace('"name":"Pet 1/', '"name":"Pet 2/'),
         /^Cannot restore: .* line \d+ is the check of the backup line 1 starts: the SHA-256 .* \(the backup was altered\); nothing restored\n$/,

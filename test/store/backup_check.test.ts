@@ -77,7 +77,7 @@ describe("CheckedBackup and readRecords", () => {
       assert.ok(read.damage !== undefined, `cut to ${length} bytes`);
       assert.match(
         `line ${read.damage.line} ${read.damage.reason}`,
-        /^line 1 (starts a backup whose check line is missing: the backup was cut short (after|inside) line \d|is the start of a backup's first line: the backup was cut short inside it)$/,
+        /^line 1 (starts a backup whose check line is missing: the backup was cut short (after|inside) line \d+|starts a backup whose check line, line \d+, lacks its newline: the backup was cut short by its last byte|is the start of a backup's first line: the backup was cut short inside it)$/,
         `cut to ${length} bytes`,
       );
     }
@@ -129,8 +129,37 @@ describe("CheckedBackup and readRecords", () => {
     );
   });
 
+  it("readRecords() as a backup refuses a pet line added at any line boundary, saying where", async () => {
+    const lines = backupOf(pets).split(/(?<=\n)/);
+    for (let at = 0; at <= lines.length; at++) {
+      const added = [...lines.slice(0, at), line(9), ...lines.slice(at)].join("");
+      const asBackup = await readRecords(sourceOf(encoder.encode(added)), { kind: "backup" });
+      assert.ok(asBackup.damage !== undefined, `a pet line added at line ${at + 1}`);
+      assert.equal(asBackup.checked, false);
+      if (at === 0 || at === lines.length) {
+        assert.equal(asBackup.damage.line, at + 1);
+        assert.match(asBackup.damage.reason, /^is outside the backup's checked lines: /);
+      }
+    }
+  });
+
+  it("readRecords() of a data file keeps pets outside a backup's checked lines, but does not call them checked", async () => {
+    for (
+      const text of [
+        backupOf(line(1) + line(2)) + line(3),
+        line(1) + backupOf(line(2) + line(3)),
+        backupOf(line(1) + line(2)) + line(3).slice(0, -1),
+      ]
+    ) {
+      const read = await readRecords(sourceOf(encoder.encode(text)), { kind: "data file" });
+      assert.equal(read.damage, undefined, text);
+      assert.equal(read.pets, 3, text);
+      assert.equal(read.checked, false, text);
+    }
+  });
+
   it("readRecords() takes a backup without a check (an earlier version's) as unproven, not damaged", async () => {
-    const read = await readRecords(sourceOf(encoder.encode(pets)), {});
+    const read = await readRecords(sourceOf(encoder.encode(pets)), { kind: "backup" });
     assert.equal(read.damage, undefined);
     assert.equal(read.checked, false);
     assert.equal(read.pets, 3);
@@ -146,8 +175,14 @@ describe("CheckedBackup and readRecords", () => {
       "ok: the backup is whole: its check line matches every pet line",
     ]);
     assert.deepEqual((await report(pets)).slice(1), [
-      "warning: no check line at the end (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one",
+      "warning: b.jsonl has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one",
       "ok: the backup is sound",
+    ]);
+    assert.deepEqual((await report(line(1) + backupOf(line(2)))).slice(1), [
+      "error: line 1 is outside the backup's checked lines: it comes before the backup's first line, line 2 (lines were added to the backup); restore refuses it",
+    ]);
+    assert.deepEqual((await report(backupOf(line(1)) + line(2))).slice(1), [
+      "error: line 4 is outside the backup's checked lines: it follows the check line 3 (lines were added to the backup); restore refuses it",
     ]);
     assert.deepEqual(
       (await report(backupOf(pets).split("\n").slice(0, -2).join("\n") + "\n")).slice(1),

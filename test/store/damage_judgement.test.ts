@@ -3,6 +3,10 @@
  * `backup`, `restore` and the PostgreSQL `import`, and all five must agree on what is damage (and
  * which line, and why), what is a torn last line (and how long), which last record only lacks its
  * newline, and how many pets the rest holds. A backup that `backup` reports sound must restore.
+ *
+ * The same bytes are read in two ways: as a data file (the start, `verify`, `backup` and `import`
+ * of DATA_DIR), and as a backup (`verify PATH`, `restore`, `import PATH`), where a pet line outside
+ * the backup's checked lines is damage and the judges also say whether the check proved every pet.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -13,7 +17,8 @@ import { backupDataFile } from "../../src/store/jsonl/backup.ts";
 import { BACKUP_LINE, MAX_LINE_BYTES, PET_RECORD_PREFIX } from "../../src/store/jsonl/format.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { restoreDataFile } from "../../src/store/jsonl/restore.ts";
-import { verifyDataFile } from "../../src/store/jsonl/verify.ts";
+import type { ByteSource } from "../../src/store/jsonl/records.ts";
+import { verifyDataFile, verifySource } from "../../src/store/jsonl/verify.ts";
 import { importJsonlFile } from "../../src/store/postgres/import_jsonl.ts";
 import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 import { backupOf, line, removeTempDirs, tempDir } from "./helpers.ts";
@@ -29,6 +34,8 @@ interface Judgement {
   /** The line of a last record kept without its newline. */
   missingNewline?: number;
   pets?: number;
+  /** Read as a backup: every pet line is proven by a check line (false: an earlier version's). */
+  checked?: boolean;
 }
 
 /** "line N reason" out of a message that names a file and a line. */
@@ -63,6 +70,19 @@ async function startJudges(content: Uint8Array): Promise<Judgement> {
   }
 }
 
+/** Hands out `content` as a backup's bytes. */
+function sourceOf(content: Uint8Array): ByteSource {
+  let at = 0;
+  return {
+    read(into: Uint8Array, offset: number, length: number) {
+      const count = Math.min(length, content.length - at);
+      into.set(content.subarray(at, at + count), offset);
+      at += count;
+      return Promise.resolve(count);
+    },
+  };
+}
+
 async function verifyJudges(content: Uint8Array): Promise<Judgement> {
   const report = await verifyDataFile(dataDirWith(content));
   if (report.damage !== undefined) {
@@ -92,19 +112,24 @@ async function backupJudges(content: Uint8Array): Promise<Judgement> {
   return { tornTail: tornTail?.length, missingNewline: missingNewline?.line, pets };
 }
 
+/** `verify PATH`: the file read as a backup. */
+async function verifyPathJudges(content: Uint8Array): Promise<Judgement> {
+  const report = await verifySource(sourceOf(content), { name: "backup.jsonl", kind: "backup" });
+  if (report.damage !== undefined) {
+    return { damage: `line ${report.damage.line} ${report.damage.reason}` };
+  }
+  const { tornTail, missingNewline, pets, checked } = report;
+  return { tornTail: tornTail?.length, missingNewline: missingNewline?.line, pets, checked };
+}
+
 /** Restores `content` into a new directory; the result and the installed file. */
 async function restoreFrom(content: Uint8Array) {
-  let at = 0;
-  const source = {
-    read(into: Uint8Array, offset: number, length: number) {
-      const count = Math.min(length, content.length - at);
-      into.set(content.subarray(at, at + count), offset);
-      at += count;
-      return Promise.resolve(count);
-    },
-  };
   const dataDir = join(tempDir(), "restored");
-  const result = await restoreDataFile({ dataDir, source, name: "backup.jsonl" });
+  const result = await restoreDataFile({
+    dataDir,
+    source: sourceOf(content),
+    name: "backup.jsonl",
+  });
   return { ...result, file: join(dataDir, "pets.jsonl") };
 }
 
@@ -112,14 +137,14 @@ async function restoreJudges(content: Uint8Array): Promise<Judgement> {
   const result = await restoreFrom(content);
   if (!result.ok) return { damage: damageIn(result.reason) };
   const installed = readFileSync(result.file);
-  const { tornTail, missingNewline, pets } = result;
+  const { tornTail, missingNewline, pets, checked } = result;
   assert.equal(
     installed.length,
     content.length - (tornTail?.length ?? 0) + (missingNewline === undefined ? 0 : 1) -
       framingBytes(content),
     "restore installs exactly the pet lines, each with its newline",
   );
-  return { tornTail: tornTail?.length, missingNewline: missingNewline?.line, pets };
+  return { tornTail: tornTail?.length, missingNewline: missingNewline?.line, pets, checked };
 }
 
 /** Bytes of a backup's first and check lines in `content`. */
@@ -132,11 +157,13 @@ function framingBytes(content: Uint8Array): number {
 /** The import into PostgreSQL, on one database emptied after each import. */
 let database: { url: string; drop: () => Promise<void> } | undefined;
 
-async function importJudges(content: Uint8Array): Promise<Judgement> {
+/** `import` of DATA_DIR's file, or (`asBackup`) `import PATH` of the same bytes as a backup. */
+async function importJudges(content: Uint8Array, asBackup = false): Promise<Judgement> {
   const warnings: string[] = [];
   const config = loadConfig({ API_KEYS: "k", DATABASE_URL: database!.url }).database!;
   const result = await importJsonlFile({
-    dataDir: dataDirWith(content),
+    dataDir: dataDirWith(asBackup ? new Uint8Array() : content),
+    backup: asBackup ? join(tempDir({ "backup.jsonl": content }), "backup.jsonl") : undefined,
     database: config,
     onWarning: (message) => warnings.push(message),
   });
@@ -154,6 +181,7 @@ async function importJudges(content: Uint8Array): Promise<Judgement> {
     tornTail: tornAt === undefined ? undefined : content.length - Number(tornAt),
     missingNewline: newline === undefined ? undefined : Number(newline),
     pets: result.pets,
+    checked: asBackup ? !text.includes("has no check line") : undefined,
   };
 }
 
@@ -165,7 +193,16 @@ function lineWithName(id: number, nameJson: string): string {
 const claim = { scope: "k1", key: "retry-7", digest: "d".repeat(64) };
 const long = "x".repeat(MAX_LINE_BYTES + 10);
 const pets = line(1) + line(2, { status: "sold" }) + line(3, {}, claim);
-const cases: { name: string; content: string | Uint8Array; expected: Judgement }[] = [
+/**
+ * `expected`: the judgement of the bytes as a data file. `asBackup`: as a backup, when it differs
+ * from that judgement beyond `checked: false` (a file without a check line, an earlier version's).
+ */
+const cases: {
+  name: string;
+  content: string | Uint8Array;
+  expected: Judgement;
+  asBackup?: Judgement;
+}[] = [
   {
     name: "a sound file",
     content: line(1) + line(2, { status: "sold" }),
@@ -283,16 +320,65 @@ const cases: { name: string; content: string | Uint8Array; expected: Judgement }
     content: line(9007199254740990) + line(9007199254740991),
     expected: { pets: 2 },
   },
-  // A backup copied into place by hand: its check proves it, or refuses it.
+  // A backup copied into place by hand: its check proves it, or refuses it. Read as a data file,
+  // pets outside its checked lines are the service's own (appended since); read as a backup, they
+  // were added to it.
   {
     name: "a whole backup",
     content: backupOf(pets),
     expected: { pets: 3 },
+    asBackup: { pets: 3, checked: true },
+  },
+  {
+    name: "two whole backups one after the other",
+    content: backupOf(line(1)) + backupOf(line(2)),
+    expected: { pets: 2 },
+    asBackup: { pets: 2, checked: true },
   },
   {
     name: "a backup followed by pets a service appended",
-    content: backupOf(pets) + line(4),
+    content: backupOf(pets) + line(4) + line(5),
+    expected: { pets: 5 },
+    asBackup: {
+      damage:
+        "line 6 is outside the backup's checked lines: it follows the check line 5 (lines were added to the backup)",
+    },
+  },
+  {
+    name: "a backup followed by a torn line",
+    content: backupOf(pets) + line(4).slice(0, 20),
+    expected: { tornTail: 20, pets: 3 },
+    asBackup: {
+      damage:
+        "line 6 is outside the backup's checked lines: it follows the check line 5 (lines were added to the backup)",
+    },
+  },
+  {
+    name: "a backup followed by a whole record that lacks only its newline",
+    content: backupOf(pets) + line(4).slice(0, -1),
+    expected: { missingNewline: 6, pets: 4 },
+    asBackup: {
+      damage:
+        "line 6 is outside the backup's checked lines: it follows the check line 5 (lines were added to the backup)",
+    },
+  },
+  {
+    name: "pets before a backup's first line",
+    content: line(1) + line(2) + backupOf(line(3) + line(4)),
     expected: { pets: 4 },
+    asBackup: {
+      damage:
+        "line 1 is outside the backup's checked lines: it comes before the backup's first line, line 3 (lines were added to the backup)",
+    },
+  },
+  {
+    name: "a pet between two whole backups",
+    content: backupOf(line(1)) + line(2) + backupOf(line(3)),
+    expected: { pets: 3 },
+    asBackup: {
+      damage:
+        "line 4 is outside the backup's checked lines: it follows the check line 3 (lines were added to the backup)",
+    },
   },
   {
     name: "a backup cut at a line boundary",
@@ -312,10 +398,18 @@ const cases: { name: string; content: string | Uint8Array; expected: Judgement }
   },
   {
     name: "a backup cut inside its check line",
-    content: backupOf(pets).slice(0, -1),
+    content: backupOf(pets).slice(0, -10),
     expected: {
       damage:
         "line 1 starts a backup whose check line is missing: the backup was cut short inside line 5",
+    },
+  },
+  {
+    name: "a backup whose check line lacks only its newline",
+    content: backupOf(pets).slice(0, -1),
+    expected: {
+      damage:
+        "line 1 starts a backup whose check line, line 5, lacks its newline: the backup was cut short by its last byte",
     },
   },
   {
@@ -349,19 +443,29 @@ describe("one judgement of a data file", () => {
     await database?.drop();
   });
 
-  for (const { name, content, expected } of cases) {
+  for (const { name, content, expected, asBackup } of cases) {
     it(`the start, verify, backup, restore and import agree on ${name}`, async () => {
       const bytes = typeof content === "string" ? encoder.encode(content) : content;
-      const judgements: Record<string, Judgement> = {
+      const asDataFile: Record<string, Judgement> = {
         start: await startJudges(bytes),
         verify: await verifyJudges(bytes),
         backup: await backupJudges(bytes),
+      };
+      if (database !== undefined) asDataFile.import = await importJudges(bytes);
+      const read = (judgement: Judgement) => JSON.parse(JSON.stringify(judgement));
+      for (const [tool, judgement] of Object.entries(asDataFile)) {
+        // Through JSON: a field a tool leaves undefined is a field it does not report.
+        assert.deepEqual(read(judgement), expected, `${tool}, reading a data file`);
+      }
+      const asBackupFile: Record<string, Judgement> = {
+        "verify PATH": await verifyPathJudges(bytes),
         restore: await restoreJudges(bytes),
       };
-      if (database !== undefined) judgements.import = await importJudges(bytes);
-      for (const [tool, judgement] of Object.entries(judgements)) {
-        // Through JSON: a field a tool leaves undefined is a field it does not report.
-        assert.deepEqual(JSON.parse(JSON.stringify(judgement)), expected, tool);
+      if (database !== undefined) asBackupFile["import PATH"] = await importJudges(bytes, true);
+      const expectedAsBackup = asBackup ??
+        (expected.damage === undefined ? { ...expected, checked: false } : expected);
+      for (const [tool, judgement] of Object.entries(asBackupFile)) {
+        assert.deepEqual(read(judgement), expectedAsBackup, `${tool}, reading a backup`);
       }
     });
   }

@@ -5,8 +5,11 @@
  * Why the copy is consistent, step by step:
  *   1. The file's size S is taken first. Every pet answered 201 before that moment was written
  *      and fdatasync'd before it, so it lies within [0, S).
- *   2. The complete lines of [0, S) are copied (records.ts): a line the writer is in the
- *      middle of writing has no newline yet within S and is left out, as a torn line is.
+ *   2. The lines of [0, S) are copied (records.ts), with the judgement the start applies: bytes
+ *      after the last newline within S are left out when they are not a whole record (most often
+ *      a line the writer is in the middle of writing). A whole record there is kept, as the start
+ *      keeps it: it may be one an operator's `truncate -s -1` left without its newline, or, in
+ *      the instant before its newline lands, one the writer is writing, which step 3 covers.
  *   3. Lines in [0, S) that no caller was answered for yet belong to the batch on its way to disk.
  *      Most become durable and are answered 201 moments later: keeping them is harmless (it is
  *      what a kill -9 at that instant would leave, and the service replays the same). But a
@@ -23,7 +26,8 @@
  *   5. Only then is the backup's check line written (backup_check.ts): a copy refused at 4., or
  *      cut off by a failure, has none, and restore refuses it as cut short.
  * The copy holds the pet lines only: a backup's first and check lines that the data file holds
- * (one copied into place by hand) are left out, and the copy gets its own.
+ * (one copied into place by hand) are left out, the pets the service appended after them are
+ * copied as its own, and the copy gets one check of its own over all of them.
  * What remains: a writer that cannot even truncate (the disk refuses every operation) keeps the
  * failed lines until it can; a backup then may hold them, exactly as a crash at that moment
  * would leave them for the service's own next start.

@@ -1,7 +1,8 @@
 /**
  * The one reader of a data file or a backup: the store's start, `verify`, `backup`, `restore` and
- * the PostgreSQL `import` all walk a file with `readRecords`, so they accept and refuse exactly the
- * same files, naming the same line for the same reason (test/store/damage_judgement.test.ts).
+ * the PostgreSQL `import` all walk a file with `readRecords`, so, given the same bytes read as the
+ * same `kind` of file, they accept and refuse exactly the same files, naming the same line for the
+ * same reason (test/store/damage_judgement.test.ts).
  *
  * Rules, in the order a line meets them:
  * - a complete line longer than MAX_LINE_BYTES, not UTF-8, or not a line in the exact written form
@@ -12,7 +13,14 @@
  * - a backup's first line opens a checked run that its check line closes: the check must count
  *   the pet lines between them and carry the SHA-256 of their bytes. A check with no backup line
  *   before it, a backup line inside an open run, or a run never closed (the backup was cut short,
- *   at a line boundary or inside a line) is damage, named by the line that is wrong;
+ *   at a line boundary or inside a line, or by the check line's newline alone) is damage, named by
+ *   the line that is wrong;
+ * - what lies outside the runs depends on what the file is (`kind`). In a data file (the start,
+ *   `verify`, `backup`, `import` of DATA_DIR) it is the service's own: a backup copied into place
+ *   by hand is followed by the pets created since, and those are kept. In a backup (`restore`,
+ *   `verify PATH`, `import PATH`) that holds a backup line, a pet line (or bytes) outside the runs
+ *   was added to it, and is damage, named by its line; a backup with no backup line at all is an
+ *   earlier version's, judged line by line and reported unproven (`checked` false);
  * - bytes after the last newline: every acknowledged batch ended with a newline and was synced,
  *   so they hold no answered pet (a crash mid-write, a line the service is writing now) — unless an
  *   operator cut the file (`truncate -s -1`). So a complete pet record there, which the rules above
@@ -56,14 +64,23 @@ export interface RecordsRead {
   readonly length: number;
   readonly tornTail: TornTail | undefined;
   readonly missingNewline: MissingNewline | undefined;
-  /** The last line is a backup's check and it matched: every pet line read is proven whole. */
+  /** Every pet line read lies inside a backup run whose check line matched: all proven whole. */
   readonly checked: boolean;
   /** The first damaged line; the read stops there unless `all` is set. */
   readonly damage: Damage | undefined;
   readonly damagedLines: number;
 }
 
+/**
+ * What a file is read as: the service's data file, or a backup, in which nothing may lie outside
+ * its checked lines. One kind, one judgement: every reader of the same bytes as the same kind
+ * agrees.
+ */
+export type FileKind = "data file" | "backup";
+
 export interface ReadOptions {
+  /** "data file" unless said. */
+  readonly kind?: FileKind;
   /** Read on past damage, to count every damaged line (verify). */
   readonly all?: boolean;
   /**
@@ -99,7 +116,7 @@ export async function readRecords(
   options: ReadOptions,
   onRecord?: (record: PetLine, bytes: Uint8Array, key: string | undefined) => void,
 ): Promise<RecordsRead> {
-  const { all = false, onChunk, onCopy } = options;
+  const { kind = "data file", all = false, onChunk, onCopy } = options;
   const record = new PetLine();
   const byStatus: StatusCounts = { available: 0, pending: 0, sold: 0, none: 0 };
   const keyLines = new Map<string, number>();
@@ -109,7 +126,14 @@ export async function readRecords(
   let damage: Damage | undefined;
   let damagedLines = 0;
   let backup: OpenBackup | undefined;
-  let checked = false;
+  // Backup runs: whether one was opened, the check line of the last one closed, and whether one
+  // failed its check (damage, so it matters only with `all`).
+  let framed = false;
+  let lastCheck = 0;
+  let checkFailed = false;
+  // The first pet line outside every run, and how many there are.
+  let firstOutside: number | undefined;
+  let outside = 0;
   // One buffer for the whole read (garbage chunks would raise the peak RSS of a large replay),
   // with room for a whole line beside a full read, and for a newline after a kept last record.
   const bytes = new Uint8Array(CHUNK_BYTES + MAX_LINE_BYTES + 1);
@@ -117,6 +141,8 @@ export async function readRecords(
   let offset = 0;
   const result = (tornTail?: TornTail, missingNewline?: MissingNewline): RecordsRead => {
     const length = offset;
+    const checked = damage === undefined && framed && outside === 0 && !checkFailed &&
+      backup === undefined;
     return {
       pets,
       byStatus,
@@ -150,9 +176,18 @@ export async function readRecords(
     return `repeats the idempotency key ${JSON.stringify(record.claim.key)} of line ${earlier}`;
   };
 
+  /** Why the line being read, outside every run, is damage in a backup with runs; or undefined. */
+  const judgeOutside = (): string | undefined => {
+    if (kind !== "backup" || !framed) return undefined;
+    return `is outside the backup's checked lines: it follows the check line ${lastCheck} (lines were added to the backup)`;
+  };
+
   /** Takes in the pet just judged sound. */
   const acceptPet = () => {
-    checked = false;
+    if (backup === undefined) {
+      firstOutside ??= line;
+      outside++;
+    }
     lastId = record.id;
     pets++;
     if (backup !== undefined) backup.pets++;
@@ -171,13 +206,28 @@ export async function readRecords(
    */
   const judgeFraming = (): string | undefined => {
     const open = backup;
-    checked = false;
     if (record.type === "backup") {
       backup = { line, pets: 0, sha256: createHash("sha256") };
+      if (!framed && kind === "backup" && firstOutside !== undefined) {
+        // Pets read before the file turned out to be a checked backup: added to it.
+        fail(
+          firstOutside,
+          `is outside the backup's checked lines: it comes before the backup's first line, line ${line} (lines were added to the backup)`,
+        );
+      }
+      framed = true;
       if (open === undefined) return undefined;
       return `starts a backup inside the one line ${open.line} starts, which has no check line: that backup was cut short`;
     }
     backup = undefined;
+    lastCheck = line;
+    const reason = judgeCheck(open);
+    if (reason !== undefined) checkFailed = true;
+    return reason;
+  };
+
+  /** The check line just parsed, against the run `open` it closes: why it is damage, or not. */
+  const judgeCheck = (open: OpenBackup | undefined): string | undefined => {
     if (open === undefined) return "is a backup's check line with no backup line before it";
     if (record.checkPets !== open.pets) {
       return `is the check of the backup line ${open.line} starts: it counts ${record.checkPets} pets, but ${open.pets} pet lines lie between them (lines were removed or added)`;
@@ -185,7 +235,6 @@ export async function readRecords(
     if (record.checkSha256 !== open.sha256.digest("hex")) {
       return `is the check of the backup line ${open.line} starts: the SHA-256 of the ${open.pets} pet lines between them is not the one it holds (the backup was altered)`;
     }
-    checked = true;
     return undefined;
   };
 
@@ -221,7 +270,7 @@ export async function readRecords(
         hashFrom = newline + 1;
         framing.push(start, newline + 1);
       } else if (reason === undefined) {
-        reason = judgePet();
+        reason = judgePet() ?? (backup === undefined ? judgeOutside() : undefined);
         if (reason === undefined && backup !== undefined && onRecord !== undefined) {
           // onRecord may rewrite the line's bytes (the store's replay moves pet texts down).
           backup.sha256.update(bytes.subarray(hashFrom, newline + 1));
@@ -230,10 +279,9 @@ export async function readRecords(
         if (reason === undefined) acceptPet();
       }
       start = newline + 1;
-      if (reason !== undefined) {
-        fail(line, reason);
-        if (!all) return result();
-      }
+      if (reason !== undefined) fail(line, reason);
+      // A line outside a backup's runs is named when the backup line after it is read.
+      if (damage !== undefined && !all) return result();
     }
     backup?.sha256.update(bytes.subarray(hashFrom, end));
     if (damage === undefined) {
@@ -248,16 +296,22 @@ export async function readRecords(
 
   // Bytes after the last newline: a complete pet record the rules accept is kept (its newline
   // added); anything else is a torn tail.
-  const kept = judgeForm(0, carried, true) === undefined && record.type === "pet" &&
-    judgePet() === undefined;
+  const form = judgeForm(0, carried, true);
+  const kept = form === undefined && record.type === "pet" && judgePet() === undefined;
   if (!kept) {
     if (offset === 0 && isBackupLineStart(bytes.subarray(0, carried))) {
       // Bytes no service writes to its file: a backup cut short inside its first line.
       fail(++line, "is the start of a backup's first line: the backup was cut short inside it");
     }
-    return closeRead(result({ offset, length: carried }));
+    const checkLacksNewline = form === undefined && record.type === "check";
+    return closeRead(result({ offset, length: carried }), checkLacksNewline);
   }
   line++;
+  const outsideReason = backup === undefined ? judgeOutside() : undefined;
+  if (outsideReason !== undefined) {
+    fail(line, outsideReason);
+    return result();
+  }
   acceptPet();
   if (damage === undefined) {
     await onChunk?.(bytes.subarray(0, carried), offset);
@@ -267,15 +321,28 @@ export async function readRecords(
   offset += carried;
   return closeRead(result(undefined, { offset, line }));
 
-  /** A backup run still open at the end: the backup was cut short. */
-  function closeRead(read: RecordsRead): RecordsRead {
-    if (backup === undefined) return read;
-    const where = read.tornTail === undefined ? `after line ${line}` : `inside line ${line + 1}`;
-    fail(
-      backup.line,
-      `starts a backup whose check line is missing: the backup was cut short ${where}`,
-    );
-    return { ...read, damage, damagedLines };
+  /**
+   * The end of the read: a backup run still open means the backup was cut short (by its check
+   * line's newline alone, when `checkLacksNewline`: the torn tail is that whole line); a torn tail
+   * after a backup's runs was added to it.
+   */
+  function closeRead(read: RecordsRead, checkLacksNewline = false): RecordsRead {
+    if (backup !== undefined) {
+      const where = read.tornTail === undefined ? `after line ${line}` : `inside line ${line + 1}`;
+      fail(
+        backup.line,
+        checkLacksNewline
+          ? `starts a backup whose check line, line ${
+            line + 1
+          }, lacks its newline: the backup was cut short by its last byte`
+          : `starts a backup whose check line is missing: the backup was cut short ${where}`,
+      );
+    } else {
+      const reason = read.tornTail === undefined ? undefined : judgeOutside();
+      if (reason === undefined) return read;
+      fail(line + 1, reason);
+    }
+    return { ...read, damage, damagedLines, checked: false };
   }
 }
 

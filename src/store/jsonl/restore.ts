@@ -49,7 +49,7 @@ export async function restoreDataFile(options: {
       };
     }
     return await installFile(join(dataDir, DATA_FILE), async (sink): Promise<ToolResult> => {
-      const read = await readRecords(source, { onCopy: sink });
+      const read = await readRecords(source, { kind: "backup", onCopy: sink });
       if (read.damage !== undefined) {
         const { line, reason } = read.damage;
         return { ok: false, reason: `${name} line ${line} ${reason}; nothing restored` };

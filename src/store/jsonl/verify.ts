@@ -13,6 +13,7 @@ import { DATA_FILE } from "./jsonl_store.ts";
 import {
   type ByteSource,
   type Damage,
+  type FileKind,
   fileSource,
   type MissingNewline,
   readRecords,
@@ -38,7 +39,7 @@ export type ToolResult =
 export interface RecordReport extends RecordCounts {
   readonly file: string;
   /** A data file (the start reads it) or a backup (restore reads it): what the warnings say. */
-  readonly kind?: "data file" | "backup";
+  readonly kind?: FileKind;
   /** The highest id read, for the warning near the id ceiling. */
   readonly lastId?: number;
   /** The first damaged line; the store refuses to start while it is there. */
@@ -65,9 +66,9 @@ export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
 /** Checks the lines of a data file or a backup read from `source` (`name` says where from). */
 export async function verifySource(
   source: ByteSource,
-  options: { name: string; kind: "data file" | "backup" },
+  options: { name: string; kind: FileKind },
 ): Promise<RecordReport> {
-  const read = await readRecords(source, { all: true });
+  const read = await readRecords(source, { kind: options.kind, all: true });
   const { pets, byStatus, lastId, tornTail, missingNewline, checked, damage, damagedLines } = read;
   return {
     file: options.name,
@@ -93,6 +94,14 @@ export function idCeilingWarning(lastId: number): string | undefined {
   return `warning: the highest id is ${lastId}; ${left} ids are left before ids stop at ${MAX_PET_ID}, and then every create is refused (503 unavailable)`;
 }
 
+/**
+ * What `restore`, `verify PATH` and `import PATH` say of a backup read whole but with no check line
+ * (an earlier version's; `file` names it), for each to print after its `warning: `.
+ */
+export function noCheckLineWarning(file: string): string {
+  return `${file} has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one`;
+}
+
 /** The report as human-readable lines, for the `verify`, `backup` and `restore` commands. */
 export function formatReport(report: RecordReport): string[] {
   const { byStatus, tornTail, missingNewline, damage, damagedLines } = report;
@@ -113,9 +122,7 @@ export function formatReport(report: RecordReport): string[] {
     );
   }
   if (backup && report.checked === false && damage === undefined) {
-    lines.push(
-      "warning: no check line at the end (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one",
-    );
+    lines.push(`warning: ${noCheckLineWarning(report.file)}`);
   }
   const nearCeiling = report.lastId === undefined ? undefined : idCeilingWarning(report.lastId);
   if (nearCeiling !== undefined) lines.push(nearCeiling);

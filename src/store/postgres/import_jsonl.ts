@@ -17,8 +17,13 @@
 import type { DatabaseConfig } from "../../config/config.ts";
 import { type DataFile, errorCodeOf, nodeFileLayer } from "../jsonl/file_layer.ts";
 import { acquireLock } from "../jsonl/lock.ts";
-import { fileSource, readRecords } from "../jsonl/records.ts";
-import { type RecordReport, verifyDataFile, verifySource } from "../jsonl/verify.ts";
+import { type FileKind, fileSource, readRecords } from "../jsonl/records.ts";
+import {
+  noCheckLineWarning,
+  type RecordReport,
+  verifyDataFile,
+  verifySource,
+} from "../jsonl/verify.ts";
 import {
   connectDatabase,
   type Database,
@@ -81,9 +86,7 @@ export async function importJsonlFile(options: {
       );
     }
     if (backup !== undefined && !report.checked) {
-      onWarning(
-        `${report.file} has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one`,
-      );
+      onWarning(noCheckLineWarning(report.file));
     }
     // Only the lines verify kept: a torn last fragment is left out.
     const length = report.tornTail?.offset ?? Infinity;
@@ -96,7 +99,8 @@ export async function importJsonlFile(options: {
         deadline: false,
       });
       await migrate(db);
-      return await db.transaction((tx) => copyRecords(tx, file, report.file, length));
+      const kind = backup === undefined ? "data file" : "backup";
+      return await db.transaction((tx) => copyRecords(tx, file, report.file, length, kind));
     } catch (error) {
       return { ok: false, reason: `database: ${describeDatabaseError(error)}; nothing imported` };
     } finally {
@@ -128,6 +132,7 @@ async function copyRecords(
   file: DataFile,
   path: string,
   length: number,
+  kind: FileKind,
 ): Promise<ImportResult> {
   const [{ count }] = await tx.query<{ count: string }>("SELECT count(*) AS count FROM pets");
   if (count !== "0") {
@@ -139,6 +144,7 @@ async function copyRecords(
   let keys = 0;
   const rows: PetInsert[] = [];
   const read = await readRecords(fileSource(file, 0, length), {
+    kind,
     onChunk: async () => {
       for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
         await insertPets(tx, rows.slice(start, start + ROWS_PER_INSERT));
