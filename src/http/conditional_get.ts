@@ -213,6 +213,21 @@ export function createConditionalGet(
       : stored && petReply(context, id, stored.json);
   }
 
+  /**
+   * The identity tags made last, one per slot of `id % RECENT_TAGS`: a popular pet's tag is
+   * looked up rather than digested again (the digest showed in every profile of a get by id).
+   */
+  const recentTagIds = new Float64Array(RECENT_TAGS).fill(-1);
+  const recentTags: string[] = new Array(RECENT_TAGS).fill("");
+  function identityPetTag(id: number): string {
+    const slot = id % RECENT_TAGS;
+    if (recentTagIds[slot] === id) return recentTags[slot];
+    const tag = petTag(id, "identity");
+    recentTagIds[slot] = id;
+    recentTags[slot] = tag;
+    return tag;
+  }
+
   function petReply(context: ReadContext, id: number, json: string): Reply {
     let body: string | Uint8Array<ArrayBuffer> = json;
     let coding: ContentCoding = "identity";
@@ -224,13 +239,15 @@ export function createConditionalGet(
         body = compressBody(bytes, coding, "once", brotli);
       }
     }
-    return reply(context, { body, etag: petTag(id, coding), coding, link: undefined });
+    const etag = coding === "identity" ? identityPetTag(id) : petTag(id, coding);
+    return reply(context, { body, etag, coding, link: undefined });
   }
 
   return { page, pet };
 }
 
 const encoder = new TextEncoder();
+const RECENT_TAGS = 1024;
 
 type Fresh = Omit<CachedResponse, "body"> & { readonly body: string | Uint8Array<ArrayBuffer> };
 
