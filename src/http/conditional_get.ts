@@ -205,7 +205,8 @@ export function createConditionalGet(
   // A pet is not kept in the cache: its JSON stays under the compression threshold (at most 200
   // code points of name, an int64 and a status), so it goes out as the string the store holds,
   // and keeping a copy would only cost an insert and an eviction per miss. For the same reason
-  // the request's Accept-Encoding is only read for a body that could be compressed.
+  // the request's Accept-Encoding is only read for a body that could be compressed. Only its tag
+  // is kept (`identityPetTag`): a slot overwritten per miss, no eviction to pay for.
   function pet(context: ReadContext, id: number): MaybePromise<Reply | undefined> {
     const stored = context.store().get(id);
     return stored instanceof Promise
