@@ -11,6 +11,9 @@
 #   bash scripts/bench/revisions.sh HEAD~3 HEAD deno 5 3
 #   ENDPOINTS="list get deep post" bash scripts/bench/revisions.sh …   # post: durable creates
 #   LOG_TO=pipe bash scripts/bench/revisions.sh …   # the log into a pipe read by cat, not /dev/null
+#   ENDPOINTS=get bash scripts/bench/revisions.sh ceiling HEAD bun 7 3
+#     # `ceiling` stands for the get ceiling (peers/get_ceiling_server.ts, from this checkout):
+#     # ours ÷ the ceiling in requests per CPU-second is the ceiling's µs ÷ ours (get only)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rev_a=${1:?revision A}
@@ -20,6 +23,9 @@ rounds=${4:-5}
 seconds=${5:-3}
 command -v wrk >/dev/null || { echo "Cannot benchmark: wrk is missing (apt-get install -y wrk)" >&2; exit 2; }
 source scripts/bench/measure.sh
+if [ "$rev_a" = ceiling ] || [ "$rev_b" = ceiling ]; then
+  [ "${ENDPOINTS:-list deep}" = get ] || { echo "The ceiling answers a get only: set ENDPOINTS=get" >&2; exit 2; }
+fi
 
 root=$(pwd)
 scratch=$(mktemp -d /tmp/animal-store-ab-XXXXXX)
@@ -51,6 +57,10 @@ node -e '
 
 start() { # name revision → prints the port
   local name=$1 revision=$2 port
+  if [ "$revision" = ceiling ]; then
+    start_ceiling "$name"
+    return
+  fi
   git -C "$root" worktree add --detach "$scratch/$name" "$revision" >/dev/null 2>&1
   ln -s "$root/node_modules" "$scratch/$name/node_modules"
   mkdir -p "$scratch/data-$name" && cp "$scratch/pets.jsonl" "$scratch/data-$name/"
@@ -81,6 +91,26 @@ start() { # name revision → prints the port
   echo "$port"
 }
 
+start_ceiling() { # name → prints the port; the bare server of peers/get_ceiling_server.ts
+  local name=$1 port
+  port=$(free_port)
+  local run=("$root/node_modules/.bin/bun" "$root/scripts/bench/peers/get_ceiling_server.ts")
+  if [ "$runtime" = deno ]; then
+    run=("$root/node_modules/.bin/deno" run -A "$root/scripts/bench/peers/get_ceiling_server.ts")
+  elif [ "$runtime" = node ]; then
+    "$root/node_modules/.bin/esbuild" "$root/scripts/bench/peers/get_ceiling_server.ts" --bundle \
+      --platform=node --format=esm --target=node20 --outfile="$scratch/$name.mjs" --log-level=warning
+    run=(node "$scratch/$name.mjs")
+  fi
+  PORT=$port HOST=127.0.0.1 taskset -c 0 "${run[@]}" >/dev/null 2>"$scratch/$name.stderr" &
+  echo $! >"$scratch/$name.pid"
+  for _ in $(seq 100); do
+    curl -fs -o /dev/null "http://127.0.0.1:$port/" && break
+    sleep 0.1
+  done
+  echo "$port"
+}
+
 port_a=$(start a "$rev_a")
 port_b=$(start b "$rev_b")
 # A deep page of sold pets: the fifth `next` link, made by each revision (cursor formats may differ).
@@ -92,8 +122,10 @@ deep_page() {
   done
   echo "$page"
 }
-deep_a=$(deep_page "$port_a")
-deep_b=$(deep_page "$port_b")
+if [ "$rev_a" != ceiling ] && [ "$rev_b" != ceiling ]; then
+  deep_a=$(deep_page "$port_a")
+  deep_b=$(deep_page "$port_b")
+fi
 
 measure() { # name path → "req/s µs-of-server-CPU-per-request"; path "POST" = durable creates
   local name=$1 path=$2 port_var=port_$1 pid before after output requests script=auth.lua
@@ -108,7 +140,8 @@ measure() { # name path → "req/s µs-of-server-CPU-per-request"; path "POST" =
     "$(us_per_request "$((after - before))" "$requests")"
 }
 
-echo "$runtime: A=$rev_a ($(git rev-parse --short "$rev_a")) B=$rev_b ($(git rev-parse --short "$rev_b")), $rounds rounds × ${seconds}s, wrk -c64"
+short() { if [ "$1" = ceiling ]; then echo ceiling; else git rev-parse --short "$1"; fi; }
+echo "$runtime: A=$rev_a ($(short "$rev_a")) B=$rev_b ($(short "$rev_b")), $rounds rounds × ${seconds}s, wrk -c64"
 for endpoint in ${ENDPOINTS:-list deep}; do
   case $endpoint in
     list) path_a="/v1/pets?limit=20" path_b="/v1/pets?limit=20" ;;
@@ -133,4 +166,12 @@ for endpoint in ${ENDPOINTS:-list deep}; do
     "$(cut -d' ' -f1 "$scratch/a.runs" | median)" "$(cut -d' ' -f2 "$scratch/a.runs" | median)" \
     "$(cut -d' ' -f1 "$scratch/b.runs" | median)" "$(cut -d' ' -f2 "$scratch/b.runs" | median)" \
     "$rounds"
+  if [ "$rev_a" = ceiling ] || [ "$rev_b" = ceiling ]; then
+    # Requests per CPU-second are the inverse of µs per request: ours ÷ ceiling = ceiling µs ÷ ours µs.
+    ceiling=a ours=b
+    [ "$rev_b" = ceiling ] && ceiling=b ours=a
+    awk -v c="$(cut -d' ' -f2 "$scratch/$ceiling.runs" | median)" \
+      -v o="$(cut -d' ' -f2 "$scratch/$ours.runs" | median)" \
+      'BEGIN {printf "      ours ÷ ceiling, per CPU-second: %.2f\n", c / o}'
+  fi
 done

@@ -9,16 +9,27 @@ import { REQUEST_ID } from "../schemas/limits.ts";
  */
 const PREFIX = crypto.randomUUID().slice(0, 23);
 
-/** Pads the counter's low bits to 12 hex digits: the last group of the UUID shape. */
-const ZEROS = "0".repeat(12);
 let counter = 0;
 
 /** A new request id, unique within and across processes. */
 export function newRequestId(): string {
   // 2^48 ids before the counter wraps: at a million requests a second, nine years.
   counter = (counter + 1) % 2 ** 48;
-  const digits = counter.toString(16);
-  return `${PREFIX}-${ZEROS.slice(digits.length)}${digits}`;
+  return `${PREFIX}-${hex48(counter)}`;
+}
+
+/** Two hex digits per byte value, looked up rather than formatted. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
+/**
+ * 12 hex digits of a 48-bit value: the last group of the UUID shape. Six lookups cost less than
+ * `toString(16)` and a pad with zeros, which showed in a get's profile.
+ */
+function hex48(value: number): string {
+  const high = Math.floor(value / 2 ** 24);
+  const low = value % 2 ** 24;
+  return HEX_BYTES[high >>> 16] + HEX_BYTES[(high >>> 8) & 0xff] + HEX_BYTES[high & 0xff] +
+    HEX_BYTES[low >>> 16] + HEX_BYTES[(low >>> 8) & 0xff] + HEX_BYTES[low & 0xff];
 }
 
 /** The id to use for a request, given its `X-Request-Id` header. */

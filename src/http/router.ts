@@ -47,13 +47,18 @@ const LITERAL = /^[A-Za-z0-9._~-]+$/;
 const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /**
- * Matches request paths against a table of routes. A literal path (no `:param`) is found by one
- * map lookup, before any pattern and without splitting the request path into segments (each
- * request asks two routers). So a literal path wins over a pattern that would also match it.
+ * Matches request paths against a table of routes. A literal path (no `:param`) is found among
+ * the literal paths of its length, before any pattern and without splitting the request path
+ * into segments (each request asks two routers). So a literal path wins over a pattern that
+ * would also match it.
  */
 export class Router<Context, Result = unknown> {
-  /** The match of each literal path, made once (no params). */
-  private readonly literals = new Map<string, PathMatch<Context, Result>>();
+  /**
+   * The match of each literal path, made once (no params), by the path's length. A request's path
+   * is a new string each time, and a map keyed by it would hash it on every lookup, which costs
+   * more than comparing it with the few literals of the same length (docs/performance.md).
+   */
+  private readonly literals = new Map<number, PathMatch<Context, Result>[]>();
   private readonly patterns: { segments: Segment[]; path: PathMatch<Context, Result> }[] = [];
 
   /** A malformed pattern or a duplicate route fails here, not per request. */
@@ -87,8 +92,11 @@ export class Router<Context, Result = unknown> {
         .sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)).join(", ");
       // Every match has the same shape, literal or not, so the app's reads of it stay monomorphic.
       const path = { pattern, params: NO_PARAMS, options, handlers, allow };
-      if (!segments.some((segment) => PARAM.test(segment))) this.literals.set(pattern, path);
-      else {
+      if (!segments.some((segment) => PARAM.test(segment))) {
+        const sameLength = this.literals.get(pattern.length);
+        if (sameLength === undefined) this.literals.set(pattern.length, [path]);
+        else sameLength.push(path);
+      } else {
         // Param names made once here, not sliced from the pattern per request.
         const parsed = segments.map((segment) => ({
           literal: segment,
@@ -101,8 +109,11 @@ export class Router<Context, Result = unknown> {
 
   /** Finds the path a request path names, or undefined (a 404). */
   match(path: string): PathMatch<Context, Result> | undefined {
-    const literal = this.literals.get(path);
-    if (literal !== undefined || path.charCodeAt(0) !== 0x2f /* / */) return literal;
+    const sameLength = this.literals.get(path.length);
+    if (sameLength !== undefined) {
+      for (const literal of sameLength) if (literal.pattern === path) return literal;
+    }
+    if (path.charCodeAt(0) !== 0x2f /* / */) return undefined;
     for (const candidate of this.patterns) {
       const params = matchSegments(candidate.segments, path);
       if (params !== undefined) {

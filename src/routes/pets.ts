@@ -173,11 +173,12 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
   function getPet(context: RequestContext): Promise<Reply> | Reply {
     const id = parsePetId(context.params.petId);
     const reply = id === undefined ? undefined : reads.pet(context, id);
-    const found = (reply: Reply | undefined) => {
-      if (reply !== undefined) return reply;
-      throw new HttpError(404, "not_found", `No pet with id ${context.params.petId}`);
-    };
-    return reply instanceof Promise ? reply.then(found) : found(reply);
+    if (reply instanceof Promise) return reply.then((reply) => reply ?? noSuchPet(context));
+    return reply ?? noSuchPet(context);
+  }
+
+  function noSuchPet(context: RequestContext): never {
+    throw new HttpError(404, "not_found", `No pet with id ${context.params.petId}`);
   }
 
   const handlers = { listPets, createPet, getPet };

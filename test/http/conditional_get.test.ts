@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
+  createConditionalGet,
   ifNoneMatchMatches,
   negotiateCoding,
   type PageFacts,
   pageTag,
   petTag,
 } from "../../src/http/conditional_get.ts";
+import { type Reply, replyHeaders } from "../../src/http/responses.ts";
 
 const facts: PageFacts = {
   status: "sold",
@@ -53,6 +55,40 @@ describe("pageTag() and petTag()", () => {
       petTag(8, "identity"),
     ]);
     assert.equal(pets.size, 4);
+  });
+});
+
+describe("the pet read", () => {
+  it("gives each pet its own tag and body when ids share a slot of the tags kept", () => {
+    // Ids 7, 1031 and 2055 fall on the same slot of the 1024 tags kept: read in turn, each
+    // replaces the slot's tag, and none may be answered with another's.
+    const reads = createConditionalGet({ cacheBytes: 0, publicBase: "/v1" });
+    const jsonOf = (id: number) => `{"id":${id},"name":"Pet ${id}"}`;
+    const context = (ifNoneMatch?: string) => ({
+      request: new Request("http://localhost/v1/pets/1", {
+        headers: ifNoneMatch === undefined ? {} : { "if-none-match": ifNoneMatch },
+      }),
+      store: () => ({
+        get: (id: number) => ({ json: jsonOf(id) }),
+        listJson: () => {
+          throw new Error("not a page");
+        },
+      }),
+      headers: replyHeaders({ keyed: true }),
+    });
+    for (let round = 0; round < 3; round++) {
+      for (const id of [7, 1031, 2055, 7, 7, 2055]) {
+        const reply = reads.pet(context(), id) as Reply;
+        assert.equal(reply.status, 200);
+        assert.equal(reply.body, jsonOf(id));
+        assert.equal(reply.headers.etag, petTag(id, "identity"), `pet ${id}`);
+        // The tag the client then holds gets a 304 for that pet only.
+        const again = reads.pet(context(petTag(id, "identity")), id) as Reply;
+        assert.equal(again.status, 304, `pet ${id}`);
+        const other = id === 7 ? 1031 : 7;
+        assert.equal((reads.pet(context(petTag(id, "identity")), other) as Reply).status, 200);
+      }
+    }
   });
 });
 

@@ -46,6 +46,21 @@ describe("Router", () => {
     assert.deepEqual(both.match("/pets/7")!.params, { petId: "7" });
   });
 
+  it("match() tells apart literal paths of the same length", () => {
+    // /healthz and /metrics: the same length, each its own route.
+    const sameLength = new Router<unknown>([
+      { method: "GET", pattern: "/healthz", handler: ok },
+      { method: "GET", pattern: "/metrics", handler: ok, options: { public: false } },
+      { method: "POST", pattern: "/metrics", handler: ok },
+      { method: "GET", pattern: "/readyz", handler: ok },
+    ]);
+    assert.equal(sameLength.match("/healthz")!.pattern, "/healthz");
+    assert.equal(sameLength.match("/metrics")!.pattern, "/metrics");
+    assert.equal(sameLength.match("/metrics")!.allow, "GET, HEAD, POST, OPTIONS");
+    assert.equal(sameLength.match("/readyz")!.pattern, "/readyz");
+    assert.equal(sameLength.match("/metricz"), undefined);
+  });
+
   it("match() agrees with matching the path split into segments, on any path", () => {
     const router = new Router<unknown>([
       { method: "GET", pattern: "/pets/:petId", handler: ok },
