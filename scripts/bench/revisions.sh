@@ -4,7 +4,8 @@
 # wrk (core 1, 64 connections) in alternating runs, so machine noise hits both alike. Prints the
 # median requests per second of each, and the median CPU time the server process spent per
 # request (user + system, from /proc/<pid>/stat): on a VM whose neighbours steal time, req/s
-# swing by 2× between runs, while CPU per request stays steady, so it is the figure to trust.
+# swing by 2× between runs, while CPU per request stays steady, so it is the figure to trust;
+# then the median of each round's B ÷ A of that figure, which a drift over the rounds moves less.
 # For checking that a hot-path change helps; loopback only.
 #
 #   bash scripts/bench/revisions.sh <rev-a> <rev-b> [deno|bun|node] [rounds] [seconds]
@@ -166,6 +167,13 @@ for endpoint in ${ENDPOINTS:-list deep}; do
     "$(cut -d' ' -f1 "$scratch/a.runs" | median)" "$(cut -d' ' -f2 "$scratch/a.runs" | median)" \
     "$(cut -d' ' -f1 "$scratch/b.runs" | median)" "$(cut -d' ' -f2 "$scratch/b.runs" | median)" \
     "$rounds"
+  # Each round's B ÷ A, from runs seconds apart: a drift of the machine over the rounds cancels
+  # out of each ratio, where it stays in the two medians above.
+  ratios=$(paste -d' ' <(cut -d' ' -f2 "$scratch/a.runs") <(cut -d' ' -f2 "$scratch/b.runs") |
+    awk '{printf "%.4f\n", $2 / $1}')
+  printf '%-5s B ÷ A, CPU per request: %.3f (median of the rounds\x27 ratios; %s to %s)\n' \
+    "$endpoint" "$(median <<<"$ratios")" "$(sort -n <<<"$ratios" | head -1)" \
+    "$(sort -n <<<"$ratios" | tail -1)"
   if [ "$rev_a" = ceiling ] || [ "$rev_b" = ceiling ]; then
     # Requests per CPU-second are the inverse of µs per request: ours ÷ ceiling = ceiling µs ÷ ours µs.
     ceiling=a ours=b

@@ -3,7 +3,7 @@ import type { AppRoute, RequestContext } from "./context.ts";
 import type { Config } from "../config/config.ts";
 import { readJsonBody, unsupportedBodyReason } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
-import { jsonReply, type Reply } from "../http/responses.ts";
+import type { Reply } from "../http/responses.ts";
 import { validateNewPet } from "../schemas/validate.ts";
 import { parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { idempotencyClaim } from "../store/idempotency.ts";
@@ -144,11 +144,13 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
     switch (outcome.kind) {
       case "created":
       case "replayed": {
+        // One headers object, made here: the app adds the request's own to it.
         const headers: Record<string, string> = {
+          ...context.headers.reply,
           location: `${publicBase}/pets/${outcome.pet.id}`,
         };
         if (outcome.kind === "replayed") headers["idempotent-replayed"] = "true";
-        return jsonReply(context.headers.reply, outcome.pet.json, 201, headers);
+        return { status: 201, body: outcome.pet.json, headers };
       }
       case "key_reused":
         throw new HttpError(422, "idempotency_key_reused", KEY_REUSED);

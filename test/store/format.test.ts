@@ -2,11 +2,16 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { validateNewPet } from "../../src/schemas/validate.ts";
+import { INT64_MAX, INT64_MIN, type NewPet, PET_STATUSES } from "../../src/schemas/pet.ts";
 import {
   BACKUP_LINE,
   checkLine,
+  encodePetRecords,
+  maxRecordBytes,
   PET_RECORD_PREFIX,
   PetLine,
+  petRecord,
+  petRecordBytes,
 } from "../../src/store/jsonl/format.ts";
 import { line } from "./helpers.ts";
 
@@ -226,6 +231,46 @@ describe("PetLine names: the API's rules, in a file", () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe("encodePetRecords: a batch's lines in one buffer", () => {
+  const status = fc.constantFrom(...PET_STATUSES, undefined);
+  const pet: fc.Arbitrary<NewPet> = fc.record({
+    name: fc.oneof(
+      fc.string({ minLength: 1, maxLength: 8 }),
+      fc.string({ unit: "binary", minLength: 1, maxLength: 8 }),
+      fc.constantFrom("Rex", "Café", "猫", "😀", 'q"\\', "\u2028"),
+    ),
+    categoryId: fc.bigInt({ min: INT64_MIN, max: INT64_MAX }),
+    status,
+  }).map(({ status, ...pet }) => (status === undefined ? pet : { ...pet, status }));
+  const claim = fc.option(
+    fc.record({ scope: fc.string(), key: fc.string(), digest: fc.string() }),
+    {
+      nil: undefined,
+    },
+  );
+
+  it("writes the lines one by one would write, and gives each pet's text (ASCII or not)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(pet, claim), { minLength: 1, maxLength: 6 }), (batch) => {
+        const records = batch.map(([pet, claim], i) => petRecord(i + 1, pet, claim));
+        const at = 3; // not at the buffer's start, as in the store's arena
+        const target = new Uint8Array(at + records.reduce((n, r) => n + maxRecordBytes(r), 0));
+        const { spans, end } = encodePetRecords(records, target, at);
+        const oneByOne = batch.map(([pet, claim], i) => petRecordBytes(i + 1, pet, claim));
+        assert.equal(
+          decoder.decode(target.subarray(at, end)),
+          oneByOne.map((bytes) => decoder.decode(bytes)).join(""),
+        );
+        records.forEach((record, i) => {
+          const text = decoder.decode(target.subarray(spans[2 * i], spans[2 * i + 1]));
+          assert.equal(text, record.petJson);
+        });
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -45,7 +45,7 @@ import {
   writeFully,
 } from "./file_layer.ts";
 import {
-  encodePetRecord,
+  encodePetRecords,
   fitsOneLine,
   maxRecordBytes,
   type PetRecord,
@@ -360,17 +360,11 @@ export class JsonlStore implements PetStore {
     let maxBytes = 0;
     for (const record of records) maxBytes += maxRecordBytes(record);
     const area = this.#texts.reserve(maxBytes);
-    const spans: number[] = [];
-    let at = area.offset;
-    for (const record of records) {
-      const encoded = encodePetRecord(record, area.bytes, at);
-      spans.push(encoded.petStart, encoded.petEnd);
-      at = encoded.end;
-    }
+    const { spans, end } = encodePetRecords(records, area.bytes, area.offset);
     // Taken at once, so the next batch encodes after it; a failed batch's bytes are
     // simply never referenced.
-    this.#texts.commit(at - area.offset);
-    const bytes = area.bytes.subarray(area.offset, at);
+    this.#texts.commit(end - area.offset);
+    const bytes = area.bytes.subarray(area.offset, end);
     return { entries, firstId, records, segment: area.segment, spans, bytes };
   }
 
