@@ -142,7 +142,7 @@ async function app(revision: string, index: number): Promise<Contender> {
   ]).toString();
   return {
     name: `${revision} (${short.trim()})`,
-    serve: () => handler.handle(request, respond),
+    serve: () => handler.handle(request, webResponse),
   };
 }
 
