@@ -9,16 +9,16 @@
  *   npm run bench:postgres                                  # Deno, 3 rounds of 5 s per figure
  *   npm run bench:postgres -- --runtime=bun --rounds=1 --duration=2
  *
- * Options: --runtime=deno|bun|node --rounds=3 --duration=5 --warmup=1 --pets=1000
- * --clients=1,16,64 --chart=FILE (default docs/performance-postgres.svg) --no-chart --json=FILE
- * --label=TEXT (added to the chart's subtitle, e.g. "smoke run, loaded machine")
+ * Options: `--help` lists them (runtime, rounds, durations, clients, which configurations and
+ * endpoints, `--baseline=REV` for an A/B against another revision in the same rounds, the chart).
  *
  * Each round starts every configuration afresh (a new database on the cluster from
  * scripts/postgres_cluster.mjs, fsync on), seeds `--pets` pets through the API (every third one
  * sold), checks that it does the contract's duties (401 without a key, 400 for a bad body, 201
  * with `Location`, an `Idempotency-Key` replayed and refused for another body, the next page's
  * `Link`), then drives it with `wrk` at each client count: durable `POST /v1/pets`, then the
- * first list page (`limit=20`). With two instances the clients are split between them (one
+ * first list page (`limit=20`). For creates it also counts how many pets each transaction wrote
+ * (the rows' `xmin`): our batches against the peer's one insert per commit. With two instances the clients are split between them (one
  * client goes to the first); their rates are added. Configurations rotate round by round; the
  * table shows medians.
  *
@@ -30,7 +30,8 @@
  * (core 1) share the CPUs, so two instances cannot add CPU here: the two-instance rows show what
  * coordinating through the database costs, not the scale-out a second machine would give.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
@@ -41,6 +42,7 @@ import { BENCH_KEY } from "./peers/pet_fixture.ts";
 import { postgresCpuSeconds, postmasterPidOf } from "./postgres_cpu.ts";
 import {
   buildNodeBundles,
+  buildServiceBundle,
   hasCommand,
   HOST,
   ROOT,
@@ -51,7 +53,30 @@ import {
   startServer,
   stopServer,
 } from "./processes.ts";
-import { NEW_PET_BODY, rate, runWrk, writeWrkScripts, type WrkResult } from "./wrk.ts";
+import {
+  NEW_PET_BODY,
+  rate,
+  runWrk,
+  writeWrkScripts,
+  type WrkResult,
+} from "./wrk.ts";
+
+const USAGE = `npm run bench:postgres -- [options]
+
+  --runtime=deno|bun|node  the runtime of every server (default deno)
+  --rounds=N               rounds; configurations rotate round by round (default 3)
+  --duration=S             seconds per figure (default 5), after --warmup=S (default 1)
+  --pets=N                 pets seeded through the API before each configuration (default 1000)
+  --clients=1,16,64        wrk connections per figure
+  --endpoints=create,list  what is measured (default both)
+  --only=NAMES             configurations to run, of ours1, ours2, nocache, peer,
+                           baseline (default all)
+  --baseline=REV           also run our service from git revision REV (one instance), rotated
+                           with the others: an A/B of a change under the same machine noise
+  --chart=FILE             the chart (default docs/performance-postgres.svg); --no-chart for none
+  --label=TEXT             added to the chart's subtitle (e.g. "smoke run, loaded machine")
+  --json=FILE              every run's figures and the verdicts
+  --help                   this text`;
 
 const options = Object.fromEntries(
   process.argv.slice(2).map((arg) => {
@@ -59,32 +84,79 @@ const options = Object.fromEntries(
     return [name, value];
   }),
 );
+const KNOWN_OPTIONS = [
+  "runtime",
+  "rounds",
+  "duration",
+  "warmup",
+  "pets",
+  "clients",
+  "endpoints",
+  "only",
+  "baseline",
+  "chart",
+  "no-chart",
+  "label",
+  "json",
+  "help",
+];
+const unknown = Object.keys(options).filter((name) =>
+  !KNOWN_OPTIONS.includes(name)
+);
+if (options.help !== undefined || unknown.length > 0) {
+  if (unknown.length > 0) {
+    console.error(`Unknown option(s): ${unknown.join(", ")}\n`);
+  }
+  console.log(USAGE);
+  process.exit(unknown.length > 0 ? 2 : 0);
+}
 const runtime = (options.runtime ?? "deno") as Runtime;
 const rounds = Number(options.rounds ?? 3);
 const seconds = Number(options.duration ?? 5);
 const warmup = Number(options.warmup ?? 1);
 const seedPets = Number(options.pets ?? 1000);
 const clientCounts = (options.clients ?? "1,16,64").split(",").map(Number);
+const measuredEndpoints = (options.endpoints ?? "create,list").split(
+  ",",
+) as Endpoint[];
 const chartFile = options["no-chart"] === "true"
   ? undefined
   : resolve(ROOT, options.chart ?? "docs/performance-postgres.svg");
 
 /** The same-work peer a user would run on PostgreSQL on this runtime. */
-const PEER: ServerKind = runtime === "node" ? "fastify-postgres" : "hono-postgres";
-const PEER_NAME = runtime === "node" ? "Fastify + PostgreSQL" : "Hono + PostgreSQL";
+const PEER: ServerKind = runtime === "node"
+  ? "fastify-postgres"
+  : "hono-postgres";
+const PEER_NAME = runtime === "node"
+  ? "Fastify + PostgreSQL"
+  : "Hono + PostgreSQL";
 
 type Endpoint = "create" | "list";
 
 interface Configuration {
+  /** Its name for `--only` and its database's. */
+  readonly id: string;
   readonly name: string;
   readonly kind: ServerKind;
   readonly instances: number;
   /** What it is measured on (default: both). */
   readonly endpoints?: readonly Endpoint[];
   readonly env?: Record<string, string>;
+  /** Another checkout whose service runs (`--baseline`); default this one. */
+  readonly root?: string;
 }
-const OURS_ONE: Configuration = { name: "ours, 1 instance", kind: "ours", instances: 1 };
-const OURS_TWO: Configuration = { name: "ours, 2 instances", kind: "ours", instances: 2 };
+const OURS_ONE: Configuration = {
+  id: "ours1",
+  name: "ours, 1 instance",
+  kind: "ours",
+  instances: 1,
+};
+const OURS_TWO: Configuration = {
+  id: "ours2",
+  name: "ours, 2 instances",
+  kind: "ours",
+  instances: 2,
+};
 /**
  * Ours answers a full page it served before from its byte cache without asking the database (a
  * full page never changes: pets are never edited and ids only grow), and the peer queries for
@@ -92,15 +164,39 @@ const OURS_TWO: Configuration = { name: "ours, 2 instances", kind: "ours", insta
  * list's lead is the cache.
  */
 const OURS_NO_CACHE: Configuration = {
+  id: "nocache",
   name: "ours, 1 instance, cache off",
   kind: "ours",
   instances: 1,
   endpoints: ["list"],
   env: { CACHE_BYTES: "0" },
 };
-const PEER_ONE: Configuration = { name: PEER_NAME, kind: PEER, instances: 1 };
-const configurations = [OURS_ONE, OURS_TWO, OURS_NO_CACHE, PEER_ONE];
-const ENDPOINTS: Record<Endpoint, { name: string; path: string; method: "post" | "get" }> = {
+const PEER_ONE: Configuration = {
+  id: "peer",
+  name: PEER_NAME,
+  kind: PEER,
+  instances: 1,
+};
+const BASELINE: Configuration | undefined = options.baseline === undefined
+  ? undefined
+  : {
+    id: "baseline",
+    name: `ours at ${options.baseline}, 1 instance`,
+    kind: "ours",
+    instances: 1,
+    root: join(tmpdir(), `animal-store-bench-pg-baseline-${process.pid}`),
+  };
+const only = options.only?.split(",");
+const configurations = [OURS_ONE, OURS_TWO, OURS_NO_CACHE, PEER_ONE, BASELINE]
+  .filter(
+    (configuration): configuration is Configuration =>
+      configuration !== undefined &&
+      (only === undefined || only.includes(configuration.id)),
+  );
+const ENDPOINTS: Record<
+  Endpoint,
+  { name: string; path: string; method: "post" | "get" }
+> = {
   create: { name: "creates", path: "/v1/pets", method: "post" },
   list: { name: "list pages", path: "/v1/pets?limit=20", method: "get" },
 };
@@ -109,6 +205,8 @@ const ENDPOINTS: Record<Endpoint, { name: string; path: string; method: "post" |
 interface Measured extends WrkResult {
   readonly serviceCpuSeconds: number;
   readonly databaseCpuSeconds: number;
+  /** Creates: pets written per transaction (from the rows' `xmin`). */
+  readonly petsPerCommit?: number;
 }
 
 if (!hasCommand("wrk")) {
@@ -116,42 +214,99 @@ if (!hasCommand("wrk")) {
   process.exit(2);
 }
 if (runtime === "node") buildNodeBundles({});
+if (BASELINE !== undefined) {
+  // A detached worktree of the revision, sharing this checkout's node_modules.
+  execFileSync("git", [
+    "worktree",
+    "add",
+    "--detach",
+    BASELINE.root!,
+    options.baseline,
+  ], {
+    cwd: ROOT,
+    stdio: "ignore",
+  });
+  symlinkSync(join(ROOT, "node_modules"), join(BASELINE.root!, "node_modules"));
+  if (runtime === "node") {
+    buildServiceBundle(
+      BASELINE.root!,
+      join(BASELINE.root!, "dist", "animal-store.mjs"),
+    );
+  }
+}
 
 const scratch = mkdtempSync(join(tmpdir(), "animal-store-bench-pg-"));
 const scripts = writeWrkScripts(scratch);
 const cluster = await startPostgresCluster();
+/** The services running now: killed if the benchmark is stopped. */
+const running = new Set<Running>();
 process.on("exit", () => {
+  for (const service of running) service.child.kill("SIGKILL");
   cluster.stop();
   rmSync(scratch, { recursive: true, force: true });
+  if (BASELINE !== undefined) {
+    execFileSync("git", ["worktree", "remove", "--force", BASELINE.root!], {
+      cwd: ROOT,
+    });
+  }
 });
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => process.exit(130));
+}
 const dataDirectory = cluster.adminSql("SHOW data_directory").trim();
 const postmasterPid = postmasterPidOf(dataDirectory);
 
 /** results["configuration|endpoint|clients"] = one figure per round */
 const results = new Map<string, Measured[]>();
-const resultKey = (configuration: Configuration, endpoint: Endpoint, clients: number) =>
-  `${configuration.name}|${endpoint}|${clients}`;
+const resultKey = (
+  configuration: Configuration,
+  endpoint: Endpoint,
+  clients: number,
+) => `${configuration.name}|${endpoint}|${clients}`;
 const warnings: string[] = [];
 
+const databaseOf = (configuration: Configuration, round: number) =>
+  `bench_${round}_${configuration.id}`;
+
+/**
+ * The pets in the table and the transactions that wrote them (each row's `xmin`): the
+ * difference of two readings gives how many pets went into one commit.
+ */
+function petsAndTransactions(
+  database: string,
+): { pets: number; transactions: number } {
+  const [pets, transactions] = cluster.adminSql(
+    "SELECT count(*), count(DISTINCT xmin::text) FROM pets",
+    database,
+  ).trim().split("|").map(Number);
+  return { pets, transactions };
+}
+
 async function startConfiguration(configuration: Configuration, round: number) {
-  const database = `bench_${round}_${configuration.kind.replace(/-/g, "_")}_` +
-    configuration.instances;
+  const database = databaseOf(configuration, round);
   cluster.adminSql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   cluster.adminSql(`CREATE DATABASE ${database}`);
   const url = cluster.adminUrl.replace(/\/postgres$/, `/${database}`);
   const services: Running[] = [];
   for (let i = 0; i < configuration.instances; i++) {
-    services.push(
-      await startServer(serverCommand(runtime, configuration.kind, {}), {
-        kind: configuration.kind,
-        env: {
-          DATABASE_URL: url,
-          DATA_DIR: mkdtempSync(join(scratch, "data-")),
-          ...configuration.env,
-        },
-        stderrFile: join(scratch, "servers.stderr"),
-      }),
-    );
+    const root = configuration.root;
+    const command = serverCommand(runtime, configuration.kind, {
+      root,
+      nodeBundle: root === undefined
+        ? undefined
+        : join(root, "dist", "animal-store.mjs"),
+    });
+    const service = await startServer(command, {
+      kind: configuration.kind,
+      env: {
+        DATABASE_URL: url,
+        DATA_DIR: mkdtempSync(join(scratch, "data-")),
+        ...configuration.env,
+      },
+      stderrFile: join(scratch, "servers.stderr"),
+    });
+    services.push(service);
+    running.add(service);
   }
   // Seed through the API, so every configuration holds the same pets (every third one sold).
   for (let i = 0; i < seedPets; i += 50) {
@@ -181,12 +336,18 @@ async function request(
     method,
     headers: {
       ...(init.key === false ? {} : { authorization: `Bearer ${BENCH_KEY}` }),
-      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      ...(init.body === undefined
+        ? {}
+        : { "content-type": "application/json" }),
       ...init.headers,
     },
     body: init.body,
   });
-  return { status: response.status, headers: response.headers, body: await response.text() };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: await response.text(),
+  };
 }
 
 /**
@@ -204,8 +365,14 @@ async function checkDuties(name: string, port: number): Promise<void> {
   expect(bad.status === 400, `400 for an invalid NewPet (got ${bad.status})`);
   const idempotencyKey = { "idempotency-key": `check-${Date.now()}` };
   const body = '{"name":"Once","categoryId":7}';
-  const first = await request(port, "POST", "/v1/pets", { body, headers: idempotencyKey });
-  const again = await request(port, "POST", "/v1/pets", { body, headers: idempotencyKey });
+  const first = await request(port, "POST", "/v1/pets", {
+    body,
+    headers: idempotencyKey,
+  });
+  const again = await request(port, "POST", "/v1/pets", {
+    body,
+    headers: idempotencyKey,
+  });
   const other = await request(port, "POST", "/v1/pets", {
     body: '{"name":"Twice","categoryId":7}',
     headers: idempotencyKey,
@@ -224,7 +391,10 @@ async function checkDuties(name: string, port: number): Promise<void> {
       again.headers.get("idempotent-replayed") === "true",
     `a replay of the same key and body (got ${again.status} ${again.body})`,
   );
-  expect(other.status === 422, `422 for the key with another body (got ${other.status})`);
+  expect(
+    other.status === 422,
+    `422 for the key with another body (got ${other.status})`,
+  );
   const page = await request(port, "GET", "/v1/pets?limit=2");
   expect(
     page.status === 200 && JSON.parse(page.body).length === 2 &&
@@ -242,19 +412,28 @@ async function checkDuties(name: string, port: number): Promise<void> {
  * wrk with `clients` connections split between the instances (as many instances as clients at
  * most); the rates are added, and the CPU of the services and the database is read around it.
  */
-async function drive(services: Running[], endpoint: Endpoint, clients: number, time: number) {
+async function drive(
+  services: Running[],
+  endpoint: Endpoint,
+  clients: number,
+  time: number,
+) {
   const used = services.slice(0, Math.min(services.length, clients));
-  const serviceCpu = () => used.reduce((sum, s) => sum + (cpuSecondsOf(s.pid) ?? 0), 0);
+  const serviceCpu = () =>
+    used.reduce((sum, s) => sum + (cpuSecondsOf(s.pid) ?? 0), 0);
   const serviceBefore = serviceCpu();
   const databaseBefore = postgresCpuSeconds(postmasterPid);
   const runs = await Promise.all(used.map((service, i) =>
     runWrk({
       port: service.port,
       path: ENDPOINTS[endpoint].path,
-      script: ENDPOINTS[endpoint].method === "post" ? scripts.post : scripts.get,
+      script: ENDPOINTS[endpoint].method === "post"
+        ? scripts.post
+        : scripts.get,
       seconds: time,
       // The remainder goes to the first instances, so the connections add up to `clients`.
-      connections: Math.floor(clients / used.length) + (i < clients % used.length ? 1 : 0),
+      connections: Math.floor(clients / used.length) +
+        (i < clients % used.length ? 1 : 0),
     })
   ));
   const durationUs = Math.max(...runs.map((run) => run.durationUs));
@@ -275,7 +454,9 @@ const perCpuSecond = (run: Measured, cpuSeconds: number) =>
 
 console.log(
   `PostgreSQL benchmark: ${runtime}, ${rounds} round(s) × ${seconds} s per figure ` +
-    `(+${warmup} s warm-up), clients ${clientCounts.join(", ")}, ${seedPets} seeded pets; ` +
+    `(+${warmup} s warm-up), clients ${
+      clientCounts.join(", ")
+    }, ${seedPets} seeded pets; ` +
     `peer ${PEER_NAME}; body ${NEW_PET_BODY}`,
 );
 for (let round = 0; round < rounds; round++) {
@@ -285,20 +466,45 @@ for (let round = 0; round < rounds; round++) {
     const services = await startConfiguration(configuration, round);
     try {
       await checkDuties(configuration.name, services[0].port);
-      for (const endpoint of configuration.endpoints ?? ["create", "list"] as const) {
+      const endpoints = (configuration.endpoints ?? ["create", "list"] as const)
+        .filter((
+          endpoint,
+        ) => measuredEndpoints.includes(endpoint));
+      for (const endpoint of endpoints) {
         for (const clients of clientCounts) {
           if (warmup > 0) await drive(services, endpoint, clients, warmup);
-          const result = await drive(services, endpoint, clients, seconds);
+          const database = databaseOf(configuration, round);
+          const before = endpoint === "create"
+            ? petsAndTransactions(database)
+            : undefined;
+          const run = await drive(services, endpoint, clients, seconds);
+          const after = before === undefined
+            ? undefined
+            : petsAndTransactions(database);
+          const result: Measured = {
+            ...run,
+            petsPerCommit: before === undefined || after === undefined
+              ? undefined
+              : (after.pets - before.pets) /
+                Math.max(1, after.transactions - before.transactions),
+          };
           const id = resultKey(configuration, endpoint, clients);
           results.set(id, [...(results.get(id) ?? []), result]);
           console.log(
-            `round ${round + 1}: ${configuration.name}, ${ENDPOINTS[endpoint].name}, ` +
+            `round ${round + 1}: ${configuration.name}, ${
+              ENDPOINTS[endpoint].name
+            }, ` +
               `${clients} clients: ${Math.round(rate(result))}/s, ` +
-              `${Math.round(perCpuSecond(result, result.serviceCpuSeconds))} per service cpu-s, ` +
+              `${
+                Math.round(perCpuSecond(result, result.serviceCpuSeconds))
+              } per service cpu-s, ` +
               `${
                 Math.round(perCpuSecond(result, result.databaseCpuSeconds))
               } per database cpu-s, ` +
               `p99 ${(result.p99Us / 1000).toFixed(1)} ms` +
+              (result.petsPerCommit === undefined
+                ? ""
+                : `, ${result.petsPerCommit.toFixed(1)} pets per commit`) +
               (result.errors + result.non2xx > 0
                 ? `, ${result.errors} errors, ${result.non2xx} non-2xx`
                 : ""),
@@ -306,7 +512,10 @@ for (let round = 0; round < rounds; round++) {
         }
       }
     } finally {
-      for (const service of services) await stopServer(service);
+      for (const service of services) {
+        await stopServer(service);
+        running.delete(service);
+      }
     }
   }
 }
@@ -314,7 +523,9 @@ for (let round = 0; round < rounds; round++) {
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return sorted.length % 2
+    ? sorted[middle]
+    : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 /** The median over the rounds of one figure of a configuration. */
 const figure = (
@@ -327,45 +538,62 @@ const figure = (
   return runs === undefined ? undefined : median(runs.map(of));
 };
 const perSecond = (run: Measured) => rate(run);
-const perServiceCpu = (run: Measured) => perCpuSecond(run, run.serviceCpuSeconds);
-const perDatabaseCpu = (run: Measured) => perCpuSecond(run, run.databaseCpuSeconds);
+const perServiceCpu = (run: Measured) =>
+  perCpuSecond(run, run.serviceCpuSeconds);
+const perDatabaseCpu = (run: Measured) =>
+  perCpuSecond(run, run.databaseCpuSeconds);
 
 console.log(
-  `\n| ${runtime} | endpoint | clients | req/s | per service cpu-s | per database cpu-s | ` +
-    `p99 ms | errors |`,
+  `\n| ${runtime} | endpoint | clients | req/s | min–max | per service cpu-s | ` +
+    `per database cpu-s | p99 ms | pets per commit | errors |`,
 );
-console.log("|---|---|---:|---:|---:|---:|---:|---:|");
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const endpoint of ["create", "list"] as const) {
   for (const clients of clientCounts) {
     for (const configuration of configurations) {
-      const runs = results.get(resultKey(configuration, endpoint, clients)) ?? [];
+      const runs = results.get(resultKey(configuration, endpoint, clients)) ??
+        [];
       if (runs.length === 0) continue;
-      const cell = (of: (run: Measured) => number) =>
-        figure(configuration, endpoint, clients, of)!.toFixed(0);
-      console.log(
-        `| ${configuration.name} | ${ENDPOINTS[endpoint].name} | ${clients} | ${
-          cell(perSecond)
-        } | ` +
-          `${cell(perServiceCpu)} | ${cell(perDatabaseCpu)} | ` +
-          `${
-            (figure(configuration, endpoint, clients, (run) => run.p99Us)! / 1000).toFixed(1)
-          } | ` +
-          `${runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0)} |`,
-      );
+      const cell = (of: (run: Measured) => number, digits = 0) =>
+        figure(configuration, endpoint, clients, of)!.toFixed(digits);
+      const rates = runs.map(perSecond);
+      const cells = [
+        configuration.name,
+        ENDPOINTS[endpoint].name,
+        clients,
+        cell(perSecond),
+        `${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`,
+        cell(perServiceCpu),
+        cell(perDatabaseCpu),
+        cell((run) => run.p99Us / 1000, 1),
+        endpoint === "create" ? cell((run) => run.petsPerCommit ?? NaN, 1) : "",
+        runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
+      ];
+      console.log(`| ${cells.join(" | ")} |`);
     }
   }
 }
 
 /** Issue 28's targets for the PostgreSQL store, judged on requests per second. */
 const top = Math.max(...clientCounts);
-const ratioOf = (a: Configuration, b: Configuration, endpoint: Endpoint, clients: number) => {
+const ratioOf = (
+  a: Configuration,
+  b: Configuration,
+  endpoint: Endpoint,
+  clients: number,
+) => {
   const over = figure(a, endpoint, clients, perSecond);
   const under = figure(b, endpoint, clients, perSecond);
   return over === undefined || under === undefined ? undefined : over / under;
 };
 /** Two instances "collapse" when together they serve less than this share of what one serves. */
 const NO_COLLAPSE = 0.8;
-const verdicts: { text: string; ratio: number | undefined; target: number; info?: true }[] = [
+const verdicts: {
+  text: string;
+  ratio: number | undefined;
+  target: number;
+  info?: true;
+}[] = [
   {
     text: `creates/s, ours (1 instance) ÷ ${PEER_NAME} at ${top} clients`,
     ratio: ratioOf(OURS_ONE, PEER_ONE, "create", top),
@@ -377,7 +605,8 @@ const verdicts: { text: string; ratio: number | undefined; target: number; info?
     target: 1.2,
   },
   {
-    text: `list pages/s with our cache off, ours ÷ ${PEER_NAME} at ${top} clients (how much ` +
+    text:
+      `list pages/s with our cache off, ours ÷ ${PEER_NAME} at ${top} clients (how much ` +
       `of the lead is the cache)`,
     ratio: ratioOf(OURS_NO_CACHE, PEER_ONE, "list", top),
     target: 1.2,
@@ -385,7 +614,9 @@ const verdicts: { text: string; ratio: number | undefined; target: number; info?
   },
   ...(["create", "list"] as const).flatMap((endpoint) =>
     clientCounts.filter((clients) => clients > 1).map((clients) => ({
-      text: `no collapse: ${ENDPOINTS[endpoint].name}/s, 2 instances ÷ 1 at ${clients} clients`,
+      text: `no collapse: ${
+        ENDPOINTS[endpoint].name
+      }/s, 2 instances ÷ 1 at ${clients} clients`,
       ratio: ratioOf(OURS_TWO, OURS_ONE, endpoint, clients),
       target: NO_COLLAPSE,
     }))
@@ -403,32 +634,47 @@ for (const { text, ratio, target, info } of verdicts) {
     : ratio >= target
     ? "MET   "
     : "MISSED";
-  console.log(`  ${verdict} ${text}: ${ratio?.toFixed(2) ?? "—"} (target ≥ ${target})`);
+  console.log(
+    `  ${verdict} ${text}: ${ratio?.toFixed(2) ?? "—"} (target ≥ ${target})`,
+  );
 }
 for (const line of warnings) console.log(`  ${line}`);
 
 if (chartFile !== undefined) {
-  const groups: ChartGroup[] = (["create", "list"] as const).flatMap((endpoint) =>
+  const groups: ChartGroup[] = (["create", "list"] as const).flatMap((
+    endpoint,
+  ) =>
     clientCounts.map((clients) => {
       const ours = figure(OURS_ONE, endpoint, clients, perSecond);
       const peer = figure(PEER_ONE, endpoint, clients, perSecond);
       const two = figure(OURS_TWO, endpoint, clients, perSecond);
       const noCache = figure(OURS_NO_CACHE, endpoint, clients, perSecond);
-      const target = clients === top ? (endpoint === "create" ? 2 : 1.2) : undefined;
+      const target = clients === top
+        ? (endpoint === "create" ? 2 : 1.2)
+        : undefined;
       return {
         runtime: String(clients),
-        endpoint: `${clients === 1 ? "client" : "clients"}: ${ENDPOINTS[endpoint].name}`,
+        endpoint: `${clients === 1 ? "client" : "clients"}: ${
+          ENDPOINTS[endpoint].name
+        }`,
         ours,
-        asIs: peer === undefined ? undefined : { value: peer, label: PEER_NAME, target },
+        asIs: peer === undefined
+          ? undefined
+          : { value: peer, label: PEER_NAME, target },
         sameWork: two === undefined ? undefined : {
           value: two,
           label: "ours, 2 instances",
-          text: `ours, 2 instances: ${ours === undefined ? "—" : (two / ours).toFixed(2)}× one`,
+          text: `ours, 2 instances: ${
+            ours === undefined ? "—" : (two / ours).toFixed(2)
+          }× one`,
         },
         ceiling: noCache === undefined ? undefined : {
           value: noCache,
           label: "ours, cache off",
-          text: `ours, cache off: ${peer === undefined ? "—" : (noCache / peer).toFixed(2)}× ` +
+          text:
+            `ours, cache off: ${
+              peer === undefined ? "—" : (noCache / peer).toFixed(2)
+            }× ` +
             `the peer`,
         },
       };
@@ -438,12 +684,22 @@ if (chartFile !== undefined) {
     chartFile,
     renderChart({
       title: `PostgreSQL store on ${runtime}: ours against ${PEER_NAME}`,
-      subtitle: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; ${rounds} ` +
-        `round${rounds === 1 ? "" : "s"} × ${seconds} s per figure, ${seedPets} seeded pets, ` +
+      subtitle:
+        `${
+          new Date().toISOString().slice(0, 16).replace("T", " ")
+        } UTC; ${rounds} ` +
+        `round${
+          rounds === 1 ? "" : "s"
+        } × ${seconds} s per figure, ${seedPets} seeded pets, ` +
         `fsync on` + (options.label === undefined ? "" : `; ${options.label}`),
       groups,
-      legend: { asIs: PEER_NAME, sameWork: "ours, 2 instances", ceiling: "ours, cache off" },
-      footnote: "Requests per second (medians of the rounds); longer is better. Written by " +
+      legend: {
+        asIs: PEER_NAME,
+        sameWork: "ours, 2 instances",
+        ceiling: "ours, cache off",
+      },
+      footnote:
+        "Requests per second (medians of the rounds); longer is better. Written by " +
         "npm run bench:postgres.",
     }),
   );
@@ -452,7 +708,11 @@ if (chartFile !== undefined) {
 if (options.json !== undefined) {
   writeFileSync(
     options.json,
-    JSON.stringify({ runtime, runs: Object.fromEntries(results), verdicts }, null, 1),
+    JSON.stringify(
+      { runtime, runs: Object.fromEntries(results), verdicts },
+      null,
+      1,
+    ),
   );
   console.log(`Every run's figures and the verdicts: ${options.json}`);
 }

@@ -102,7 +102,8 @@ export function pinning(core: number): string[] {
 }
 
 /** `npm run build`'s banner: a `require` for the CommonJS packages bundled (node-postgres). */
-const REQUIRE_BANNER = "--banner:js=import { createRequire as bannerCreateRequire } from " +
+const REQUIRE_BANNER =
+  "--banner:js=import { createRequire as bannerCreateRequire } from " +
   "'node:module'; const require = bannerCreateRequire(import.meta.url);";
 
 /**
@@ -112,14 +113,15 @@ const REQUIRE_BANNER = "--banner:js=import { createRequire as bannerCreateRequir
  */
 export function buildNodeBundles(options: { nodeBundle?: string }): void {
   const esbuild = bin("esbuild");
-  const common = ["--bundle", "--platform=node", "--format=esm", "--target=node20", REQUIRE_BANNER];
+  const common = [
+    "--bundle",
+    "--platform=node",
+    "--format=esm",
+    "--target=node20",
+    REQUIRE_BANNER,
+  ];
   if (options.nodeBundle === undefined) {
-    execFileSync(esbuild, [
-      "src/main.ts",
-      ...common,
-      `--outfile=${join(BUNDLE_DIR, "animal-store.mjs")}`,
-      "--log-level=warning",
-    ], { cwd: ROOT, stdio: "inherit" });
+    buildServiceBundle(ROOT, join(BUNDLE_DIR, "animal-store.mjs"));
   }
   execFileSync(esbuild, [
     "scripts/bench/service_nofsync.ts",
@@ -138,11 +140,28 @@ export function buildNodeBundles(options: { nodeBundle?: string }): void {
   }
 }
 
-/** The command line (without pinning) of one configuration. */
+/** The service of the checkout at `root` bundled for Node into `outfile`, as `npm run build` does. */
+export function buildServiceBundle(root: string, outfile: string): void {
+  execFileSync(bin("esbuild"), [
+    "src/main.ts",
+    "--bundle",
+    "--platform=node",
+    "--format=esm",
+    "--target=node20",
+    REQUIRE_BANNER,
+    `--outfile=${outfile}`,
+    "--log-level=warning",
+  ], { cwd: root, stdio: "inherit" });
+}
+
+/**
+ * The command line (without pinning) of one configuration; `root` is another checkout of the
+ * repository whose service runs instead of this one's (Node: give its bundle as `nodeBundle`).
+ */
 export function serverCommand(
   runtime: Runtime,
   kind: ServerKind,
-  options: { nodeBundle?: string; profileDir?: string },
+  options: { nodeBundle?: string; profileDir?: string; root?: string },
 ): string[] {
   const prof = options.profileDir === undefined
     ? []
@@ -152,17 +171,30 @@ export function serverCommand(
   const peer = PEER_FILES[kind];
   if (peer !== undefined) {
     if (runtime === "bun") {
-      return [bin("bun"), ...prof, join(ROOT, `scripts/bench/peers/${peer}.ts`)];
+      return [
+        bin("bun"),
+        ...prof,
+        join(ROOT, `scripts/bench/peers/${peer}.ts`),
+      ];
     }
     if (runtime === "deno") {
-      return [bin("deno"), "run", "-A", ...prof, join(ROOT, `scripts/bench/peers/${peer}.ts`)];
+      return [
+        bin("deno"),
+        "run",
+        "-A",
+        ...prof,
+        join(ROOT, `scripts/bench/peers/${peer}.ts`),
+      ];
     }
     return [process.execPath, ...prof, join(BUNDLE_DIR, `${peer}.mjs`)];
   }
-  const source = kind === "ours" ? "src/main.ts" : "scripts/bench/service_nofsync.ts";
-  if (runtime === "bun") return [bin("bun"), ...prof, join(ROOT, source)];
+  const source = join(
+    options.root ?? ROOT,
+    kind === "ours" ? "src/main.ts" : "scripts/bench/service_nofsync.ts",
+  );
+  if (runtime === "bun") return [bin("bun"), ...prof, source];
   if (runtime === "deno") {
-    return [bin("deno"), "run", ...DENO_SERVICE_FLAGS, ...prof, join(ROOT, source)];
+    return [bin("deno"), "run", ...DENO_SERVICE_FLAGS, ...prof, source];
   }
   const bundle = kind === "ours"
     ? options.nodeBundle ?? join(BUNDLE_DIR, "animal-store.mjs")
@@ -209,7 +241,13 @@ export async function startServer(
   const stderr = openSync(options.stderrFile, "a");
   const child = spawn(file, args, {
     cwd: ROOT,
-    env: { ...process.env, ...options.env, PORT: String(port), HOST, API_KEYS: BENCH_KEY },
+    env: {
+      ...process.env,
+      ...options.env,
+      PORT: String(port),
+      HOST,
+      API_KEYS: BENCH_KEY,
+    },
     stdio: ["ignore", options.captureStdout ? "pipe" : "ignore", stderr],
   });
   let output = "";
@@ -227,7 +265,9 @@ export async function startServer(
   while (performance.now() < deadline) {
     if (exited) {
       throw new Error(
-        `${command.join(" ")} exited before it was ready (stderr in ${options.stderrFile})`,
+        `${
+          command.join(" ")
+        } exited before it was ready (stderr in ${options.stderrFile})`,
       );
     }
     try {
@@ -251,14 +291,23 @@ export async function startServer(
     await sleep(options.pollMs ?? 20);
   }
   child.kill("SIGKILL");
-  throw new Error(`${command.join(" ")} was not ready within ${options.timeoutMs ?? 60_000} ms`);
+  throw new Error(
+    `${command.join(" ")} was not ready within ${
+      options.timeoutMs ?? 60_000
+    } ms`,
+  );
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
-export async function stopServer(running: Running, graceMs = 15_000): Promise<void> {
+export async function stopServer(
+  running: Running,
+  graceMs = 15_000,
+): Promise<void> {
   const { child } = running;
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", () => resolve())
+  );
   child.kill("SIGTERM");
   const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
   await exited;
@@ -266,10 +315,13 @@ export async function stopServer(running: Running, graceMs = 15_000): Promise<vo
 }
 
 /** Resident set size and its peak, in MB, from /proc (Linux). */
-export function memoryOf(pid: number): { rssMb: number; peakMb: number } | undefined {
+export function memoryOf(
+  pid: number,
+): { rssMb: number; peakMb: number } | undefined {
   const path = `/proc/${pid}/status`;
   if (!existsSync(path)) return undefined;
   const status = readFileSync(path, "utf8");
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
+  const kb = (field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
   return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
 }
