@@ -53,13 +53,7 @@ import {
   startServer,
   stopServer,
 } from "./processes.ts";
-import {
-  NEW_PET_BODY,
-  rate,
-  runWrk,
-  writeWrkScripts,
-  type WrkResult,
-} from "./wrk.ts";
+import { NEW_PET_BODY, rate, runWrk, writeWrkScripts, type WrkResult } from "./wrk.ts";
 
 const USAGE = `npm run bench:postgres -- [options]
 
@@ -71,8 +65,8 @@ const USAGE = `npm run bench:postgres -- [options]
   --endpoints=create,list  what is measured (default both)
   --only=NAMES             configurations to run, of ours1, ours2, nocache, peer,
                            baseline (default all)
-  --baseline=REV           also run our service from git revision REV (one instance), rotated
-                           with the others: an A/B of a change under the same machine noise
+  --baseline=REV,…         also run our service from these git revisions (one instance each),
+                           rotated with the others: an A/B of a change under the same noise
   --chart=FILE             the chart (default docs/performance-postgres.svg); --no-chart for none
   --label=TEXT             added to the chart's subtitle (e.g. "smoke run, loaded machine")
   --json=FILE              every run's figures and the verdicts
@@ -100,9 +94,7 @@ const KNOWN_OPTIONS = [
   "json",
   "help",
 ];
-const unknown = Object.keys(options).filter((name) =>
-  !KNOWN_OPTIONS.includes(name)
-);
+const unknown = Object.keys(options).filter((name) => !KNOWN_OPTIONS.includes(name));
 if (options.help !== undefined || unknown.length > 0) {
   if (unknown.length > 0) {
     console.error(`Unknown option(s): ${unknown.join(", ")}\n`);
@@ -124,12 +116,8 @@ const chartFile = options["no-chart"] === "true"
   : resolve(ROOT, options.chart ?? "docs/performance-postgres.svg");
 
 /** The same-work peer a user would run on PostgreSQL on this runtime. */
-const PEER: ServerKind = runtime === "node"
-  ? "fastify-postgres"
-  : "hono-postgres";
-const PEER_NAME = runtime === "node"
-  ? "Fastify + PostgreSQL"
-  : "Hono + PostgreSQL";
+const PEER: ServerKind = runtime === "node" ? "fastify-postgres" : "hono-postgres";
+const PEER_NAME = runtime === "node" ? "Fastify + PostgreSQL" : "Hono + PostgreSQL";
 
 type Endpoint = "create" | "list";
 
@@ -142,8 +130,9 @@ interface Configuration {
   /** What it is measured on (default: both). */
   readonly endpoints?: readonly Endpoint[];
   readonly env?: Record<string, string>;
-  /** Another checkout whose service runs (`--baseline`); default this one. */
+  /** Another checkout whose service runs (`--baseline`), of this revision; default this one. */
   readonly root?: string;
+  readonly revision?: string;
 }
 const OURS_ONE: Configuration = {
   id: "ours1",
@@ -177,22 +166,19 @@ const PEER_ONE: Configuration = {
   kind: PEER,
   instances: 1,
 };
-const BASELINE: Configuration | undefined = options.baseline === undefined
-  ? undefined
-  : {
-    id: "baseline",
-    name: `ours at ${options.baseline}, 1 instance`,
-    kind: "ours",
-    instances: 1,
-    root: join(tmpdir(), `animal-store-bench-pg-baseline-${process.pid}`),
-  };
+/** `--baseline=REV,…`: our service at other revisions, each from a worktree of its own. */
+const BASELINES: Configuration[] = (options.baseline?.split(",") ?? []).map((revision, i) => ({
+  id: "baseline",
+  name: `ours at ${revision}, 1 instance`,
+  kind: "ours",
+  instances: 1,
+  revision,
+  root: join(tmpdir(), `animal-store-bench-pg-baseline-${process.pid}-${i}`),
+}));
 const only = options.only?.split(",");
-const configurations = [OURS_ONE, OURS_TWO, OURS_NO_CACHE, PEER_ONE, BASELINE]
-  .filter(
-    (configuration): configuration is Configuration =>
-      configuration !== undefined &&
-      (only === undefined || only.includes(configuration.id)),
-  );
+const configurations = [OURS_ONE, OURS_TWO, OURS_NO_CACHE, PEER_ONE, ...BASELINES].filter(
+  (configuration) => only === undefined || only.includes(configuration.id),
+);
 const ENDPOINTS: Record<
   Endpoint,
   { name: string; path: string; method: "post" | "get" }
@@ -214,24 +200,15 @@ if (!hasCommand("wrk")) {
   process.exit(2);
 }
 if (runtime === "node") buildNodeBundles({});
-if (BASELINE !== undefined) {
+for (const baseline of BASELINES) {
   // A detached worktree of the revision, sharing this checkout's node_modules.
-  execFileSync("git", [
-    "worktree",
-    "add",
-    "--detach",
-    BASELINE.root!,
-    options.baseline,
-  ], {
+  execFileSync("git", ["worktree", "add", "--detach", baseline.root!, baseline.revision!], {
     cwd: ROOT,
     stdio: "ignore",
   });
-  symlinkSync(join(ROOT, "node_modules"), join(BASELINE.root!, "node_modules"));
+  symlinkSync(join(ROOT, "node_modules"), join(baseline.root!, "node_modules"));
   if (runtime === "node") {
-    buildServiceBundle(
-      BASELINE.root!,
-      join(BASELINE.root!, "dist", "animal-store.mjs"),
-    );
+    buildServiceBundle(baseline.root!, join(baseline.root!, "dist", "animal-store.mjs"));
   }
 }
 
@@ -244,10 +221,8 @@ process.on("exit", () => {
   for (const service of running) service.child.kill("SIGKILL");
   cluster.stop();
   rmSync(scratch, { recursive: true, force: true });
-  if (BASELINE !== undefined) {
-    execFileSync("git", ["worktree", "remove", "--force", BASELINE.root!], {
-      cwd: ROOT,
-    });
+  for (const baseline of BASELINES) {
+    execFileSync("git", ["worktree", "remove", "--force", baseline.root!], { cwd: ROOT });
   }
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -258,15 +233,12 @@ const postmasterPid = postmasterPidOf(dataDirectory);
 
 /** results["configuration|endpoint|clients"] = one figure per round */
 const results = new Map<string, Measured[]>();
-const resultKey = (
-  configuration: Configuration,
-  endpoint: Endpoint,
-  clients: number,
-) => `${configuration.name}|${endpoint}|${clients}`;
+const resultKey = (configuration: Configuration, endpoint: Endpoint, clients: number) =>
+  `${configuration.name}|${endpoint}|${clients}`;
 const warnings: string[] = [];
 
 const databaseOf = (configuration: Configuration, round: number) =>
-  `bench_${round}_${configuration.id}`;
+  `bench_${round}_${configuration.id}_${configurations.indexOf(configuration)}`;
 
 /**
  * The pets in the table and the transactions that wrote them (each row's `xmin`): the
@@ -292,9 +264,7 @@ async function startConfiguration(configuration: Configuration, round: number) {
     const root = configuration.root;
     const command = serverCommand(runtime, configuration.kind, {
       root,
-      nodeBundle: root === undefined
-        ? undefined
-        : join(root, "dist", "animal-store.mjs"),
+      nodeBundle: root === undefined ? undefined : join(root, "dist", "animal-store.mjs"),
     });
     const service = await startServer(command, {
       kind: configuration.kind,
@@ -336,18 +306,12 @@ async function request(
     method,
     headers: {
       ...(init.key === false ? {} : { authorization: `Bearer ${BENCH_KEY}` }),
-      ...(init.body === undefined
-        ? {}
-        : { "content-type": "application/json" }),
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
       ...init.headers,
     },
     body: init.body,
   });
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: await response.text(),
-  };
+  return { status: response.status, headers: response.headers, body: await response.text() };
 }
 
 /**
@@ -365,14 +329,8 @@ async function checkDuties(name: string, port: number): Promise<void> {
   expect(bad.status === 400, `400 for an invalid NewPet (got ${bad.status})`);
   const idempotencyKey = { "idempotency-key": `check-${Date.now()}` };
   const body = '{"name":"Once","categoryId":7}';
-  const first = await request(port, "POST", "/v1/pets", {
-    body,
-    headers: idempotencyKey,
-  });
-  const again = await request(port, "POST", "/v1/pets", {
-    body,
-    headers: idempotencyKey,
-  });
+  const first = await request(port, "POST", "/v1/pets", { body, headers: idempotencyKey });
+  const again = await request(port, "POST", "/v1/pets", { body, headers: idempotencyKey });
   const other = await request(port, "POST", "/v1/pets", {
     body: '{"name":"Twice","categoryId":7}',
     headers: idempotencyKey,
@@ -391,10 +349,7 @@ async function checkDuties(name: string, port: number): Promise<void> {
       again.headers.get("idempotent-replayed") === "true",
     `a replay of the same key and body (got ${again.status} ${again.body})`,
   );
-  expect(
-    other.status === 422,
-    `422 for the key with another body (got ${other.status})`,
-  );
+  expect(other.status === 422, `422 for the key with another body (got ${other.status})`);
   const page = await request(port, "GET", "/v1/pets?limit=2");
   expect(
     page.status === 200 && JSON.parse(page.body).length === 2 &&
@@ -412,28 +367,19 @@ async function checkDuties(name: string, port: number): Promise<void> {
  * wrk with `clients` connections split between the instances (as many instances as clients at
  * most); the rates are added, and the CPU of the services and the database is read around it.
  */
-async function drive(
-  services: Running[],
-  endpoint: Endpoint,
-  clients: number,
-  time: number,
-) {
+async function drive(services: Running[], endpoint: Endpoint, clients: number, time: number) {
   const used = services.slice(0, Math.min(services.length, clients));
-  const serviceCpu = () =>
-    used.reduce((sum, s) => sum + (cpuSecondsOf(s.pid) ?? 0), 0);
+  const serviceCpu = () => used.reduce((sum, s) => sum + (cpuSecondsOf(s.pid) ?? 0), 0);
   const serviceBefore = serviceCpu();
   const databaseBefore = postgresCpuSeconds(postmasterPid);
   const runs = await Promise.all(used.map((service, i) =>
     runWrk({
       port: service.port,
       path: ENDPOINTS[endpoint].path,
-      script: ENDPOINTS[endpoint].method === "post"
-        ? scripts.post
-        : scripts.get,
+      script: ENDPOINTS[endpoint].method === "post" ? scripts.post : scripts.get,
       seconds: time,
       // The remainder goes to the first instances, so the connections add up to `clients`.
-      connections: Math.floor(clients / used.length) +
-        (i < clients % used.length ? 1 : 0),
+      connections: Math.floor(clients / used.length) + (i < clients % used.length ? 1 : 0),
     })
   ));
   const durationUs = Math.max(...runs.map((run) => run.durationUs));
@@ -454,9 +400,7 @@ const perCpuSecond = (run: Measured, cpuSeconds: number) =>
 
 console.log(
   `PostgreSQL benchmark: ${runtime}, ${rounds} round(s) × ${seconds} s per figure ` +
-    `(+${warmup} s warm-up), clients ${
-      clientCounts.join(", ")
-    }, ${seedPets} seeded pets; ` +
+    `(+${warmup} s warm-up), clients ${clientCounts.join(", ")}, ${seedPets} seeded pets; ` +
     `peer ${PEER_NAME}; body ${NEW_PET_BODY}`,
 );
 for (let round = 0; round < rounds; round++) {
@@ -474,13 +418,9 @@ for (let round = 0; round < rounds; round++) {
         for (const clients of clientCounts) {
           if (warmup > 0) await drive(services, endpoint, clients, warmup);
           const database = databaseOf(configuration, round);
-          const before = endpoint === "create"
-            ? petsAndTransactions(database)
-            : undefined;
+          const before = endpoint === "create" ? petsAndTransactions(database) : undefined;
           const run = await drive(services, endpoint, clients, seconds);
-          const after = before === undefined
-            ? undefined
-            : petsAndTransactions(database);
+          const after = before === undefined ? undefined : petsAndTransactions(database);
           const result: Measured = {
             ...run,
             petsPerCommit: before === undefined || after === undefined
@@ -491,13 +431,9 @@ for (let round = 0; round < rounds; round++) {
           const id = resultKey(configuration, endpoint, clients);
           results.set(id, [...(results.get(id) ?? []), result]);
           console.log(
-            `round ${round + 1}: ${configuration.name}, ${
-              ENDPOINTS[endpoint].name
-            }, ` +
+            `round ${round + 1}: ${configuration.name}, ${ENDPOINTS[endpoint].name}, ` +
               `${clients} clients: ${Math.round(rate(result))}/s, ` +
-              `${
-                Math.round(perCpuSecond(result, result.serviceCpuSeconds))
-              } per service cpu-s, ` +
+              `${Math.round(perCpuSecond(result, result.serviceCpuSeconds))} per service cpu-s, ` +
               `${
                 Math.round(perCpuSecond(result, result.databaseCpuSeconds))
               } per database cpu-s, ` +
@@ -523,9 +459,7 @@ for (let round = 0; round < rounds; round++) {
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
-  return sorted.length % 2
-    ? sorted[middle]
-    : (sorted[middle - 1] + sorted[middle]) / 2;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 /** The median over the rounds of one figure of a configuration. */
 const figure = (
@@ -538,10 +472,8 @@ const figure = (
   return runs === undefined ? undefined : median(runs.map(of));
 };
 const perSecond = (run: Measured) => rate(run);
-const perServiceCpu = (run: Measured) =>
-  perCpuSecond(run, run.serviceCpuSeconds);
-const perDatabaseCpu = (run: Measured) =>
-  perCpuSecond(run, run.databaseCpuSeconds);
+const perServiceCpu = (run: Measured) => perCpuSecond(run, run.serviceCpuSeconds);
+const perDatabaseCpu = (run: Measured) => perCpuSecond(run, run.databaseCpuSeconds);
 
 console.log(
   `\n| ${runtime} | endpoint | clients | req/s | min–max | per service cpu-s | ` +
@@ -551,8 +483,7 @@ console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const endpoint of ["create", "list"] as const) {
   for (const clients of clientCounts) {
     for (const configuration of configurations) {
-      const runs = results.get(resultKey(configuration, endpoint, clients)) ??
-        [];
+      const runs = results.get(resultKey(configuration, endpoint, clients)) ?? [];
       if (runs.length === 0) continue;
       const cell = (of: (run: Measured) => number, digits = 0) =>
         figure(configuration, endpoint, clients, of)!.toFixed(digits);
@@ -576,12 +507,7 @@ for (const endpoint of ["create", "list"] as const) {
 
 /** Issue 28's targets for the PostgreSQL store, judged on requests per second. */
 const top = Math.max(...clientCounts);
-const ratioOf = (
-  a: Configuration,
-  b: Configuration,
-  endpoint: Endpoint,
-  clients: number,
-) => {
+const ratioOf = (a: Configuration, b: Configuration, endpoint: Endpoint, clients: number) => {
   const over = figure(a, endpoint, clients, perSecond);
   const under = figure(b, endpoint, clients, perSecond);
   return over === undefined || under === undefined ? undefined : over / under;
@@ -605,8 +531,7 @@ const verdicts: {
     target: 1.2,
   },
   {
-    text:
-      `list pages/s with our cache off, ours ÷ ${PEER_NAME} at ${top} clients (how much ` +
+    text: `list pages/s with our cache off, ours ÷ ${PEER_NAME} at ${top} clients (how much ` +
       `of the lead is the cache)`,
     ratio: ratioOf(OURS_NO_CACHE, PEER_ONE, "list", top),
     target: 1.2,
@@ -614,9 +539,7 @@ const verdicts: {
   },
   ...(["create", "list"] as const).flatMap((endpoint) =>
     clientCounts.filter((clients) => clients > 1).map((clients) => ({
-      text: `no collapse: ${
-        ENDPOINTS[endpoint].name
-      }/s, 2 instances ÷ 1 at ${clients} clients`,
+      text: `no collapse: ${ENDPOINTS[endpoint].name}/s, 2 instances ÷ 1 at ${clients} clients`,
       ratio: ratioOf(OURS_TWO, OURS_ONE, endpoint, clients),
       target: NO_COLLAPSE,
     }))
@@ -634,47 +557,32 @@ for (const { text, ratio, target, info } of verdicts) {
     : ratio >= target
     ? "MET   "
     : "MISSED";
-  console.log(
-    `  ${verdict} ${text}: ${ratio?.toFixed(2) ?? "—"} (target ≥ ${target})`,
-  );
+  console.log(`  ${verdict} ${text}: ${ratio?.toFixed(2) ?? "—"} (target ≥ ${target})`);
 }
 for (const line of warnings) console.log(`  ${line}`);
 
 if (chartFile !== undefined) {
-  const groups: ChartGroup[] = (["create", "list"] as const).flatMap((
-    endpoint,
-  ) =>
+  const groups: ChartGroup[] = (["create", "list"] as const).flatMap((endpoint) =>
     clientCounts.map((clients) => {
       const ours = figure(OURS_ONE, endpoint, clients, perSecond);
       const peer = figure(PEER_ONE, endpoint, clients, perSecond);
       const two = figure(OURS_TWO, endpoint, clients, perSecond);
       const noCache = figure(OURS_NO_CACHE, endpoint, clients, perSecond);
-      const target = clients === top
-        ? (endpoint === "create" ? 2 : 1.2)
-        : undefined;
+      const target = clients === top ? (endpoint === "create" ? 2 : 1.2) : undefined;
       return {
         runtime: String(clients),
-        endpoint: `${clients === 1 ? "client" : "clients"}: ${
-          ENDPOINTS[endpoint].name
-        }`,
+        endpoint: `${clients === 1 ? "client" : "clients"}: ${ENDPOINTS[endpoint].name}`,
         ours,
-        asIs: peer === undefined
-          ? undefined
-          : { value: peer, label: PEER_NAME, target },
+        asIs: peer === undefined ? undefined : { value: peer, label: PEER_NAME, target },
         sameWork: two === undefined ? undefined : {
           value: two,
           label: "ours, 2 instances",
-          text: `ours, 2 instances: ${
-            ours === undefined ? "—" : (two / ours).toFixed(2)
-          }× one`,
+          text: `ours, 2 instances: ${ours === undefined ? "—" : (two / ours).toFixed(2)}× one`,
         },
         ceiling: noCache === undefined ? undefined : {
           value: noCache,
           label: "ours, cache off",
-          text:
-            `ours, cache off: ${
-              peer === undefined ? "—" : (noCache / peer).toFixed(2)
-            }× ` +
+          text: `ours, cache off: ${peer === undefined ? "—" : (noCache / peer).toFixed(2)}× ` +
             `the peer`,
         },
       };
@@ -684,22 +592,12 @@ if (chartFile !== undefined) {
     chartFile,
     renderChart({
       title: `PostgreSQL store on ${runtime}: ours against ${PEER_NAME}`,
-      subtitle:
-        `${
-          new Date().toISOString().slice(0, 16).replace("T", " ")
-        } UTC; ${rounds} ` +
-        `round${
-          rounds === 1 ? "" : "s"
-        } × ${seconds} s per figure, ${seedPets} seeded pets, ` +
+      subtitle: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; ${rounds} ` +
+        `round${rounds === 1 ? "" : "s"} × ${seconds} s per figure, ${seedPets} seeded pets, ` +
         `fsync on` + (options.label === undefined ? "" : `; ${options.label}`),
       groups,
-      legend: {
-        asIs: PEER_NAME,
-        sameWork: "ours, 2 instances",
-        ceiling: "ours, cache off",
-      },
-      footnote:
-        "Requests per second (medians of the rounds); longer is better. Written by " +
+      legend: { asIs: PEER_NAME, sameWork: "ours, 2 instances", ceiling: "ours, cache off" },
+      footnote: "Requests per second (medians of the rounds); longer is better. Written by " +
         "npm run bench:postgres.",
     }),
   );
@@ -708,11 +606,7 @@ if (chartFile !== undefined) {
 if (options.json !== undefined) {
   writeFileSync(
     options.json,
-    JSON.stringify(
-      { runtime, runs: Object.fromEntries(results), verdicts },
-      null,
-      1,
-    ),
+    JSON.stringify({ runtime, runs: Object.fromEntries(results), verdicts }, null, 1),
   );
   console.log(`Every run's figures and the verdicts: ${options.json}`);
 }

@@ -102,8 +102,7 @@ export function pinning(core: number): string[] {
 }
 
 /** `npm run build`'s banner: a `require` for the CommonJS packages bundled (node-postgres). */
-const REQUIRE_BANNER =
-  "--banner:js=import { createRequire as bannerCreateRequire } from " +
+const REQUIRE_BANNER = "--banner:js=import { createRequire as bannerCreateRequire } from " +
   "'node:module'; const require = bannerCreateRequire(import.meta.url);";
 
 /**
@@ -113,13 +112,7 @@ const REQUIRE_BANNER =
  */
 export function buildNodeBundles(options: { nodeBundle?: string }): void {
   const esbuild = bin("esbuild");
-  const common = [
-    "--bundle",
-    "--platform=node",
-    "--format=esm",
-    "--target=node20",
-    REQUIRE_BANNER,
-  ];
+  const common = ["--bundle", "--platform=node", "--format=esm", "--target=node20", REQUIRE_BANNER];
   if (options.nodeBundle === undefined) {
     buildServiceBundle(ROOT, join(BUNDLE_DIR, "animal-store.mjs"));
   }
@@ -171,20 +164,10 @@ export function serverCommand(
   const peer = PEER_FILES[kind];
   if (peer !== undefined) {
     if (runtime === "bun") {
-      return [
-        bin("bun"),
-        ...prof,
-        join(ROOT, `scripts/bench/peers/${peer}.ts`),
-      ];
+      return [bin("bun"), ...prof, join(ROOT, `scripts/bench/peers/${peer}.ts`)];
     }
     if (runtime === "deno") {
-      return [
-        bin("deno"),
-        "run",
-        "-A",
-        ...prof,
-        join(ROOT, `scripts/bench/peers/${peer}.ts`),
-      ];
+      return [bin("deno"), "run", "-A", ...prof, join(ROOT, `scripts/bench/peers/${peer}.ts`)];
     }
     return [process.execPath, ...prof, join(BUNDLE_DIR, `${peer}.mjs`)];
   }
@@ -241,13 +224,7 @@ export async function startServer(
   const stderr = openSync(options.stderrFile, "a");
   const child = spawn(file, args, {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      ...options.env,
-      PORT: String(port),
-      HOST,
-      API_KEYS: BENCH_KEY,
-    },
+    env: { ...process.env, ...options.env, PORT: String(port), HOST, API_KEYS: BENCH_KEY },
     stdio: ["ignore", options.captureStdout ? "pipe" : "ignore", stderr],
   });
   let output = "";
@@ -265,9 +242,7 @@ export async function startServer(
   while (performance.now() < deadline) {
     if (exited) {
       throw new Error(
-        `${
-          command.join(" ")
-        } exited before it was ready (stderr in ${options.stderrFile})`,
+        `${command.join(" ")} exited before it was ready (stderr in ${options.stderrFile})`,
       );
     }
     try {
@@ -291,23 +266,14 @@ export async function startServer(
     await sleep(options.pollMs ?? 20);
   }
   child.kill("SIGKILL");
-  throw new Error(
-    `${command.join(" ")} was not ready within ${
-      options.timeoutMs ?? 60_000
-    } ms`,
-  );
+  throw new Error(`${command.join(" ")} was not ready within ${options.timeoutMs ?? 60_000} ms`);
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
-export async function stopServer(
-  running: Running,
-  graceMs = 15_000,
-): Promise<void> {
+export async function stopServer(running: Running, graceMs = 15_000): Promise<void> {
   const { child } = running;
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) =>
-    child.once("exit", () => resolve())
-  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.kill("SIGTERM");
   const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
   await exited;
@@ -315,13 +281,10 @@ export async function stopServer(
 }
 
 /** Resident set size and its peak, in MB, from /proc (Linux). */
-export function memoryOf(
-  pid: number,
-): { rssMb: number; peakMb: number } | undefined {
+export function memoryOf(pid: number): { rssMb: number; peakMb: number } | undefined {
   const path = `/proc/${pid}/status`;
   if (!existsSync(path)) return undefined;
   const status = readFileSync(path, "utf8");
-  const kb = (field: string) =>
-    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
   return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
 }

@@ -29,10 +29,7 @@ export type CreateResult =
 
 /** The pets table, as the peers use it. */
 export interface PetTable {
-  create(
-    pet: Omit<BenchPet, "id">,
-    claim: IdempotencyClaim | undefined,
-  ): Promise<CreateResult>;
+  create(pet: Omit<BenchPet, "id">, claim: IdempotencyClaim | undefined): Promise<CreateResult>;
   get(id: number): Promise<BenchPet | undefined>;
   /** The pets after `afterId` (of `status`, if given) in id order, and whether more follow. */
   page(
@@ -51,11 +48,7 @@ interface PetRow {
 
 /** The row as the API's Pet, fields in the contract's order, `status` left out when null. */
 function petOf(row: PetRow): BenchPet {
-  const pet: BenchPet = {
-    id: Number(row.id),
-    name: row.name,
-    categoryId: Number(row.category_id),
-  };
+  const pet: BenchPet = { id: Number(row.id), name: row.name, categoryId: Number(row.category_id) };
   if (row.status !== null) pet.status = row.status;
   return pet;
 }

@@ -166,7 +166,7 @@ export class Database implements Queryable {
         if (client !== undefined) discard(client);
         reject(
           state.committing
-            ? new CommitUnconfirmedError("no answer to COMMIT before the deadline")
+            ? new CommitUnconfirmedError("no answer to the commit before the deadline")
             : new DeadlineMissedError("the database did not answer before the deadline"),
         );
       }, Math.max(0, deadline - performance.now()));
@@ -190,7 +190,7 @@ export class Database implements Queryable {
             return (await client!.query({ text, values: values as unknown[], name })).rows as Row[];
           } catch (error) {
             if (state.committing && !hasSqlState(error)) {
-              throw new CommitUnconfirmedError("the connection broke during COMMIT", {
+              throw new CommitUnconfirmedError("the connection broke during the commit", {
                 cause: error,
               });
             }
