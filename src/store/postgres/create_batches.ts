@@ -3,7 +3,7 @@
  * is committing wait and go together in the next one (group commit, as in the file store): one
  * transaction and one WAL flush for many pets. A batch without Idempotency-Keys is one statement
  * that is a transaction by itself (ids and insert together, TAKE_IDS_AND_INSERT): one round trip
- * to the database. Up to BATCHES_IN_FLIGHT batches commit at once, each on its own connection.
+ * to the database. Up to MAX_BATCHES_IN_FLIGHT batches commit at once, each on its own connection.
  *
  * Why ids come from a counter row and not a sequence. docs/api.md promises that walking the pages
  * (`WHERE id > $cursor ORDER BY id`) returns every pet exactly once while pets are being made. A
@@ -52,19 +52,20 @@ import { type PetRow, storedPetOf } from "./pet_rows.ts";
 const MAX_BATCH = 256;
 
 /**
- * Batches committing at once, each on a connection of its own. Their statements queue on the
+ * Most batches committing at once, each on a connection of its own. Their statements queue on the
  * counter row's lock inside PostgreSQL, so ids stay in commit order; what a second one wins is
  * that the next batch is already at the database when the one before commits, instead of waiting
- * for that answer to reach this process and a new statement to come back.
+ * for that answer to reach this process and a new statement to come back. A pool of two
+ * connections or fewer keeps one batch at a time, so that a read always finds a connection.
  */
-const BATCHES_IN_FLIGHT = 2;
+const MAX_BATCHES_IN_FLIGHT = 2;
 
 /** A create in the queue, with its deadline (undefined: none). */
 interface QueuedCreate extends PendingCreate {
   readonly deadline: number | undefined;
 }
 
-/** Queues creates and commits them in batches, up to BATCHES_IN_FLIGHT at a time per instance. */
+/** Queues creates and commits them in batches, up to two at a time per instance. */
 export class CreateBatches {
   readonly #database: Database;
   readonly #onFailure: (error: unknown) => void;
@@ -85,10 +86,13 @@ export class CreateBatches {
   /** Resolves when the last loop ends; made when the first starts. */
   #idle: { promise: Promise<void>; resolve: () => void } | undefined;
 
-  /** `onFailure` hears of each transaction that failed. */
-  constructor(database: Database, onFailure: (error: unknown) => void) {
+  readonly #batchesInFlight: number;
+
+  /** `onFailure` hears of each transaction that failed; `poolSize` is the database's. */
+  constructor(database: Database, poolSize: number, onFailure: (error: unknown) => void) {
     this.#database = database;
     this.#onFailure = onFailure;
+    this.#batchesInFlight = poolSize > MAX_BATCHES_IN_FLIGHT ? MAX_BATCHES_IN_FLIGHT : 1;
   }
 
   /** Resolves once the pet is committed (or with why not); never rejects. */
@@ -170,11 +174,11 @@ export class CreateBatches {
   #startDrain(): void {
     if (this.#drains === 0) {
       this.#runDrain();
-    } else if (this.#drains < BATCHES_IN_FLIGHT && !this.#drainScheduled) {
+    } else if (this.#drains < this.#batchesInFlight && !this.#drainScheduled) {
       this.#drainScheduled = true;
       setImmediate(() => {
         this.#drainScheduled = false;
-        if (this.#queue.length > 0 && this.#drains < BATCHES_IN_FLIGHT) this.#runDrain();
+        if (this.#queue.length > 0 && this.#drains < this.#batchesInFlight) this.#runDrain();
       });
     }
   }
@@ -185,33 +189,38 @@ export class CreateBatches {
       const promise = new Promise<void>((done) => (resolve = done));
       this.#idle = { promise, resolve };
     }
-    void this.#drain().finally(() => {
-      if (--this.#drains > 0) return;
-      this.#idle!.resolve();
-      this.#idle = undefined;
-    });
+    void this.#drain();
   }
 
   /** Commits batches from the queue, one at a time, until it is empty. */
   async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, MAX_BATCH);
-      // The oldest create's deadline: the first in the queue arrived first.
-      const deadline = batch[0].deadline;
-      this.#committing++;
-      const outcomes = await this.#commit(batch, deadline).catch((error) => {
-        this.#onFailure(error);
-        const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
-          ? {
-            kind: "unavailable",
-            reason: "the database connection was lost before the commit was confirmed",
-            outcomeUnknown: "commit_unconfirmed",
-          }
-          : { kind: "unavailable", reason: "the database did not commit the transaction" };
-        return batch.map(() => outcome);
-      });
-      this.#committing--;
-      batch.forEach((create, i) => this.#answer(create, outcomes[i]));
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, MAX_BATCH);
+        // The oldest create's deadline: the first in the queue arrived first.
+        const deadline = batch[0].deadline;
+        this.#committing++;
+        const outcomes = await this.#commit(batch, deadline).catch((error) => {
+          this.#onFailure(error);
+          const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
+            ? {
+              kind: "unavailable",
+              reason: "the database connection was lost before the commit was confirmed",
+              outcomeUnknown: "commit_unconfirmed",
+            }
+            : { kind: "unavailable", reason: "the database did not commit the transaction" };
+          return batch.map(() => outcome);
+        });
+        this.#committing--;
+        batch.forEach((create, i) => this.#answer(create, outcomes[i]));
+      }
+    } finally {
+      // In the same turn as the last look at the queue: a create that its answers bring (a
+      // caller's next one) finds this loop gone and starts another, never waits for it.
+      if (--this.#drains === 0) {
+        this.#idle!.resolve();
+        this.#idle = undefined;
+      }
     }
   }
 }

@@ -108,7 +108,7 @@ export class PostgresStore implements PetStore {
     this.#db = db;
     this.#onWarning = onWarning;
     this.#poolSize = poolSize;
-    this.#creates = new CreateBatches(db, (error) => this.#failed(error));
+    this.#creates = new CreateBatches(db, poolSize, (error) => this.#failed(error));
     this.#scheduleProbe();
   }
 
