@@ -18,9 +18,9 @@
  * with `Location`, an `Idempotency-Key` replayed and refused for another body, the next page's
  * `Link`), then drives it with `wrk` at each client count: durable `POST /v1/pets`, then the
  * first list page (`limit=20`). For creates it also counts how many pets each transaction wrote
- * (the rows' `xmin`): our batches against the peer's one insert per commit. With two instances the clients are split between them (one
- * client goes to the first); their rates are added. Configurations rotate round by round; the
- * table shows medians.
+ * (the rows' `xmin`): our batches against the peer's one insert per commit. With two instances
+ * the clients are split between them (one client goes to the first); their rates are added.
+ * Configurations rotate round by round; the table shows medians and the range of the rounds.
  *
  * Each figure is given three ways: requests per second, per second of the service's CPU (its
  * processes, user + system, from /proc/<pid>/stat) and per second of the database's CPU (the
