@@ -65,8 +65,9 @@ const USAGE = `npm run bench:postgres -- [options]
   --endpoints=create,list  what is measured (default both)
   --only=NAMES             configurations to run, of ours1, ours2, nocache, peer,
                            baseline (default all)
-  --baseline=REV,…         also run our service from these git revisions (one instance each),
-                           rotated with the others: an A/B of a change under the same noise
+  --baseline=REV,…         also run our service from these git revisions, rotated with the
+                           others: an A/B of a change under the same machine noise
+  --baseline-instances=N   instances of each baseline (default 1)
   --chart=FILE             the chart (default docs/performance-postgres.svg); --no-chart for none
   --label=TEXT             added to the chart's subtitle (e.g. "smoke run, loaded machine")
   --json=FILE              every run's figures and the verdicts
@@ -88,6 +89,7 @@ const KNOWN_OPTIONS = [
   "endpoints",
   "only",
   "baseline",
+  "baseline-instances",
   "chart",
   "no-chart",
   "label",
@@ -167,11 +169,12 @@ const PEER_ONE: Configuration = {
   instances: 1,
 };
 /** `--baseline=REV,…`: our service at other revisions, each from a worktree of its own. */
+const baselineInstances = Number(options["baseline-instances"] ?? 1);
 const BASELINES: Configuration[] = (options.baseline?.split(",") ?? []).map((revision, i) => ({
   id: "baseline",
-  name: `ours at ${revision}, 1 instance`,
+  name: `ours at ${revision}, ${baselineInstances} instance${baselineInstances === 1 ? "" : "s"}`,
   kind: "ours",
-  instances: 1,
+  instances: baselineInstances,
   revision,
   root: join(tmpdir(), `animal-store-bench-pg-baseline-${process.pid}-${i}`),
 }));
