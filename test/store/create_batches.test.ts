@@ -1,49 +1,16 @@
 /**
  * The PostgreSQL store's ids stop where the file's do (2^53 − 1): a backup of the database must be
- * a file that restores. Batches in flight wait for the id counter at the database, two at most,
- * and commit in order. Run on a real cluster (test/support/postgres.ts).
+ * a file that restores. A create that arrives as a batch ends is not left behind. Run on a real
+ * cluster (test/support/postgres.ts).
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
 import { loadConfig } from "../../src/config/config.ts";
 import { idempotencyClaim } from "../../src/store/idempotency.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres_store.ts";
 import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 
 const LAST_ID = 9007199254740991;
-
-/** Connections of the store (its application name) waiting for a lock in `url`'s database. */
-async function waitingForLocks(url: string): Promise<number> {
-  const [{ count }] = await adminQuery<{ count: string }>(
-    url,
-    `SELECT count(*) AS count FROM pg_stat_activity
-     WHERE datname = current_database() AND application_name = 'animal-store'
-       AND wait_event_type = 'Lock'`,
-  );
-  return Number(count);
-}
-
-/** Polls until `count()` is `expected` (within 5 s), and returns it. */
-async function settleAt(count: () => Promise<number>, expected: number): Promise<number> {
-  let seen = await count();
-  for (let tries = 0; seen !== expected && tries < 100; tries++) {
-    await sleep(50);
-    seen = await count();
-  }
-  return seen;
-}
-
-/** Holds the id counter's row in a transaction of its own, as a batch of another instance would. */
-async function holdCounter(url: string): Promise<{ release: () => Promise<void> }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query("BEGIN");
-  await client.query("SELECT last_id FROM pet_id_counter FOR UPDATE");
-  let released: Promise<void> | undefined;
-  return { release: () => (released ??= client.query("COMMIT").then(() => client.end())) };
-}
 
 const idOf = (outcome: { kind: string; pet?: { id: number } }) => outcome.pet?.id ?? outcome.kind;
 
@@ -95,68 +62,10 @@ describe("CreateBatches on PostgreSQL", { skip: skipWithoutPostgres }, () => {
     }
   });
 
-  it("two batches wait at the database for the id counter, the next in the queue; all commit", async () => {
-    const database = await freshDatabase();
-    drops.push(database.drop);
-    const config = loadConfig({ API_KEYS: "k", DATABASE_URL: database.url }).database!;
-    const store = await openPostgresStore({ database: config });
-    const counter = await holdCounter(database.url);
-    try {
-      const first = store.create({ name: "First", categoryId: 1n });
-      assert.equal(await settleAt(() => waitingForLocks(database.url), 1), 1);
-      const second = [
-        store.create({ name: "Second", categoryId: 1n }),
-        store.create({ name: "Second too", categoryId: 1n }),
-      ];
-      assert.equal(await settleAt(() => waitingForLocks(database.url), 2), 2, "a second batch");
-      const third = store.create({ name: "Third", categoryId: 1n });
-      await sleep(300);
-      assert.equal(await waitingForLocks(database.url), 2, "the third waits in the queue");
-      await counter.release();
-      const ids = (await Promise.all([first, ...second, third])).map(idOf) as number[];
-      // Which waiting batch takes the lock next is PostgreSQL's choice; each takes its ids at once.
-      assert.deepEqual([...ids].sort(), [1, 2, 3, 4]);
-      assert.equal(ids[2], ids[1] + 1, "the second batch's two pets have ids in a row");
-    } finally {
-      await counter.release();
-      await store.close();
-    }
-  });
-
-  it("with a pool of two, one batch waits at a time and reads still find a connection", async () => {
-    const database = await freshDatabase();
-    drops.push(database.drop);
-    const config = loadConfig({
-      API_KEYS: "k",
-      DATABASE_URL: database.url,
-      DATABASE_POOL_SIZE: "2",
-    }).database!;
-    const store = await openPostgresStore({ database: config });
-    const counter = await holdCounter(database.url);
-    try {
-      const first = store.create({ name: "First", categoryId: 1n });
-      assert.equal(await settleAt(() => waitingForLocks(database.url), 1), 1);
-      const second = store.create({ name: "Second", categoryId: 1n });
-      await sleep(300);
-      assert.equal(await waitingForLocks(database.url), 1, "the second waits in the queue");
-      assert.equal(await store.get(1), undefined, "a read answers meanwhile");
-      await counter.release();
-      assert.deepEqual((await Promise.all([first, second])).map(idOf), [1, 2]);
-    } finally {
-      await counter.release();
-      await store.close();
-    }
-  });
-
   it("a create made as the last batch is answered goes in a batch of its own at once", async () => {
     const database = await freshDatabase();
     drops.push(database.drop);
-    // One batch at a time (a pool of two): no second loop could take the create either.
-    const config = loadConfig({
-      API_KEYS: "k",
-      DATABASE_URL: database.url,
-      DATABASE_POOL_SIZE: "2",
-    }).database!;
+    const config = loadConfig({ API_KEYS: "k", DATABASE_URL: database.url }).database!;
     const store = await openPostgresStore({ database: config });
     try {
       // Each create is made the moment the one before is answered: no batch is committing

@@ -3,7 +3,7 @@
  * is committing wait and go together in the next one (group commit, as in the file store): one
  * transaction and one WAL flush for many pets. A batch without Idempotency-Keys is one statement
  * that is a transaction by itself (ids and insert together, TAKE_IDS_AND_INSERT): one round trip
- * to the database. Up to MAX_BATCHES_IN_FLIGHT batches commit at once, each on its own connection.
+ * to the database, where BEGIN, the counter, the insert and COMMIT took four.
  *
  * Why ids come from a counter row and not a sequence. docs/api.md promises that walking the pages
  * (`WHERE id > $cursor ORDER BY id`) returns every pet exactly once while pets are being made. A
@@ -11,21 +11,23 @@
  * id 7, instance B takes 8 and commits first, a reader pages past 8 — and A's 7, committed a
  * moment later, lies behind the reader's cursor for ever. Here every batch takes its ids by
  * updating `pet_id_counter`, whose row lock is held until its transaction commits: the next
- * batch, from this instance or any other, blocks on that row until this one has committed (and
- * is visible — PostgreSQL makes a commit visible before it releases the transaction's locks), and
- * only then gets higher ids. So ids become visible in increasing order, and a cursor never skips
- * one. A batch that rolls back also rolls back its counter update: its ids were never shown to
- * anyone and are reused. The price is that creates from all instances commit one batch at a
- * time — batching is what keeps that fast, and a second batch in flight waits for the lock at the
- * database, ready to go the moment the one before commits.
+ * batch, from any instance, blocks on that row until this one has committed (and is visible —
+ * PostgreSQL makes a commit visible before it releases the transaction's locks), and only then
+ * gets higher ids. So ids become visible in increasing order, and a cursor never skips one. A
+ * batch that rolls back also rolls back its counter update: its ids were never shown to anyone
+ * and are reused. The price is that creates from all instances commit one batch at a time, each
+ * through its WAL flush — batching is what keeps that fast.
+ *
+ * One batch in flight per instance. A second one, on another connection, waiting for the counter
+ * at the database, was measured (docs/performance.md): it hides a round trip, but halves the
+ * batches, and so costs more CPU of the service and the database per create, and with two
+ * instances four batches queue for the lock instead of two.
  *
  * Idempotency-Key across instances. A key is "in flight" while some transaction is writing it:
  * each batch takes `pg_try_advisory_xact_lock(hash(scope, key))` for its keys, which fails at
  * once (→ 409) when another instance's open transaction holds it, and is released at that
  * transaction's end. Holding the lock, the batch looks the key up: a committed key replays its pet
  * (or is 422 for another body). The unique index on (scope, key) stays as the last line of defence.
- * Within one instance a key is in flight from its queueing to its answer (#keysInFlight), so two
- * batches in flight never hold the same key.
  *
  * Deadlines. A create is answered within the database's deadline (database.ts) from its arrival,
  * however long the transaction in front of it hangs: one still queued when its deadline passes
@@ -51,21 +53,12 @@ import { type PetRow, storedPetOf } from "./pet_rows.ts";
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
 
-/**
- * Most batches committing at once, each on a connection of its own. Their statements queue on the
- * counter row's lock inside PostgreSQL, so ids stay in commit order; what a second one wins is
- * that the next batch is already at the database when the one before commits, instead of waiting
- * for that answer to reach this process and a new statement to come back. A pool of two
- * connections or fewer keeps one batch at a time, so that a read always finds a connection.
- */
-const MAX_BATCHES_IN_FLIGHT = 2;
-
 /** A create in the queue, with its deadline (undefined: none). */
 interface QueuedCreate extends PendingCreate {
   readonly deadline: number | undefined;
 }
 
-/** Queues creates and commits them in batches, up to two at a time per instance. */
+/** Queues creates and commits them in batches, one transaction at a time per instance. */
 export class CreateBatches {
   readonly #database: Database;
   readonly #onFailure: (error: unknown) => void;
@@ -77,22 +70,14 @@ export class CreateBatches {
   #expiry: ReturnType<typeof setTimeout> | undefined;
   /** Keys queued or being written by this instance (other instances: the advisory lock). */
   readonly #keysInFlight = new Set<string>();
-  /** Loops running #drain, each committing one batch at a time. */
-  #drains = 0;
-  /** Batches being committed now, each holding a connection. */
-  #committing = 0;
-  /** A further loop is to start at the next turn of the event loop. */
-  #drainScheduled = false;
-  /** Resolves when the last loop ends; made when the first starts. */
-  #idle: { promise: Promise<void>; resolve: () => void } | undefined;
+  #draining: Promise<void> | undefined;
+  /** A batch is at the database (holding a connection). */
+  #committing = false;
 
-  readonly #batchesInFlight: number;
-
-  /** `onFailure` hears of each transaction that failed; `poolSize` is the database's. */
-  constructor(database: Database, poolSize: number, onFailure: (error: unknown) => void) {
+  /** `onFailure` hears of each transaction that failed. */
+  constructor(database: Database, onFailure: (error: unknown) => void) {
     this.#database = database;
     this.#onFailure = onFailure;
-    this.#batchesInFlight = poolSize > MAX_BATCHES_IN_FLIGHT ? MAX_BATCHES_IN_FLIGHT : 1;
   }
 
   /** Resolves once the pet is committed (or with why not); never rejects. */
@@ -105,18 +90,18 @@ export class CreateBatches {
     return new Promise((resolve) => {
       this.#queue.push({ pet, claim, resolve, deadline: this.#database.deadline() });
       this.#armExpiry();
-      this.#startDrain();
+      this.#draining ??= this.#drain();
     });
   }
 
-  /** How many connections the batches hold now (for the pool's metric). */
+  /** How many connections the batches hold now (for the pool's metric): 0 or 1. */
   get connectionsInUse(): number {
-    return this.#committing;
+    return this.#committing ? 1 : 0;
   }
 
   /** Resolves once every queued create has been answered. */
   async idle(): Promise<void> {
-    while (this.#idle !== undefined) await this.#idle.promise;
+    while (this.#draining !== undefined) await this.#draining;
   }
 
   /** Sets the timer for the queue's first deadline, unless one is set. */
@@ -167,39 +152,13 @@ export class CreateBatches {
     return this.#database.transaction((tx) => writeKeyedBatch(tx, batch), { deadline });
   }
 
-  /**
-   * With no batch committing, the queue goes at once; with one, a second loop starts at the next
-   * turn of the event loop, so that the creates arriving in this one go together.
-   */
-  #startDrain(): void {
-    if (this.#drains === 0) {
-      this.#runDrain();
-    } else if (this.#drains < this.#batchesInFlight && !this.#drainScheduled) {
-      this.#drainScheduled = true;
-      setImmediate(() => {
-        this.#drainScheduled = false;
-        if (this.#queue.length > 0 && this.#drains < this.#batchesInFlight) this.#runDrain();
-      });
-    }
-  }
-
-  #runDrain(): void {
-    if (this.#drains++ === 0) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((done) => (resolve = done));
-      this.#idle = { promise, resolve };
-    }
-    void this.#drain();
-  }
-
-  /** Commits batches from the queue, one at a time, until it is empty. */
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, MAX_BATCH);
         // The oldest create's deadline: the first in the queue arrived first.
         const deadline = batch[0].deadline;
-        this.#committing++;
+        this.#committing = true;
         const outcomes = await this.#commit(batch, deadline).catch((error) => {
           this.#onFailure(error);
           const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
@@ -211,16 +170,13 @@ export class CreateBatches {
             : { kind: "unavailable", reason: "the database did not commit the transaction" };
           return batch.map(() => outcome);
         });
-        this.#committing--;
+        this.#committing = false;
         batch.forEach((create, i) => this.#answer(create, outcomes[i]));
       }
     } finally {
-      // In the same turn as the last look at the queue: a create that its answers bring (a
-      // caller's next one) finds this loop gone and starts another, never waits for it.
-      if (--this.#drains === 0) {
-        this.#idle!.resolve();
-        this.#idle = undefined;
-      }
+      // In the same turn as the last look at the queue: a create that the answers bring (a
+      // caller's next one) finds no loop and starts one, never waits for one that is ending.
+      this.#draining = undefined;
     }
   }
 }

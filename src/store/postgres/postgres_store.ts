@@ -108,7 +108,7 @@ export class PostgresStore implements PetStore {
     this.#db = db;
     this.#onWarning = onWarning;
     this.#poolSize = poolSize;
-    this.#creates = new CreateBatches(db, poolSize, (error) => this.#failed(error));
+    this.#creates = new CreateBatches(db, (error) => this.#failed(error));
     this.#scheduleProbe();
   }
 
@@ -156,7 +156,7 @@ export class PostgresStore implements PetStore {
 
   /**
    * Pets per status (one grouped count at scrape time), the pool's use and the statements failed.
-   * Connections in use are counted here, from what the store runs: each read holds one, and each
+   * Connections in use are counted here, from what the store runs: each read holds one, and the
    * batch of creates being committed one.
    */
   registerMetrics(registry: Registry): void {
