@@ -34,7 +34,7 @@ try {
       cluster.adminSql(`CREATE DATABASE ${database}`);
       const url = cluster.adminUrl.replace(/\/postgres$/, `/${database}`);
       const config = loadConfig({ API_KEYS: "k", DATABASE_URL: url }).database!;
-      const stores = [];
+      const stores: PostgresStore[] = [];
       for (let i = 0; i < instances; i++) {
         stores.push(await openPostgresStore({ database: config }));
       }
