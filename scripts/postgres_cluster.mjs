@@ -46,9 +46,10 @@ function freePort() {
 }
 
 /**
- * Starts a cluster; returns `{ url, adminUrl, port, adminSql(sql), stop() }`. `url` names a
- * database made for the caller (`animal_store`); `adminUrl` the `postgres` database, to create
- * more (`adminSql` runs SQL there with psql and returns its output). Options:
+ * Starts a cluster; returns `{ url, adminUrl, port, adminSql(sql, database?), stop() }`. `url`
+ * names a database made for the caller (`animal_store`); `adminUrl` the `postgres` database, to
+ * create more (`adminSql` runs SQL there, or in `database`, with psql and returns its output).
+ * Options:
  * `settings` (extra `name=value` server settings), `files` ({ name: content } written beside the
  * data directory, mode 0600, before the start — e.g. a TLS key and certificate; `{dir}` in a
  * setting stands for that directory).
@@ -99,9 +100,14 @@ export async function startPostgresCluster(options = {}) {
   start();
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const url = `postgres://postgres@127.0.0.1:${port}/animal_store`;
-  /** Runs SQL with psql on the `postgres` database (no client library needed); its output. */
-  const adminSql = (sql) =>
-    execFileSync(join(bin, "psql"), [adminUrl, "-qAt", "-c", sql], {
+  /** Runs SQL with psql (no client library needed) on `database`; its output. */
+  const adminSql = (sql, database = "postgres") =>
+    execFileSync(join(bin, "psql"), [
+      adminUrl.replace(/\/postgres$/, `/${database}`),
+      "-qAt",
+      "-c",
+      sql,
+    ], {
       encoding: "utf8",
       // NOTICEs ("does not exist, skipping") are not errors.
       env: { ...process.env, PGOPTIONS: "-c client_min_messages=warning" },

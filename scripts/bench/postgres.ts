@@ -9,18 +9,18 @@
  *   npm run bench:postgres                                  # Deno, 3 rounds of 5 s per figure
  *   npm run bench:postgres -- --runtime=bun --rounds=1 --duration=2
  *
- * Options: --runtime=deno|bun|node --rounds=3 --duration=5 --warmup=1 --pets=1000
- * --clients=1,16,64 --chart=FILE (default docs/performance-postgres.svg) --no-chart --json=FILE
- * --label=TEXT (added to the chart's subtitle, e.g. "smoke run, loaded machine")
+ * Options: `--help` lists them (runtime, rounds, durations, clients, which configurations and
+ * endpoints, `--baseline=REV` for an A/B against another revision in the same rounds, the chart).
  *
  * Each round starts every configuration afresh (a new database on the cluster from
  * scripts/postgres_cluster.mjs, fsync on), seeds `--pets` pets through the API (every third one
  * sold), checks that it does the contract's duties (401 without a key, 400 for a bad body, 201
  * with `Location`, an `Idempotency-Key` replayed and refused for another body, the next page's
  * `Link`), then drives it with `wrk` at each client count: durable `POST /v1/pets`, then the
- * first list page (`limit=20`). With two instances the clients are split between them (one
- * client goes to the first); their rates are added. Configurations rotate round by round; the
- * table shows medians.
+ * first list page (`limit=20`). For creates it also counts how many pets each transaction wrote
+ * (the rows' `xmin`): our batches against the peer's one insert per commit. With two instances
+ * the clients are split between them (one client goes to the first); their rates are added.
+ * Configurations rotate round by round; the table shows medians and the range of the rounds.
  *
  * Each figure is given three ways: requests per second, per second of the service's CPU (its
  * processes, user + system, from /proc/<pid>/stat) and per second of the database's CPU (the
@@ -30,7 +30,8 @@
  * (core 1) share the CPUs, so two instances cannot add CPU here: the two-instance rows show what
  * coordinating through the database costs, not the scale-out a second machine would give.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
@@ -41,6 +42,7 @@ import { BENCH_KEY } from "./peers/pet_fixture.ts";
 import { postgresCpuSeconds, postmasterPidOf } from "./postgres_cpu.ts";
 import {
   buildNodeBundles,
+  buildServiceBundle,
   hasCommand,
   HOST,
   ROOT,
@@ -53,18 +55,64 @@ import {
 } from "./processes.ts";
 import { NEW_PET_BODY, rate, runWrk, writeWrkScripts, type WrkResult } from "./wrk.ts";
 
+const USAGE = `npm run bench:postgres -- [options]
+
+  --runtime=deno|bun|node  the runtime of every server (default deno)
+  --rounds=N               rounds; configurations rotate round by round (default 3)
+  --duration=S             seconds per figure (default 5), after --warmup=S (default 1)
+  --pets=N                 pets seeded through the API before each configuration (default 1000)
+  --clients=1,16,64        wrk connections per figure
+  --endpoints=create,list  what is measured (default both)
+  --only=NAMES             configurations to run, of ours1, ours2, nocache, peer,
+                           baseline (default all)
+  --baseline=REV,…         also run our service from these git revisions, rotated with the
+                           others: an A/B of a change under the same machine noise
+  --baseline-instances=N   instances of each baseline (default 1)
+  --chart=FILE             the chart (default docs/performance-postgres.svg); --no-chart for none
+  --label=TEXT             added to the chart's subtitle (e.g. "smoke run, loaded machine")
+  --json=FILE              every run's figures and the verdicts
+  --help                   this text`;
+
 const options = Object.fromEntries(
   process.argv.slice(2).map((arg) => {
     const [name, value = "true"] = arg.replace(/^--/, "").split("=");
     return [name, value];
   }),
 );
+const KNOWN_OPTIONS = [
+  "runtime",
+  "rounds",
+  "duration",
+  "warmup",
+  "pets",
+  "clients",
+  "endpoints",
+  "only",
+  "baseline",
+  "baseline-instances",
+  "chart",
+  "no-chart",
+  "label",
+  "json",
+  "help",
+];
+const unknown = Object.keys(options).filter((name) => !KNOWN_OPTIONS.includes(name));
+if (options.help !== undefined || unknown.length > 0) {
+  if (unknown.length > 0) {
+    console.error(`Unknown option(s): ${unknown.join(", ")}\n`);
+  }
+  console.log(USAGE);
+  process.exit(unknown.length > 0 ? 2 : 0);
+}
 const runtime = (options.runtime ?? "deno") as Runtime;
 const rounds = Number(options.rounds ?? 3);
 const seconds = Number(options.duration ?? 5);
 const warmup = Number(options.warmup ?? 1);
 const seedPets = Number(options.pets ?? 1000);
 const clientCounts = (options.clients ?? "1,16,64").split(",").map(Number);
+const measuredEndpoints = (options.endpoints ?? "create,list").split(
+  ",",
+) as Endpoint[];
 const chartFile = options["no-chart"] === "true"
   ? undefined
   : resolve(ROOT, options.chart ?? "docs/performance-postgres.svg");
@@ -76,15 +124,30 @@ const PEER_NAME = runtime === "node" ? "Fastify + PostgreSQL" : "Hono + PostgreS
 type Endpoint = "create" | "list";
 
 interface Configuration {
+  /** Its name for `--only` and its database's. */
+  readonly id: string;
   readonly name: string;
   readonly kind: ServerKind;
   readonly instances: number;
   /** What it is measured on (default: both). */
   readonly endpoints?: readonly Endpoint[];
   readonly env?: Record<string, string>;
+  /** Another checkout whose service runs (`--baseline`), of this revision; default this one. */
+  readonly root?: string;
+  readonly revision?: string;
 }
-const OURS_ONE: Configuration = { name: "ours, 1 instance", kind: "ours", instances: 1 };
-const OURS_TWO: Configuration = { name: "ours, 2 instances", kind: "ours", instances: 2 };
+const OURS_ONE: Configuration = {
+  id: "ours1",
+  name: "ours, 1 instance",
+  kind: "ours",
+  instances: 1,
+};
+const OURS_TWO: Configuration = {
+  id: "ours2",
+  name: "ours, 2 instances",
+  kind: "ours",
+  instances: 2,
+};
 /**
  * Ours answers a full page it served before from its byte cache without asking the database (a
  * full page never changes: pets are never edited and ids only grow), and the peer queries for
@@ -92,15 +155,37 @@ const OURS_TWO: Configuration = { name: "ours, 2 instances", kind: "ours", insta
  * list's lead is the cache.
  */
 const OURS_NO_CACHE: Configuration = {
+  id: "nocache",
   name: "ours, 1 instance, cache off",
   kind: "ours",
   instances: 1,
   endpoints: ["list"],
   env: { CACHE_BYTES: "0" },
 };
-const PEER_ONE: Configuration = { name: PEER_NAME, kind: PEER, instances: 1 };
-const configurations = [OURS_ONE, OURS_TWO, OURS_NO_CACHE, PEER_ONE];
-const ENDPOINTS: Record<Endpoint, { name: string; path: string; method: "post" | "get" }> = {
+const PEER_ONE: Configuration = {
+  id: "peer",
+  name: PEER_NAME,
+  kind: PEER,
+  instances: 1,
+};
+/** `--baseline=REV,…`: our service at other revisions, each from a worktree of its own. */
+const baselineInstances = Number(options["baseline-instances"] ?? 1);
+const BASELINES: Configuration[] = (options.baseline?.split(",") ?? []).map((revision, i) => ({
+  id: "baseline",
+  name: `ours at ${revision}, ${baselineInstances} instance${baselineInstances === 1 ? "" : "s"}`,
+  kind: "ours",
+  instances: baselineInstances,
+  revision,
+  root: join(tmpdir(), `animal-store-bench-pg-baseline-${process.pid}-${i}`),
+}));
+const only = options.only?.split(",");
+const configurations = [OURS_ONE, OURS_TWO, OURS_NO_CACHE, PEER_ONE, ...BASELINES].filter(
+  (configuration) => only === undefined || only.includes(configuration.id),
+);
+const ENDPOINTS: Record<
+  Endpoint,
+  { name: string; path: string; method: "post" | "get" }
+> = {
   create: { name: "creates", path: "/v1/pets", method: "post" },
   list: { name: "list pages", path: "/v1/pets?limit=20", method: "get" },
 };
@@ -109,6 +194,8 @@ const ENDPOINTS: Record<Endpoint, { name: string; path: string; method: "post" |
 interface Measured extends WrkResult {
   readonly serviceCpuSeconds: number;
   readonly databaseCpuSeconds: number;
+  /** Creates: pets written per transaction (from the rows' `xmin`). */
+  readonly petsPerCommit?: number;
 }
 
 if (!hasCommand("wrk")) {
@@ -116,14 +203,34 @@ if (!hasCommand("wrk")) {
   process.exit(2);
 }
 if (runtime === "node") buildNodeBundles({});
+for (const baseline of BASELINES) {
+  // A detached worktree of the revision, sharing this checkout's node_modules.
+  execFileSync("git", ["worktree", "add", "--detach", baseline.root!, baseline.revision!], {
+    cwd: ROOT,
+    stdio: "ignore",
+  });
+  symlinkSync(join(ROOT, "node_modules"), join(baseline.root!, "node_modules"));
+  if (runtime === "node") {
+    buildServiceBundle(baseline.root!, join(baseline.root!, "dist", "animal-store.mjs"));
+  }
+}
 
 const scratch = mkdtempSync(join(tmpdir(), "animal-store-bench-pg-"));
 const scripts = writeWrkScripts(scratch);
 const cluster = await startPostgresCluster();
+/** The services running now: killed if the benchmark is stopped. */
+const running = new Set<Running>();
 process.on("exit", () => {
+  for (const service of running) service.child.kill("SIGKILL");
   cluster.stop();
   rmSync(scratch, { recursive: true, force: true });
+  for (const baseline of BASELINES) {
+    execFileSync("git", ["worktree", "remove", "--force", baseline.root!], { cwd: ROOT });
+  }
 });
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => process.exit(130));
+}
 const dataDirectory = cluster.adminSql("SHOW data_directory").trim();
 const postmasterPid = postmasterPidOf(dataDirectory);
 
@@ -133,25 +240,46 @@ const resultKey = (configuration: Configuration, endpoint: Endpoint, clients: nu
   `${configuration.name}|${endpoint}|${clients}`;
 const warnings: string[] = [];
 
+const databaseOf = (configuration: Configuration, round: number) =>
+  `bench_${round}_${configuration.id}_${configurations.indexOf(configuration)}`;
+
+/**
+ * The pets in the table and the transactions that wrote them (each row's `xmin`): the
+ * difference of two readings gives how many pets went into one commit.
+ */
+function petsAndTransactions(
+  database: string,
+): { pets: number; transactions: number } {
+  const [pets, transactions] = cluster.adminSql(
+    "SELECT count(*), count(DISTINCT xmin::text) FROM pets",
+    database,
+  ).trim().split("|").map(Number);
+  return { pets, transactions };
+}
+
 async function startConfiguration(configuration: Configuration, round: number) {
-  const database = `bench_${round}_${configuration.kind.replace(/-/g, "_")}_` +
-    configuration.instances;
+  const database = databaseOf(configuration, round);
   cluster.adminSql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   cluster.adminSql(`CREATE DATABASE ${database}`);
   const url = cluster.adminUrl.replace(/\/postgres$/, `/${database}`);
   const services: Running[] = [];
   for (let i = 0; i < configuration.instances; i++) {
-    services.push(
-      await startServer(serverCommand(runtime, configuration.kind, {}), {
-        kind: configuration.kind,
-        env: {
-          DATABASE_URL: url,
-          DATA_DIR: mkdtempSync(join(scratch, "data-")),
-          ...configuration.env,
-        },
-        stderrFile: join(scratch, "servers.stderr"),
-      }),
-    );
+    const root = configuration.root;
+    const command = serverCommand(runtime, configuration.kind, {
+      root,
+      nodeBundle: root === undefined ? undefined : join(root, "dist", "animal-store.mjs"),
+    });
+    const service = await startServer(command, {
+      kind: configuration.kind,
+      env: {
+        DATABASE_URL: url,
+        DATA_DIR: mkdtempSync(join(scratch, "data-")),
+        ...configuration.env,
+      },
+      stderrFile: join(scratch, "servers.stderr"),
+    });
+    services.push(service);
+    running.add(service);
   }
   // Seed through the API, so every configuration holds the same pets (every third one sold).
   for (let i = 0; i < seedPets; i += 50) {
@@ -285,10 +413,24 @@ for (let round = 0; round < rounds; round++) {
     const services = await startConfiguration(configuration, round);
     try {
       await checkDuties(configuration.name, services[0].port);
-      for (const endpoint of configuration.endpoints ?? ["create", "list"] as const) {
+      const endpoints = (configuration.endpoints ?? ["create", "list"] as const)
+        .filter((
+          endpoint,
+        ) => measuredEndpoints.includes(endpoint));
+      for (const endpoint of endpoints) {
         for (const clients of clientCounts) {
           if (warmup > 0) await drive(services, endpoint, clients, warmup);
-          const result = await drive(services, endpoint, clients, seconds);
+          const database = databaseOf(configuration, round);
+          const before = endpoint === "create" ? petsAndTransactions(database) : undefined;
+          const run = await drive(services, endpoint, clients, seconds);
+          const after = before === undefined ? undefined : petsAndTransactions(database);
+          const result: Measured = {
+            ...run,
+            petsPerCommit: before === undefined || after === undefined
+              ? undefined
+              : (after.pets - before.pets) /
+                Math.max(1, after.transactions - before.transactions),
+          };
           const id = resultKey(configuration, endpoint, clients);
           results.set(id, [...(results.get(id) ?? []), result]);
           console.log(
@@ -299,6 +441,9 @@ for (let round = 0; round < rounds; round++) {
                 Math.round(perCpuSecond(result, result.databaseCpuSeconds))
               } per database cpu-s, ` +
               `p99 ${(result.p99Us / 1000).toFixed(1)} ms` +
+              (result.petsPerCommit === undefined
+                ? ""
+                : `, ${result.petsPerCommit.toFixed(1)} pets per commit`) +
               (result.errors + result.non2xx > 0
                 ? `, ${result.errors} errors, ${result.non2xx} non-2xx`
                 : ""),
@@ -306,7 +451,10 @@ for (let round = 0; round < rounds; round++) {
         }
       }
     } finally {
-      for (const service of services) await stopServer(service);
+      for (const service of services) {
+        await stopServer(service);
+        running.delete(service);
+      }
     }
   }
 }
@@ -331,27 +479,31 @@ const perServiceCpu = (run: Measured) => perCpuSecond(run, run.serviceCpuSeconds
 const perDatabaseCpu = (run: Measured) => perCpuSecond(run, run.databaseCpuSeconds);
 
 console.log(
-  `\n| ${runtime} | endpoint | clients | req/s | per service cpu-s | per database cpu-s | ` +
-    `p99 ms | errors |`,
+  `\n| ${runtime} | endpoint | clients | req/s | min–max | per service cpu-s | ` +
+    `per database cpu-s | p99 ms | pets per commit | errors |`,
 );
-console.log("|---|---|---:|---:|---:|---:|---:|---:|");
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const endpoint of ["create", "list"] as const) {
   for (const clients of clientCounts) {
     for (const configuration of configurations) {
       const runs = results.get(resultKey(configuration, endpoint, clients)) ?? [];
       if (runs.length === 0) continue;
-      const cell = (of: (run: Measured) => number) =>
-        figure(configuration, endpoint, clients, of)!.toFixed(0);
-      console.log(
-        `| ${configuration.name} | ${ENDPOINTS[endpoint].name} | ${clients} | ${
-          cell(perSecond)
-        } | ` +
-          `${cell(perServiceCpu)} | ${cell(perDatabaseCpu)} | ` +
-          `${
-            (figure(configuration, endpoint, clients, (run) => run.p99Us)! / 1000).toFixed(1)
-          } | ` +
-          `${runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0)} |`,
-      );
+      const cell = (of: (run: Measured) => number, digits = 0) =>
+        figure(configuration, endpoint, clients, of)!.toFixed(digits);
+      const rates = runs.map(perSecond);
+      const cells = [
+        configuration.name,
+        ENDPOINTS[endpoint].name,
+        clients,
+        cell(perSecond),
+        `${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`,
+        cell(perServiceCpu),
+        cell(perDatabaseCpu),
+        cell((run) => run.p99Us / 1000, 1),
+        endpoint === "create" ? cell((run) => run.petsPerCommit ?? NaN, 1) : "",
+        runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
+      ];
+      console.log(`| ${cells.join(" | ")} |`);
     }
   }
 }
@@ -365,7 +517,12 @@ const ratioOf = (a: Configuration, b: Configuration, endpoint: Endpoint, clients
 };
 /** Two instances "collapse" when together they serve less than this share of what one serves. */
 const NO_COLLAPSE = 0.8;
-const verdicts: { text: string; ratio: number | undefined; target: number; info?: true }[] = [
+const verdicts: {
+  text: string;
+  ratio: number | undefined;
+  target: number;
+  info?: true;
+}[] = [
   {
     text: `creates/s, ours (1 instance) ÷ ${PEER_NAME} at ${top} clients`,
     ratio: ratioOf(OURS_ONE, PEER_ONE, "create", top),

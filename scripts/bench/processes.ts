@@ -114,12 +114,7 @@ export function buildNodeBundles(options: { nodeBundle?: string }): void {
   const esbuild = bin("esbuild");
   const common = ["--bundle", "--platform=node", "--format=esm", "--target=node20", REQUIRE_BANNER];
   if (options.nodeBundle === undefined) {
-    execFileSync(esbuild, [
-      "src/main.ts",
-      ...common,
-      `--outfile=${join(BUNDLE_DIR, "animal-store.mjs")}`,
-      "--log-level=warning",
-    ], { cwd: ROOT, stdio: "inherit" });
+    buildServiceBundle(ROOT, join(BUNDLE_DIR, "animal-store.mjs"));
   }
   execFileSync(esbuild, [
     "scripts/bench/service_nofsync.ts",
@@ -138,11 +133,28 @@ export function buildNodeBundles(options: { nodeBundle?: string }): void {
   }
 }
 
-/** The command line (without pinning) of one configuration. */
+/** The service of the checkout at `root` bundled for Node into `outfile`, as `npm run build` does. */
+export function buildServiceBundle(root: string, outfile: string): void {
+  execFileSync(bin("esbuild"), [
+    "src/main.ts",
+    "--bundle",
+    "--platform=node",
+    "--format=esm",
+    "--target=node20",
+    REQUIRE_BANNER,
+    `--outfile=${outfile}`,
+    "--log-level=warning",
+  ], { cwd: root, stdio: "inherit" });
+}
+
+/**
+ * The command line (without pinning) of one configuration; `root` is another checkout of the
+ * repository whose service runs instead of this one's (Node: give its bundle as `nodeBundle`).
+ */
 export function serverCommand(
   runtime: Runtime,
   kind: ServerKind,
-  options: { nodeBundle?: string; profileDir?: string },
+  options: { nodeBundle?: string; profileDir?: string; root?: string },
 ): string[] {
   const prof = options.profileDir === undefined
     ? []
@@ -159,10 +171,13 @@ export function serverCommand(
     }
     return [process.execPath, ...prof, join(BUNDLE_DIR, `${peer}.mjs`)];
   }
-  const source = kind === "ours" ? "src/main.ts" : "scripts/bench/service_nofsync.ts";
-  if (runtime === "bun") return [bin("bun"), ...prof, join(ROOT, source)];
+  const source = join(
+    options.root ?? ROOT,
+    kind === "ours" ? "src/main.ts" : "scripts/bench/service_nofsync.ts",
+  );
+  if (runtime === "bun") return [bin("bun"), ...prof, source];
   if (runtime === "deno") {
-    return [bin("deno"), "run", ...DENO_SERVICE_FLAGS, ...prof, join(ROOT, source)];
+    return [bin("deno"), "run", ...DENO_SERVICE_FLAGS, ...prof, source];
   }
   const bundle = kind === "ours"
     ? options.nodeBundle ?? join(BUNDLE_DIR, "animal-store.mjs")

@@ -124,7 +124,8 @@ export function runWrk(options: {
       clearTimeout(timer);
       reject(error);
     });
-    wrk.once("exit", (code) => {
+    // "close", not "exit": the exit may come before the last of the output has been read.
+    wrk.once("close", (code) => {
       clearTimeout(timer);
       const line = output.split("\n").find((text) => text.startsWith("BENCH_RESULT "));
       if (code !== 0 || line === undefined) {

@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL store's ids stop where the file's do (2^53 − 1): a backup of the database must be
- * a file that restores. Run on a real cluster (test/support/postgres.ts).
+ * a file that restores. A create that arrives as a batch ends is not left behind. Run on a real
+ * cluster (test/support/postgres.ts).
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
@@ -10,6 +11,8 @@ import { openPostgresStore } from "../../src/store/postgres/postgres_store.ts";
 import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 
 const LAST_ID = 9007199254740991;
+
+const idOf = (outcome: { kind: string; pet?: { id: number } }) => outcome.pet?.id ?? outcome.kind;
 
 describe("CreateBatches on PostgreSQL", { skip: skipWithoutPostgres }, () => {
   const drops: (() => Promise<void>)[] = [];
@@ -54,6 +57,25 @@ describe("CreateBatches on PostgreSQL", { skip: skipWithoutPostgres }, () => {
         "SELECT last_id FROM pet_id_counter",
       );
       assert.equal(last_id, String(LAST_ID), "the counter stops at the ceiling");
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a create made as the last batch is answered goes in a batch of its own at once", async () => {
+    const database = await freshDatabase();
+    drops.push(database.drop);
+    const config = loadConfig({ API_KEYS: "k", DATABASE_URL: database.url }).database!;
+    const store = await openPostgresStore({ database: config });
+    try {
+      // Each create is made the moment the one before is answered: no batch is committing
+      // then, nor will one come along to take it.
+      for (let i = 1; i <= 5; i++) {
+        const started = performance.now();
+        const outcome = await store.create({ name: `Next ${i}`, categoryId: 1n });
+        assert.equal(idOf(outcome), i);
+        assert.ok(performance.now() - started < 1000, "answered without waiting for a deadline");
+      }
     } finally {
       await store.close();
     }

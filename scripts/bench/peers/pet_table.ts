@@ -1,16 +1,18 @@
 /**
  * The PostgreSQL access of the PostgreSQL peers (`hono_postgres_app.ts`,
- * `fastify_postgres_server.ts`), in this one file so that moving them to another client (`pg`
- * instead of `postgres`, with our store) changes nothing else. Written as a user of the client
- * writes it: an identity column for ids, one `INSERT … RETURNING` per create (autocommit: the
- * answer waits for the commit's WAL flush), `ON CONFLICT DO NOTHING` on the unique
- * (API key, `Idempotency-Key`) index to tell a retry from a first create, and one
- * `SELECT … ORDER BY id LIMIT` per page on the primary key or a (status, id) index.
- * `DATABASE_URL` names the database; `DATABASE_POOL_SIZE` the pool (10, our service's default).
- * Dev-only benchmark code.
+ * `fastify_postgres_server.ts`), in this one file so that moving them to another client changes
+ * nothing else. On node-postgres (`pg`), the client our store uses, written as its users write it:
+ * a `pg.Pool` and `pool.query` for each statement, each statement named so that every pooled
+ * connection parses and plans it once (node-postgres's prepared statements, as our store does).
+ * An identity column for ids, one `INSERT … RETURNING` per create (autocommit: the answer waits
+ * for the commit's WAL flush, which PostgreSQL shares between commits that arrive together),
+ * `ON CONFLICT DO NOTHING` on the unique (API key, `Idempotency-Key`) index to tell a retry from a
+ * first create, and one `SELECT … ORDER BY id LIMIT` per page on the primary key or a (status, id)
+ * index. `DATABASE_URL` names the database; `DATABASE_POOL_SIZE` the pool (10, our service's
+ * default and node-postgres's). Dev-only benchmark code.
  */
 import process from "node:process";
-import postgres from "postgres";
+import pg from "pg";
 import type { BenchPet, Status } from "./pet_fixture.ts";
 
 /** What a keyed create is remembered by: the caller's API key, its key and its body's digest. */
@@ -53,11 +55,13 @@ function petOf(row: PetRow): BenchPet {
 
 /** Connects to `DATABASE_URL` and makes the table and its indexes when they are missing. */
 export async function openPetTable(): Promise<PetTable> {
-  const sql = postgres(process.env.DATABASE_URL!, {
+  const pool = new pg.Pool({
+    connectionString: process.env.DATABASE_URL,
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
-    onnotice: () => {},
   });
-  await sql`CREATE TABLE IF NOT EXISTS pets (
+  // An idle connection that breaks is reported here; without a listener it would end the process.
+  pool.on("error", (error) => console.error(`pet table: ${error.message}`));
+  await pool.query(`CREATE TABLE IF NOT EXISTS pets (
     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     name text NOT NULL,
     category_id bigint NOT NULL,
@@ -65,52 +69,87 @@ export async function openPetTable(): Promise<PetTable> {
     api_key text,
     idempotency_key text,
     request_digest text
-  )`;
-  await sql`CREATE INDEX IF NOT EXISTS pets_status_id ON pets (status, id)`;
-  await sql`CREATE UNIQUE INDEX IF NOT EXISTS pets_idempotency ON pets (api_key, idempotency_key)
-            WHERE idempotency_key IS NOT NULL`;
+  )`);
+  await pool.query(
+    `CREATE INDEX IF NOT EXISTS pets_status_id ON pets (status, id)`,
+  );
+  await pool.query(`CREATE UNIQUE INDEX IF NOT EXISTS pets_idempotency
+    ON pets (api_key, idempotency_key) WHERE idempotency_key IS NOT NULL`);
+
+  const rowsOf = async (name: string, text: string, values: unknown[]) =>
+    (await pool.query<PetRow>({ name, text, values })).rows;
 
   return {
     async create(pet, claim) {
       const status = pet.status ?? null;
       if (claim === undefined) {
-        const [row] = await sql<PetRow[]>`
-          INSERT INTO pets (name, category_id, status) VALUES (${pet.name}, ${pet.categoryId}, ${status})
-          RETURNING id, name, category_id, status`;
+        const [row] = await rowsOf(
+          "insert_pet",
+          `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3)
+           RETURNING id, name, category_id, status`,
+          [pet.name, pet.categoryId, status],
+        );
         return { kind: "created", pet: petOf(row) };
       }
-      const [row] = await sql<PetRow[]>`
-        INSERT INTO pets (name, category_id, status, api_key, idempotency_key, request_digest)
-        VALUES (${pet.name}, ${pet.categoryId}, ${status}, ${claim.scope}, ${claim.key},
-                ${claim.digest})
-        ON CONFLICT (api_key, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-        RETURNING id, name, category_id, status`;
+      const [row] = await rowsOf(
+        "insert_keyed_pet",
+        `INSERT INTO pets (name, category_id, status, api_key, idempotency_key, request_digest)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (api_key, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+         RETURNING id, name, category_id, status`,
+        [
+          pet.name,
+          pet.categoryId,
+          status,
+          claim.scope,
+          claim.key,
+          claim.digest,
+        ],
+      );
       if (row !== undefined) return { kind: "created", pet: petOf(row) };
       // The key was used before (the insert waited for that transaction if it was still open).
-      const [earlier] = await sql<PetRow[]>`
-        SELECT id, name, category_id, status, request_digest FROM pets
-        WHERE api_key = ${claim.scope} AND idempotency_key = ${claim.key}`;
+      const [earlier] = await rowsOf(
+        "select_keyed_pet",
+        `SELECT id, name, category_id, status, request_digest FROM pets
+         WHERE api_key = $1 AND idempotency_key = $2`,
+        [claim.scope, claim.key],
+      );
       return earlier.request_digest === claim.digest
         ? { kind: "replayed", pet: petOf(earlier) }
         : { kind: "key_reused" };
     },
 
     async get(id) {
-      const [row] = await sql<PetRow[]>`
-        SELECT id, name, category_id, status FROM pets WHERE id = ${id}`;
+      const [row] = await rowsOf(
+        "select_pet",
+        `SELECT id, name, category_id, status FROM pets WHERE id = $1`,
+        [id],
+      );
       return row === undefined ? undefined : petOf(row);
     },
 
     async page({ status, afterId, limit }) {
-      const rows = await sql<PetRow[]>`
-        SELECT id, name, category_id, status FROM pets
-        WHERE id > ${afterId} ${status === undefined ? sql`` : sql`AND status = ${status}`}
-        ORDER BY id LIMIT ${limit + 1}`;
-      return { pets: rows.slice(0, limit).map(petOf), hasMore: rows.length > limit };
+      const rows = status === undefined
+        ? await rowsOf(
+          "select_page",
+          `SELECT id, name, category_id, status FROM pets
+           WHERE id > $1 ORDER BY id LIMIT $2`,
+          [afterId, limit + 1],
+        )
+        : await rowsOf(
+          "select_status_page",
+          `SELECT id, name, category_id, status FROM pets
+           WHERE id > $1 AND status = $2 ORDER BY id LIMIT $3`,
+          [afterId, status, limit + 1],
+        );
+      return {
+        pets: rows.slice(0, limit).map(petOf),
+        hasMore: rows.length > limit,
+      };
     },
 
     async close() {
-      await sql.end({ timeout: 5 });
+      await pool.end();
     },
   };
 }

@@ -1,20 +1,27 @@
 /**
- * Creates on PostgreSQL, several instances writing one table. Creates that arrive while a
- * transaction is committing wait and go together in the next one (group commit, as in the file
- * store): one BEGIN … COMMIT and one WAL flush for many pets.
+ * Creates on PostgreSQL, several instances writing one table. Creates that arrive while a batch
+ * is committing wait and go together in the next one (group commit, as in the file store): one
+ * transaction and one WAL flush for many pets. A batch without Idempotency-Keys is one statement
+ * that is a transaction by itself (ids and insert together, TAKE_IDS_AND_INSERT): one round trip
+ * to the database, where BEGIN, the counter, the insert and COMMIT took four.
  *
  * Why ids come from a counter row and not a sequence. docs/api.md promises that walking the pages
  * (`WHERE id > $cursor ORDER BY id`) returns every pet exactly once while pets are being made. A
  * sequence hands out ids in call order but transactions commit in any order: instance A takes
  * id 7, instance B takes 8 and commits first, a reader pages past 8 — and A's 7, committed a
- * moment later, lies behind the reader's cursor for ever. Here every batch takes its ids with
- * `UPDATE pet_id_counter … RETURNING`, whose row lock is held until COMMIT: the next batch, from
- * any instance, blocks on that row until this one has committed (and is visible — PostgreSQL
- * makes a commit visible before it releases the transaction's locks), and only then gets higher
- * ids. So ids become visible in increasing order, and a cursor never skips one. A batch that rolls
- * back also rolls back its counter update: its ids were never shown to anyone and are reused.
- * The price is that creates from all instances commit one batch at a time — batching is what
- * keeps that fast.
+ * moment later, lies behind the reader's cursor for ever. Here every batch takes its ids by
+ * updating `pet_id_counter`, whose row lock is held until its transaction commits: the next
+ * batch, from any instance, blocks on that row until this one has committed (and is visible —
+ * PostgreSQL makes a commit visible before it releases the transaction's locks), and only then
+ * gets higher ids. So ids become visible in increasing order, and a cursor never skips one. A
+ * batch that rolls back also rolls back its counter update: its ids were never shown to anyone
+ * and are reused. The price is that creates from all instances commit one batch at a time, each
+ * through its WAL flush — batching is what keeps that fast.
+ *
+ * One batch in flight per instance. A second one, on another connection, waiting for the counter
+ * at the database, was measured (docs/performance.md): it hides a round trip, but halves the
+ * batches, and so costs more CPU of the service and the database per create, and with two
+ * instances four batches queue for the lock instead of two.
  *
  * Idempotency-Key across instances. A key is "in flight" while some transaction is writing it:
  * each batch takes `pg_try_advisory_xact_lock(hash(scope, key))` for its keys, which fails at
@@ -26,7 +33,9 @@
  * however long the transaction in front of it hangs: one still queued when its deadline passes
  * leaves the queue unsaved (503), and a batch's transaction has the deadline of its oldest create.
  * A transaction cut off before COMMIT was sent committed nothing; one whose COMMIT got no answer
- * may have committed, and its creates are told so (a retry with the same key finds the pet).
+ * may have committed, and its creates are told so (a retry with the same key finds the pet). A
+ * batch without keys sends its commit with its statement: cut off once sent, it may have
+ * committed, and is told so.
  */
 import { keyId } from "../idempotency.ts";
 import { petJson } from "../pet_json.ts";
@@ -39,7 +48,7 @@ import {
   type PendingCreate,
 } from "../store.ts";
 import { CommitUnconfirmedError, type Database, type Queryable } from "./database.ts";
-import { insertPets, type PetInsert, type PetRow, storedPetOf } from "./pet_rows.ts";
+import { type PetRow, storedPetOf } from "./pet_rows.ts";
 
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
@@ -62,6 +71,8 @@ export class CreateBatches {
   /** Keys queued or being written by this instance (other instances: the advisory lock). */
   readonly #keysInFlight = new Set<string>();
   #draining: Promise<void> | undefined;
+  /** A batch is at the database (holding a connection). */
+  #committing = false;
 
   /** `onFailure` hears of each transaction that failed. */
   constructor(database: Database, onFailure: (error: unknown) => void) {
@@ -81,6 +92,11 @@ export class CreateBatches {
       this.#armExpiry();
       this.#draining ??= this.#drain();
     });
+  }
+
+  /** How many connections the batches hold now (for the pool's metric): 0 or 1. */
+  get connectionsInUse(): number {
+    return this.#committing ? 1 : 0;
   }
 
   /** Resolves once every queued create has been answered. */
@@ -121,6 +137,21 @@ export class CreateBatches {
     create.resolve(outcome);
   }
 
+  /**
+   * One batch's transaction. Without keys it is one statement, a transaction by itself: one
+   * round trip to take the ids and insert the pets, and the answer comes once it has committed.
+   * With keys it is BEGIN, the keys' locks, their lookup, that statement, COMMIT.
+   */
+  #commit(batch: readonly PendingCreate[], deadline: number | undefined): Promise<CreateOutcome[]> {
+    if (batch.every((create) => create.claim === undefined)) {
+      return insertWithIds(
+        { query: (text, values) => this.#database.commitStatement(text, values ?? [], deadline) },
+        batch,
+      );
+    }
+    return this.#database.transaction((tx) => writeKeyedBatch(tx, batch), { deadline });
+  }
+
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
@@ -132,97 +163,128 @@ export class CreateBatches {
         this.#armExpiry();
         // The oldest create's deadline: the first in the queue arrived first.
         const deadline = batch[0].deadline;
-        const outcomes = await this.#database.transaction((tx) => writeBatch(tx, batch), {
-          deadline,
-        }).catch((error) => {
+        this.#committing = true;
+        const outcomes = await this.#commit(batch, deadline).catch((error) => {
           this.#onFailure(error);
           const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
             ? {
               kind: "unavailable",
-              reason: "the database connection was lost during COMMIT",
+              reason: "the database connection was lost before the commit was confirmed",
               outcomeUnknown: "commit_unconfirmed",
             }
             : { kind: "unavailable", reason: "the database did not commit the transaction" };
           return batch.map(() => outcome);
         });
+        this.#committing = false;
         batch.forEach((create, i) => this.#answer(create, outcomes[i]));
       }
     } finally {
+      // In the same turn as the last look at the queue: a create that the answers bring (a
+      // caller's next one) finds no loop and starts one, never waits for one that is ending.
       this.#draining = undefined;
     }
   }
 }
 
-/** The steps of one batch's transaction, numbered as they run. */
-async function writeBatch(
+/** The steps of a batch with keys, in one transaction, numbered as they run. */
+async function writeKeyedBatch(
   tx: Queryable,
   batch: readonly PendingCreate[],
 ): Promise<CreateOutcome[]> {
   const outcomes: (CreateOutcome | undefined)[] = new Array(batch.length).fill(undefined);
   const claimed = batch.flatMap((create, index) => create.claim === undefined ? [] : [index]);
 
-  if (claimed.length > 0) {
-    // 1. Lock each key for this transaction; a key another transaction holds is in flight.
-    const names = claimed.map((index) => keyId(batch[index].claim!));
-    const locks = await tx.query<{ locked: boolean }>(
-      `SELECT pg_try_advisory_xact_lock(hashtextextended(name, 0)) AS locked
-       FROM unnest($1::text[]) WITH ORDINALITY AS t(name, position)
-       ORDER BY position`,
-      [names],
+  // 1. Lock each key for this transaction; a key another transaction holds is in flight.
+  const names = claimed.map((index) => keyId(batch[index].claim!));
+  const locks = await tx.query<{ locked: boolean }>(
+    `SELECT pg_try_advisory_xact_lock(hashtextextended(name, 0)) AS locked
+     FROM unnest($1::text[]) WITH ORDINALITY AS t(name, position)
+     ORDER BY position`,
+    [names],
+  );
+  claimed.forEach((index, i) => {
+    if (!locks[i].locked) outcomes[index] = { kind: "key_in_flight" };
+  });
+  // 2. Keys already committed: the same body replays the pet, another body is refused. A
+  //    statement of its own, after the locks: its snapshot sees every transaction that held one
+  //    of them and committed (a commit is visible before its locks are released).
+  const lookup = claimed.filter((index) => outcomes[index] === undefined);
+  if (lookup.length > 0) {
+    const rows = await tx.query<PetRow & { position: string; digest: string }>(
+      `SELECT p.id, p.name, p.category_id, p.status, p.idempotency_digest AS digest, t.position
+       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(scope, key, position)
+       JOIN pets p ON p.idempotency_scope = t.scope AND p.idempotency_key = t.key`,
+      [lookup.map((i) => batch[i].claim!.scope), lookup.map((i) => batch[i].claim!.key)],
     );
-    claimed.forEach((index, i) => {
-      if (!locks[i].locked) outcomes[index] = { kind: "key_in_flight" };
-    });
-    // 2. Keys already committed: the same body replays the pet, another body is refused.
-    const lookup = claimed.filter((index) => outcomes[index] === undefined);
-    if (lookup.length > 0) {
-      const rows = await tx.query<PetRow & { position: string; digest: string }>(
-        `SELECT p.id, p.name, p.category_id, p.status, p.idempotency_digest AS digest, t.position
-         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(scope, key, position)
-         JOIN pets p ON p.idempotency_scope = t.scope AND p.idempotency_key = t.key`,
-        [lookup.map((i) => batch[i].claim!.scope), lookup.map((i) => batch[i].claim!.key)],
-      );
-      for (const row of rows) {
-        const index = lookup[Number(row.position) - 1];
-        outcomes[index] = row.digest === batch[index].claim!.digest
-          ? { kind: "replayed", pet: storedPetOf(row) }
-          : { kind: "key_reused" };
-      }
+    for (const row of rows) {
+      const index = lookup[Number(row.position) - 1];
+      outcomes[index] = row.digest === batch[index].claim!.digest
+        ? { kind: "replayed", pet: storedPetOf(row) }
+        : { kind: "key_reused" };
     }
   }
 
+  // 3. Ids and the insert for the rest; 4. COMMIT is the transaction's: the promise resolves,
+  //    and the 201s go out, only once it returns.
   const fresh = batch.flatMap((_, index) => outcomes[index] === undefined ? [index] : []);
   if (fresh.length === 0) return outcomes as CreateOutcome[];
+  const inserted = await insertWithIds(tx, fresh.map((index) => batch[index]));
+  fresh.forEach((index, i) => (outcomes[index] = inserted[i]));
+  return outcomes as CreateOutcome[];
+}
 
-  // 3. Take ids: the counter row's lock orders this batch after every batch that took ids
-  //    before it, from any instance, until COMMIT (see the comment at the top). Ids stop at
-  //    MAX_PET_ID, as in the file store (a backup of the pets must be a file that restores): the
-  //    creates past it get none and are refused. `before` and `after` are int8 as text, so the
-  //    counter never passes through a rounding number beyond it.
-  const [counter] = await tx.query<{ before: string; after: string }>(
-    `WITH old AS (SELECT last_id FROM pet_id_counter FOR UPDATE)
-     UPDATE pet_id_counter SET last_id = LEAST(old.last_id + $1, $2::bigint)
-     FROM old RETURNING old.last_id AS before, pet_id_counter.last_id AS after`,
-    [fresh.length, String(MAX_PET_ID)],
-  );
+/**
+ * Takes ids from the counter row and inserts the pets, in one statement. The counter row's lock
+ * orders this batch after every batch that took ids before it, from any instance, until its
+ * transaction ends (see the comment at the top). Ids stop at MAX_PET_ID, as in the file store (a
+ * backup of the pets must be a file that restores): the pets past it are not inserted. `before`
+ * and `after` come as int8 text, so the counter never passes through a rounding number.
+ *
+ * The `LIMIT 1`s tell the planner what it cannot know of a table it has not analysed: that the
+ * counter has one row. Without them it guesses thousands, multiplies the guesses of the joins,
+ * and past `jit_above_cost` compiles the statement with JIT: 14–210 ms per statement under
+ * EXPLAIN ANALYZE on a fresh database, against half a millisecond for the statement itself.
+ */
+const TAKE_IDS_AND_INSERT = `
+  WITH old AS (SELECT last_id FROM pet_id_counter LIMIT 1 FOR UPDATE),
+  counter AS (
+    UPDATE pet_id_counter SET last_id = LEAST(old.last_id + $1, $2::bigint)
+    FROM old RETURNING old.last_id AS before, pet_id_counter.last_id AS after
+  ),
+  inserted AS (
+    INSERT INTO pets (id, name, category_id, status,
+                      idempotency_scope, idempotency_key, idempotency_digest)
+    SELECT c.before + t.position, t.name, t.category_id, t.status, t.scope, t.key, t.digest
+    FROM (SELECT before, after FROM counter LIMIT 1) c,
+      unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[])
+        WITH ORDINALITY AS t(name, category_id, status, scope, key, digest, position)
+    WHERE t.position <= c.after - c.before
+  )
+  SELECT before, after FROM counter`;
+
+/**
+ * Inserts `creates` with the next ids (on `tx`, or as a transaction by itself); the creates past
+ * the last id are refused. `categoryId` travels as its decimal digits, never as a number.
+ */
+async function insertWithIds(
+  tx: Queryable,
+  creates: readonly PendingCreate[],
+): Promise<CreateOutcome[]> {
+  const [counter] = await tx.query<{ before: string; after: string }>(TAKE_IDS_AND_INSERT, [
+    creates.length,
+    String(MAX_PET_ID),
+    creates.map(({ pet }) => pet.name),
+    creates.map(({ pet }) => String(pet.categoryId)),
+    creates.map(({ pet }) => pet.status ?? null),
+    creates.map(({ claim }) => claim?.scope ?? null),
+    creates.map(({ claim }) => claim?.key ?? null),
+    creates.map(({ claim }) => claim?.digest ?? null),
+  ]);
   const firstId = Number(counter.before) + 1;
   const given = Math.max(0, Number(BigInt(counter.after) - BigInt(counter.before)));
-  for (const index of fresh.splice(given)) {
-    outcomes[index] = { kind: "unavailable", reason: ID_SPACE_EXHAUSTED, idSpaceExhausted: true };
-  }
-  if (fresh.length === 0) return outcomes as CreateOutcome[];
-
-  // 4. Insert the pets, one statement for the batch.
-  const rows: PetInsert[] = fresh.map((index, i) => ({
-    id: firstId + i,
-    pet: batch[index].pet,
-    claim: batch[index].claim,
-  }));
-  await insertPets(tx, rows);
-  rows.forEach(({ id, pet }, i) => {
-    outcomes[fresh[i]] = { kind: "created", pet: { id, json: petJson(id, pet) } };
-  });
-  // 5. COMMIT is the transaction's: the promise resolves, and the 201s go out, only once it
-  //    returns.
-  return outcomes as CreateOutcome[];
+  return creates.map(({ pet }, i): CreateOutcome =>
+    i < given
+      ? { kind: "created", pet: { id: firstId + i, json: petJson(firstId + i, pet) } }
+      : { kind: "unavailable", reason: ID_SPACE_EXHAUSTED, idSpaceExhausted: true }
+  );
 }

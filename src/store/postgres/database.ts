@@ -93,6 +93,25 @@ export class Database implements Queryable {
   }
 
   /**
+   * One statement that is a transaction by itself (no BEGIN: PostgreSQL commits it when it
+   * ends), on any pooled connection, within `deadline`: one round trip where BEGIN … COMMIT takes
+   * three. An error the server reports committed nothing; once the statement is sent, an answer
+   * that never comes (the connection broke, the deadline passed) rejects with
+   * CommitUnconfirmedError, since it may have committed.
+   */
+  commitStatement<Row>(
+    text: string,
+    values: Values,
+    deadline = this.deadline(),
+  ): Promise<Row[]> {
+    const state = { committing: false };
+    return this.#withConnection(deadline, state, (connection) => {
+      state.committing = true;
+      return connection.query<Row>(text, values);
+    });
+  }
+
+  /**
    * Runs `work` in one transaction (`begin` is its BEGIN statement) on one connection, and
    * commits. Rejects with CommitUnconfirmedError when COMMIT was sent and its answer lost; with
    * anything else, nothing was committed. The deadline covers the whole transaction.
@@ -147,7 +166,7 @@ export class Database implements Queryable {
         if (client !== undefined) discard(client);
         reject(
           state.committing
-            ? new CommitUnconfirmedError("no answer to COMMIT before the deadline")
+            ? new CommitUnconfirmedError("no answer to the commit before the deadline")
             : new DeadlineMissedError("the database did not answer before the deadline"),
         );
       }, Math.max(0, deadline - performance.now()));
@@ -171,7 +190,7 @@ export class Database implements Queryable {
             return (await client!.query({ text, values: values as unknown[], name })).rows as Row[];
           } catch (error) {
             if (state.committing && !hasSqlState(error)) {
-              throw new CommitUnconfirmedError("the connection broke during COMMIT", {
+              throw new CommitUnconfirmedError("the connection broke during the commit", {
                 cause: error,
               });
             }

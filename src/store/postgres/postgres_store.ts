@@ -101,7 +101,6 @@ export class PostgresStore implements PetStore {
   #closing: Promise<void> | undefined;
   /** For metrics. */
   #readsInFlight = 0;
-  #createsInFlight = 0;
   #queryErrors = 0;
 
   /** Use openPostgresStore. */
@@ -124,8 +123,7 @@ export class PostgresStore implements PetStore {
     if (!this.#available) {
       return Promise.resolve({ kind: "unavailable", reason: "the database is not reachable" });
     }
-    this.#createsInFlight++;
-    return this.#creates.create(pet, idempotency).finally(() => this.#createsInFlight--);
+    return this.#creates.create(pet, idempotency);
   }
 
   async get(id: number): Promise<StoredPet | undefined> {
@@ -158,8 +156,8 @@ export class PostgresStore implements PetStore {
 
   /**
    * Pets per status (one grouped count at scrape time), the pool's use and the statements failed.
-   * Connections in use are counted here, from what the store runs: each read holds one, and
-   * creates one between them (`CreateBatches` commits one transaction at a time).
+   * Connections in use are counted here, from what the store runs: each read holds one, and the
+   * batch of creates being committed one.
    */
   registerMetrics(registry: Registry): void {
     const setPets = petCountsGauge(registry);
@@ -177,7 +175,7 @@ export class PostgresStore implements PetStore {
     ).labels();
     registry.onScrape(async () => {
       // Taken before this scrape's own query, so it counts the traffic only.
-      const busy = this.#readsInFlight + (this.#createsInFlight > 0 ? 1 : 0);
+      const busy = this.#readsInFlight + this.#creates.connectionsInUse;
       inUse.set(Math.min(busy, this.#poolSize));
       try {
         const rows = await this.#read(() =>
