@@ -57,8 +57,7 @@ interface Contender {
 
 /** The ceiling's handler: its headers made per request as the peer makes them, and the answer. */
 function ceiling(): Contender {
-  const body =
-    '{"id":500,"name":"Pet 500","categoryId":500,"status":"available"}';
+  const body = '{"id":500,"name":"Pet 500","categoryId":500,"status":"available"}';
   const constant = Object.freeze({
     "x-content-type-options": "nosniff",
     deprecation: "@1767225600",
@@ -75,9 +74,7 @@ function ceiling(): Contender {
       served++;
       const headers: Record<string, string> = { ...constant };
       headers.etag = `"${(0x8cb3d14b + (served & 7)).toString(16)}86fff2b4"`;
-      headers["x-request-id"] = `e38d2f33-e22e-4069-9442-${
-        String(served).padStart(12, "0")
-      }`;
+      headers["x-request-id"] = `e38d2f33-e22e-4069-9442-${String(served).padStart(12, "0")}`;
       return new Response(body, { status: 200, headers });
     },
   };
@@ -175,16 +172,13 @@ for (let round = 0; round < WARM_UP_ROUNDS + ROUNDS; round++) {
 }
 void answer;
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[values.length >> 1];
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 console.log(
   `CPU ns per get, ${ROUNDS} rounds of ${TURNS * PER_TURN} (median, lowest):`,
 );
 for (const [contender, values] of costs) {
   console.log(
-    `  ${contender.name.padEnd(24)} ${
-      median(values).toFixed(0).padStart(6)
-    }  ` +
+    `  ${contender.name.padEnd(24)} ${median(values).toFixed(0).padStart(6)}  ` +
       `${Math.min(...values).toFixed(0).padStart(6)}`,
   );
 }
