@@ -116,23 +116,14 @@ async function readIntoBuffer(
   limit: number,
 ): Promise<Uint8Array> {
   let scratch = new Uint8Array(READ_SIZE);
-  let bytes: Uint8Array = new Uint8Array(0);
-  let size = 0;
+  const body = new GrowingBytes(limit);
   for (;;) {
     // The read takes the buffer and gives it back in `value` (a view of the bytes it filled).
     const { done, value } = await reader.read(scratch);
-    if (value === undefined || done) break;
+    if (value === undefined || done) return body.bytes();
     scratch = new Uint8Array(value.buffer);
-    if (size + value.byteLength > limit) {
-      // Stop pulling: the rest of an over-size body is never read into memory.
-      reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    bytes = withRoomFor(bytes, size, value.byteLength, limit);
-    bytes.set(value, size);
-    size += value.byteLength;
+    if (!body.append(value)) throw stopPulling(reader, limit);
   }
-  return bytes.subarray(0, size);
 }
 
 /**
@@ -143,31 +134,51 @@ async function readChunks(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   limit: number,
 ): Promise<Uint8Array> {
-  let bytes: Uint8Array = new Uint8Array(0);
-  let size = 0;
+  const body = new GrowingBytes(limit);
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.byteLength > limit) {
-      // Stop pulling: the rest of an over-size body is never read into memory.
-      reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    bytes = withRoomFor(bytes, size, value.byteLength, limit);
-    bytes.set(value, size);
-    size += value.byteLength;
+    if (done) return body.bytes();
+    if (!body.append(value)) throw stopPulling(reader, limit);
   }
-  return bytes.subarray(0, size);
 }
 
-/** `bytes` (its first `used` bytes kept), or a larger copy with room for `more` within `limit`. */
-function withRoomFor(bytes: Uint8Array, used: number, more: number, limit: number): Uint8Array {
-  const needed = used + more;
-  if (needed <= bytes.byteLength) return bytes;
-  const capacity = Math.min(limit, Math.max(needed, 2 * bytes.byteLength, FIRST_CAPACITY));
-  const grown = new Uint8Array(capacity);
-  grown.set(bytes.subarray(0, used));
-  return grown;
+/** Cancels the read: the rest of an over-size body is never read into memory. The 413 to throw. */
+function stopPulling(reader: { cancel(): Promise<void> }, limit: number) {
+  reader.cancel().catch(() => {});
+  return tooLarge(limit);
+}
+
+/** A body's bytes, copied into one buffer that grows (doubling) up to `limit`. */
+class GrowingBytes {
+  #buffer = new Uint8Array(0);
+  #size = 0;
+  readonly #limit: number;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /** Copies `chunk` in; false, copying nothing, when it would take the body past the limit. */
+  append(chunk: Uint8Array): boolean {
+    const needed = this.#size + chunk.byteLength;
+    if (needed > this.#limit) return false;
+    if (needed > this.#buffer.byteLength) {
+      const capacity = Math.min(
+        this.#limit,
+        Math.max(needed, 2 * this.#buffer.byteLength, FIRST_CAPACITY),
+      );
+      const grown = new Uint8Array(capacity);
+      grown.set(this.#buffer.subarray(0, this.#size));
+      this.#buffer = grown;
+    }
+    this.#buffer.set(chunk, this.#size);
+    this.#size = needed;
+    return true;
+  }
+
+  bytes(): Uint8Array {
+    return this.#buffer.subarray(0, this.#size);
+  }
 }
 
 /**
