@@ -72,15 +72,32 @@ async function promptHealth(service: ServiceProcess, limitMs: number): Promise<v
   assert.ok(took < limitMs, `/healthz took ${Math.round(took)} ms`);
 }
 
+/**
+ * Runs `test` against a service whose stdout is a FIFO read by `cat` (`pipe`), once its start
+ * line has come through; then kills the service, lets the reader go and removes everything.
+ */
+async function withPipedService(
+  test: (service: ServiceProcess, pipe: ReturnType<typeof logPipe>) => Promise<void>,
+): Promise<void> {
+  const dir = temporaryDirectory();
+  const pipe = logPipe(dir.path);
+  let service: ServiceProcess | undefined;
+  try {
+    const dataDir = join(dir.path, "data");
+    service = await startService({ dataDir, stdoutPath: pipe.path, env: ENV });
+    await waitFor(() => pipe.text().includes('"port"'), "the start line in the pipe");
+    await test(service, pipe);
+  } finally {
+    service?.kill("SIGKILL");
+    pipe.resume();
+    await pipe.close();
+    dir.remove();
+  }
+}
+
 describe(`logging on ${runtime} when stdout fails`, { timeout: 90_000 }, () => {
   it("a pipe whose reader exits: the service keeps serving, and counts the lines it drops", async () => {
-    const dir = temporaryDirectory();
-    const pipe = logPipe(dir.path);
-    let service: ServiceProcess | undefined;
-    try {
-      const dataDir = join(dir.path, "data");
-      service = await startService({ dataDir, stdoutPath: pipe.path, env: ENV });
-      await waitFor(() => pipe.text().includes('"port"'), "the start line in the pipe");
+    await withPipedService(async (service, pipe) => {
       await pipe.close();
 
       await requestMany(service, { path: "/v1/pets", count: 50, concurrency: 4, status: 200 });
@@ -95,21 +112,11 @@ describe(`logging on ${runtime} when stdout fails`, { timeout: 90_000 }, () => {
       assert.equal(service.child.exitCode, null, "the process is alive");
       assert.ok(await droppedLines(service) >= 70, "every line since the reader left is counted");
       assert.equal(await service.stop(), 0, "SIGTERM still ends in a clean exit");
-    } finally {
-      service?.kill("SIGKILL");
-      await pipe.close();
-      dir.remove();
-    }
+    });
   });
 
   it("a pipe whose reader stops reading: answers stay prompt, memory stays bounded, and one warn line counts the drops once it reads again", async () => {
-    const dir = temporaryDirectory();
-    const pipe = logPipe(dir.path);
-    let service: ServiceProcess | undefined;
-    try {
-      const dataDir = join(dir.path, "data");
-      service = await startService({ dataDir, stdoutPath: pipe.path, env: ENV });
-      await waitFor(() => pipe.text().includes('"port"'), "the start line in the pipe");
+    await withPipedService(async (service, pipe) => {
       // Warm up, so the growth measured below is the log's and not the first requests'.
       await requestMany(service, { path: LONG_PATH, count: 500, concurrency: 8, status: 404 });
       await waitFor(() => pipe.text().length > 500 * 8_000, "the warm-up's lines in the pipe");
@@ -136,34 +143,18 @@ describe(`logging on ${runtime} when stdout fails`, { timeout: 90_000 }, () => {
       assert.equal(reports.length, 1, "one warn line");
       assert.equal(reports[0].dropped, total, "the warn line and the metric agree");
       assert.match(reports[0].msg, new RegExp(`^${total} log lines dropped`));
-    } finally {
-      service?.kill("SIGKILL");
-      pipe.resume();
-      await pipe.close();
-      dir.remove();
-    }
+    });
   });
 
   it("a pipe whose reader stops reading does not hold up a SIGTERM's exit", async () => {
-    const dir = temporaryDirectory();
-    const pipe = logPipe(dir.path);
-    let service: ServiceProcess | undefined;
-    try {
-      const dataDir = join(dir.path, "data");
-      service = await startService({ dataDir, stdoutPath: pipe.path, env: ENV });
-      await waitFor(() => pipe.text().includes('"port"'), "the start line in the pipe");
+    await withPipedService(async (service, pipe) => {
       pipe.pause();
       // About 1.6 MB of lines: far more than the pipe holds, so a write is left waiting.
       await requestMany(service, { path: LONG_PATH, count: 200, concurrency: 8, status: 404 });
       // Requests finish at once; the last lines may wait half a second for stdout.
       const gone = new Promise((resolve) => setTimeout(() => resolve("still running"), 3_000));
       assert.equal(await Promise.race([service.stop(), gone]), 0);
-    } finally {
-      service?.kill("SIGKILL");
-      pipe.resume();
-      await pipe.close();
-      dir.remove();
-    }
+    });
   });
 });
 
