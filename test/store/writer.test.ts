@@ -5,12 +5,7 @@ import { join } from "node:path";
 import { setImmediate } from "node:timers";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
-import {
-  GATHER_SHARE_OF_SYNC,
-  GroupWriter,
-  MAX_GATHER_MS,
-  type WriterBatch,
-} from "../../src/store/jsonl/writer.ts";
+import { GATHER_AFTER_SYNC, GroupWriter, type WriterBatch } from "../../src/store/jsonl/writer.ts";
 import type { CreateOutcome } from "../../src/store/store.ts";
 import {
   deferred,
@@ -282,15 +277,17 @@ describe("GroupWriter", () => {
       waited < SYNC_MS * 0.75,
       `the lone create's batch started ${
         waited.toFixed(1)
-      } ms after the first was answered (the wait is at most ${SYNC_MS * GATHER_SHARE_OF_SYNC} ms)`,
+      } ms after the first was answered (the wait is at most ${
+        SYNC_MS * GATHER_AFTER_SYNC.shareOfCommit
+      } ms)`,
     );
   });
 
-  it("passes no share of a stalled disk's fdatasync on to the next batch (the wait stops at MAX_GATHER_MS)", async () => {
+  it("passes no share of a stalled disk's fdatasync on to the next batch (the wait stops at its maximum)", async () => {
     // A quarter of this sync would be 300 ms.
     const waited = await loneCreateWait(1_200);
     assert.ok(
-      waited < MAX_GATHER_MS + 150,
+      waited < GATHER_AFTER_SYNC.maxMs + 150,
       `the lone create's batch started ${waited.toFixed(1)} ms after the first was answered`,
     );
   });

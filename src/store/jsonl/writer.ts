@@ -12,22 +12,13 @@
  * measured under load, one batch at a time served as many creates with 7–10% less CPU per create
  * on each runtime (docs/performance.md, "Store").
  *
- * Why the next batch waits for the last one's callers (on a slow disk only): most clients send
- * their next create once their last one is answered, a round trip later (the answer sent and
- * read, the next request sent and parsed). Taking the queue the moment a batch is answered let
- * clients fall into groups that never met again: with 64 clients and a 200 ms fdatasync, the
- * first create went alone, the other 63 queued during its sync and went next, and from then on
- * each group queued behind the other's sync: batches of 1 and 63 took turns, 150 creates/s where
- * one batch per sync gives 300. So once a batch is durable, the next one starts when the queue
- * holds as many entries as that batch and the queue behind it had together (everyone is back, or
- * as many others came), or after a quarter of the batch's fdatasync time (at most 100 ms, so a
- * stalled disk's seconds are not passed on), whichever comes first. A close ends the wait at once.
- * Waiting for the batch's own size would not do: two groups of 32 would each find the other
- * queued and go on taking turns. The price: creates that come one by one, not in reply to
- * answers, seldom reach that count and wait the whole quarter (at most a quarter of a sync more
- * latency). Less than a quarter did not cover the round trip of 64 clients on a busy machine
- * (10–40 ms). Under 1 ms (a sync under 4 ms) there is no wait: the callers take longer to come
- * back than such a disk takes, the other group keeps the CPU busy meanwhile, and no timer is set.
+ * Why the next batch waits for the last one's callers (on a slow disk only): see
+ * `../batch_gathering.ts`. With 64 clients and a 200 ms fdatasync, batches of 1 and 63 took turns,
+ * 150 creates/s where one batch per sync gives 300. The wait is at most a quarter of the batch's
+ * fdatasync time (at most 100 ms, so a stalled disk's seconds are not passed on): less than a
+ * quarter did not cover the round trip of 64 clients on a busy machine (10–40 ms). Under 1 ms (a
+ * sync under 4 ms) there is no wait: the callers take longer to come back than such a disk takes,
+ * the other group keeps the CPU busy meanwhile, and no timer is set.
  *
  * Failure rules (ENOSPC, EIO, …):
  * - every caller of the failed batch is answered `unavailable`, but only once the file has been
@@ -51,25 +42,19 @@
  * - a bug of ours throws after a batch was synced (publishing it): the writer halts the same way
  *   rather than write the next batch over lines it cannot account for.
  */
+import {
+  BatchGathering,
+  type GatherPolicy,
+  type NextBatch,
+  nextBatch,
+} from "../batch_gathering.ts";
 import { type DataFile, errorCodeOf, writeFully } from "./file_layer.ts";
 
 /** Most entries in one batch: bounds a batch's bytes and its callers' wait. */
 export const MAX_BATCH = 1024;
 
-/**
- * The longest wait for a durable batch's callers to come back, as a share of that batch's
- * fdatasync time: what a create that arrives alone pays, at most, on top of its own sync.
- */
-export const GATHER_SHARE_OF_SYNC = 1 / 4;
-
-/** Shorter waits are not made: a fast disk's batches go out as soon as the last one is durable. */
-export const MIN_GATHER_MS = 1;
-
-/**
- * Nor longer ones: after a disk that stalled for seconds, the callers of its batch have mostly
- * given up, and the creates that come next must not pay a share of the stall.
- */
-export const MAX_GATHER_MS = 100;
+/** The wait for a durable batch's callers, by its fdatasync time (see the module comment). */
+export const GATHER_AFTER_SYNC: GatherPolicy = { shareOfCommit: 1 / 4, minMs: 1, maxMs: 100 };
 
 /** A batch as the writer sees it: the bytes to append, whatever else the store keeps in it. */
 export interface WriterBatch<Entry> {
@@ -115,9 +100,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   #busy = false;
   #halted: string | undefined;
   #idleWaiters: (() => void)[] = [];
-  /** While the writer waits for callers to come back: the queue length that ends the wait. */
-  #gatherUntilQueued = Infinity;
-  #endGathering: (() => void) | undefined;
+  readonly #gathering = new BatchGathering();
 
   constructor(options: WriterOptions<Entry, Batch>) {
     this.#options = options;
@@ -127,7 +110,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   /** Queues an entry; it is answered by `onDurable` or `onFailed`. */
   append(entry: Entry): void {
     this.#queue.push(entry);
-    if (this.#queue.length >= this.#gatherUntilQueued) this.#endGathering?.();
+    this.#gathering.queued(this.#queue.length);
     if (this.#busy) return;
     this.#busy = true;
     // After the current microtasks, so creates made in the same turn share the first batch.
@@ -151,7 +134,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
    * ends at once: whoever waits for the writer to be idle (a close) brings no more creates.
    */
   idle(): Promise<void> {
-    this.#endGathering?.();
+    this.#gathering.stop();
     if (!this.#busy) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
@@ -175,32 +158,12 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
           continue;
         }
         const next = await this.#commit(batch);
-        if (next !== undefined) await this.#gather(next);
+        await this.#gathering.wait(next, this.#queue.length);
       }
     } finally {
       this.#busy = false;
       for (const resolve of this.#idleWaiters.splice(0)) resolve();
     }
-  }
-
-  /**
-   * Waits until the queue holds `entries` entries or `ms` (at most MAX_GATHER_MS) have passed; not
-   * at all when `ms` is under MIN_GATHER_MS. See the module comment for why.
-   */
-  async #gather({ entries, ms }: NextBatch): Promise<void> {
-    if (ms < MIN_GATHER_MS || this.#queue.length >= entries) return;
-    ms = Math.min(ms, MAX_GATHER_MS);
-    await new Promise<void>((resolve) => {
-      const end = () => {
-        clearTimeout(timer);
-        this.#gatherUntilQueued = Infinity;
-        this.#endGathering = undefined;
-        resolve();
-      };
-      const timer = setTimeout(end, ms);
-      this.#gatherUntilQueued = entries;
-      this.#endGathering = end;
-    });
   }
 
   /**
@@ -228,12 +191,15 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
         this.#durableLength += batch.bytes.length;
         // Counted before the callers are answered: those who come back on the same turn (in one
         // process) are counted as they are queued.
-        const population = this.#queue.length + batch.entries.length;
+        const queued = this.#queue.length;
         this.#options.onDurable(batch);
-        return {
-          entries: Math.min(population, MAX_BATCH),
-          ms: syncSeconds * 1000 * GATHER_SHARE_OF_SYNC,
-        };
+        return nextBatch(
+          GATHER_AFTER_SYNC,
+          syncSeconds * 1000,
+          batch.entries.length,
+          queued,
+          MAX_BATCH,
+        );
       }
     } catch (error) {
       // A bug of ours once the batch was synced: which of its pets count is unknown, and the next
@@ -271,12 +237,6 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     return { reason, outcomeUnknown: halts };
   }
 }
-
-/**
- * What the batch after a durable one waits for: the queue to hold `entries` (everyone who was
- * queued, and the answered callers back), or `ms` to pass.
- */
-type NextBatch = { readonly entries: number; readonly ms: number };
 
 /** Why a batch was not acknowledged, and whether the writer must halt (the fail-stop rules). */
 type BatchFailure = { readonly reason: string; readonly halts: boolean };

@@ -18,6 +18,9 @@
  * and are reused. The price is that creates from all instances commit one batch at a time, each
  * through its WAL flush — batching is what keeps that fast.
  *
+ * After a batch, the next one waits for its callers to come back (`../batch_gathering.ts`): without
+ * that wait, 64 clients committed in batches of exactly 32, two groups taking turns.
+ *
  * One batch in flight per instance. A second one, on another connection, waiting for the counter
  * at the database, was measured (docs/performance.md): it hides a round trip, but halves the
  * batches, and so costs more CPU of the service and the database per create, and with two
@@ -37,6 +40,7 @@
  * batch without keys sends its commit with its statement: cut off once sent, it may have
  * committed, and is told so.
  */
+import { BatchGathering, type GatherPolicy, nextBatch } from "../batch_gathering.ts";
 import { keyId } from "../idempotency.ts";
 import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
@@ -52,6 +56,13 @@ import { type PetRow, storedPetOf } from "./pet_rows.ts";
 
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
+
+/**
+ * The wait for a batch's callers, by its transaction's time (the lock wait included). A commit
+ * takes a few hundred microseconds here, less than the callers' round trip, so there is no lower
+ * bound: the wait ends when they are back (a timer cannot fire sooner than about 1 ms anyway).
+ */
+export const GATHER_AFTER_COMMIT: GatherPolicy = { shareOfCommit: 1 / 4, minMs: 0, maxMs: 100 };
 
 /** A create in the queue, with its deadline (undefined: none). */
 interface QueuedCreate extends PendingCreate {
@@ -73,6 +84,7 @@ export class CreateBatches {
   #draining: Promise<void> | undefined;
   /** A batch is at the database (holding a connection). */
   #committing = false;
+  readonly #gathering = new BatchGathering();
 
   /** `onFailure` hears of each transaction that failed. */
   constructor(database: Database, onFailure: (error: unknown) => void) {
@@ -89,6 +101,7 @@ export class CreateBatches {
     }
     return new Promise((resolve) => {
       this.#queue.push({ pet, claim, resolve, deadline: this.#database.deadline() });
+      this.#gathering.queued(this.#queue.length);
       this.#armExpiry();
       this.#draining ??= this.#drain();
     });
@@ -101,6 +114,7 @@ export class CreateBatches {
 
   /** Resolves once every queued create has been answered. */
   async idle(): Promise<void> {
+    this.#gathering.stop();
     while (this.#draining !== undefined) await this.#draining;
   }
 
@@ -164,6 +178,7 @@ export class CreateBatches {
         // The oldest create's deadline: the first in the queue arrived first.
         const deadline = batch[0].deadline;
         this.#committing = true;
+        const started = performance.now();
         const outcomes = await this.#commit(batch, deadline).catch((error) => {
           this.#onFailure(error);
           const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
@@ -176,7 +191,15 @@ export class CreateBatches {
           return batch.map(() => outcome);
         });
         this.#committing = false;
+        const next = nextBatch(
+          GATHER_AFTER_COMMIT,
+          performance.now() - started,
+          batch.length,
+          this.#queue.length,
+          MAX_BATCH,
+        );
         batch.forEach((create, i) => this.#answer(create, outcomes[i]));
+        await this.#gathering.wait(next, this.#queue.length);
       }
     } finally {
       // In the same turn as the last look at the queue: a create that the answers bring (a
