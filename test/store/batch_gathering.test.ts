@@ -1,12 +1,16 @@
 /**
  * The wait of a group commit for the callers of its last batch (src/store/batch_gathering.ts):
- * how long it may be, and what ends it. The stores' own tests show the batches it makes.
+ * when it is made, how long it may be, and what ends it. The stores' own tests show the batches
+ * it makes (test/store/writer.test.ts, create_batches.test.ts).
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { BatchGathering, type GatherPolicy, nextBatch } from "../../src/store/batch_gathering.ts";
-
-const POLICY: GatherPolicy = { shareOfCommit: 1 / 4, minMs: 1, maxMs: 100 };
+import {
+  BatchGathering,
+  GATHER,
+  MAX_BATCHES_WITHOUT_WAIT,
+  nextBatch,
+} from "../../src/store/batch_gathering.ts";
 
 /** Milliseconds `promise` took to settle. */
 async function timed(promise: Promise<void>): Promise<number> {
@@ -15,22 +19,32 @@ async function timed(promise: Promise<void>): Promise<number> {
   return performance.now() - started;
 }
 
+/** A wait for 64 creates of `ms` that nobody ends: true when it was made (took its time). */
+async function waitsItsTime(gathering: BatchGathering, ms = 20): Promise<boolean> {
+  return await timed(gathering.wait({ entries: 64, ms }, 1)) >= ms * 0.8;
+}
+
 describe("nextBatch", () => {
-  it("waits for everyone who was in the batch or queued behind it, for a share of the commit", () => {
-    assert.deepEqual(nextBatch(POLICY, 200, 40, 24, 1024), { entries: 64, ms: 50 });
+  it("waits for everyone who was in the batch or queued behind it, for a quarter of the commit", () => {
+    assert.deepEqual(nextBatch(GATHER, 200, 40, 24, 1024), { entries: 64, ms: 50 });
   });
 
   it("waits for no more than a batch holds", () => {
-    assert.equal(nextBatch(POLICY, 200, 1000, 500, 1024)?.entries, 1024);
+    assert.equal(nextBatch(GATHER, 200, 1000, 500, 1024)?.entries, 1024);
   });
 
-  it("passes no more than its maximum of a stalled commit on", () => {
-    assert.equal(nextBatch(POLICY, 60_000, 1, 0, 1024)?.ms, 100);
+  it("passes at most 100 ms of a stalled commit on", () => {
+    assert.equal(nextBatch(GATHER, 60_000, 1, 0, 1024)?.ms, 100);
   });
 
-  it("does not wait after a commit quicker than its minimum allows", () => {
-    assert.equal(nextBatch(POLICY, 3.9, 64, 0, 1024), undefined);
-    assert.notEqual(nextBatch({ ...POLICY, minMs: 0 }, 0.4, 64, 0, 1024), undefined);
+  it("after a quick commit, waits only when five creates or more were in the batch or behind it", () => {
+    assert.equal(nextBatch(GATHER, 0.2, 3, 1, 1024), undefined, "a few creates go at once");
+    assert.deepEqual(nextBatch(GATHER, 0.2, 3, 2, 1024), { entries: 5, ms: 0.05 });
+    assert.deepEqual(nextBatch(GATHER, 0.4, 32, 32, 1024), { entries: 64, ms: 0.1 });
+  });
+
+  it("after a slow commit, waits for a lone create too", () => {
+    assert.deepEqual(nextBatch(GATHER, 4, 1, 0, 1024), { entries: 1, ms: 1 });
   });
 });
 
@@ -54,9 +68,6 @@ describe("BatchGathering", () => {
     const gathering = new BatchGathering();
     const waited = await timed(gathering.wait({ entries: 64, ms: 40 }, 1));
     assert.ok(waited >= 35 && waited < 1_000, `waited ${waited.toFixed(1)} ms of 40`);
-    // The count of the finished wait no longer ends anything: a later wait keeps its own.
-    gathering.queued(64);
-    assert.ok(await timed(gathering.wait({ entries: 64, ms: 40 }, 1)) >= 35);
   });
 
   it("ends the wait at once on stop (a close brings no more creates)", async () => {
@@ -65,5 +76,37 @@ describe("BatchGathering", () => {
     setTimeout(() => gathering.stop(), 5);
     const waited = await timed(wait);
     assert.ok(waited < 1_000, `waited ${waited.toFixed(1)} ms after stop`);
+  });
+
+  it("after waits that time ran out, lets 1, 2, 4 … batches go without one", async () => {
+    const gathering = new BatchGathering();
+    const made: boolean[] = [];
+    for (let i = 0; i < 10; i++) made.push(await waitsItsTime(gathering));
+    // Made, 1 skipped, made, 2 skipped, made, 4 skipped: clients that pause between creates pay
+    // for a wait that brings no one ever more rarely.
+    assert.deepEqual(made, [true, false, true, false, false, true, false, false, false, false]);
+  });
+
+  it("waits after every batch again once its callers came back", async () => {
+    const gathering = new BatchGathering();
+    assert.equal(await waitsItsTime(gathering), true);
+    assert.equal(await waitsItsTime(gathering), false, "one batch goes without a wait");
+    // Now the callers come back: the wait they end resets the count.
+    const wait = gathering.wait({ entries: 2, ms: 5_000 }, 1);
+    gathering.queued(2);
+    await wait;
+    assert.equal(await waitsItsTime(gathering), true);
+  });
+
+  it("lets at most MAX_BATCHES_WITHOUT_WAIT batches go without a wait", async () => {
+    const gathering = new BatchGathering();
+    let skipped = 0;
+    let longest = 0;
+    for (let made = 0; made < 9; skipped = 0) {
+      while (!(await waitsItsTime(gathering, 2))) skipped++;
+      made++;
+      longest = Math.max(longest, skipped);
+    }
+    assert.equal(longest, MAX_BATCHES_WITHOUT_WAIT);
   });
 });

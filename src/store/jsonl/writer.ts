@@ -1,7 +1,7 @@
 /**
  * The single writer of the data file: it writes and fdatasyncs the bytes it is handed and reports
  * the outcome. Entries queue up while the batch before them is on its way to disk; then all of
- * them (up to MAX_BATCH; after a slow fdatasync, once its callers are back: see below) become the
+ * them (up to MAX_BATCH; under load, once the last batch's callers are back: see below) become the
  * next batch, encoded by the store (`encode`: ids and lines, in queue order, which is file order),
  * and go to disk with one write and one fdatasync (group commit). One batch is on its way at a
  * time, so the file never has a hole and batches are reported in file order. The writer reports each batch once it is durable (`onDurable`); the
@@ -12,13 +12,8 @@
  * measured under load, one batch at a time served as many creates with 7–10% less CPU per create
  * on each runtime (docs/performance.md, "Store").
  *
- * Why the next batch waits for the last one's callers (on a slow disk only): see
- * `../batch_gathering.ts`. With 64 clients and a 200 ms fdatasync, batches of 1 and 63 took turns,
- * 150 creates/s where one batch per sync gives 300. The wait is at most a quarter of the batch's
- * fdatasync time (at most 100 ms, so a stalled disk's seconds are not passed on): less than a
- * quarter did not cover the round trip of 64 clients on a busy machine (10–40 ms). Under 1 ms (a
- * sync under 4 ms) there is no wait: the callers take longer to come back than such a disk takes,
- * the other group keeps the CPU busy meanwhile, and no timer is set.
+ * Why the next batch waits for the last one's callers: see `../batch_gathering.ts`. With 64
+ * clients, batches of 1 and 63 took turns on a 200 ms fdatasync, and of about 32 on a fast disk.
  *
  * Failure rules (ENOSPC, EIO, …):
  * - every caller of the failed batch is answered `unavailable`, but only once the file has been
@@ -42,19 +37,11 @@
  * - a bug of ours throws after a batch was synced (publishing it): the writer halts the same way
  *   rather than write the next batch over lines it cannot account for.
  */
-import {
-  BatchGathering,
-  type GatherPolicy,
-  type NextBatch,
-  nextBatch,
-} from "../batch_gathering.ts";
+import { BatchGathering, GATHER, type NextBatch, nextBatch } from "../batch_gathering.ts";
 import { type DataFile, errorCodeOf, writeFully } from "./file_layer.ts";
 
 /** Most entries in one batch: bounds a batch's bytes and its callers' wait. */
 export const MAX_BATCH = 1024;
-
-/** The wait for a durable batch's callers, by its fdatasync time (see the module comment). */
-export const GATHER_AFTER_SYNC: GatherPolicy = { shareOfCommit: 1 / 4, minMs: 1, maxMs: 100 };
 
 /** A batch as the writer sees it: the bytes to append, whatever else the store keeps in it. */
 export interface WriterBatch<Entry> {
@@ -194,7 +181,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
         const queued = this.#queue.length;
         this.#options.onDurable(batch);
         return nextBatch(
-          GATHER_AFTER_SYNC,
+          GATHER,
           syncSeconds * 1000,
           batch.entries.length,
           queued,

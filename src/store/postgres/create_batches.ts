@@ -18,8 +18,9 @@
  * and are reused. The price is that creates from all instances commit one batch at a time, each
  * through its WAL flush — batching is what keeps that fast.
  *
- * After a batch, the next one waits for its callers to come back (`../batch_gathering.ts`): without
- * that wait, 64 clients committed in batches of exactly 32, two groups taking turns.
+ * After a batch, the next one waits for its callers to come back (`../batch_gathering.ts`, the
+ * transaction's time counting its wait for the lock): without that wait, 64 clients committed in
+ * batches of exactly 32, two groups taking turns.
  *
  * One batch in flight per instance. A second one, on another connection, waiting for the counter
  * at the database, was measured (docs/performance.md): it hides a round trip, but halves the
@@ -40,7 +41,7 @@
  * batch without keys sends its commit with its statement: cut off once sent, it may have
  * committed, and is told so.
  */
-import { BatchGathering, type GatherPolicy, nextBatch } from "../batch_gathering.ts";
+import { BatchGathering, GATHER, nextBatch } from "../batch_gathering.ts";
 import { keyId } from "../idempotency.ts";
 import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
@@ -56,13 +57,6 @@ import { type PetRow, storedPetOf } from "./pet_rows.ts";
 
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
-
-/**
- * The wait for a batch's callers, by its transaction's time (the lock wait included). A commit
- * takes a few hundred microseconds here, less than the callers' round trip, so there is no lower
- * bound: the wait ends when they are back (a timer cannot fire sooner than about 1 ms anyway).
- */
-export const GATHER_AFTER_COMMIT: GatherPolicy = { shareOfCommit: 1 / 4, minMs: 0, maxMs: 100 };
 
 /** A create in the queue, with its deadline (undefined: none). */
 interface QueuedCreate extends PendingCreate {
@@ -192,7 +186,7 @@ export class CreateBatches {
         });
         this.#committing = false;
         const next = nextBatch(
-          GATHER_AFTER_COMMIT,
+          GATHER,
           performance.now() - started,
           batch.length,
           this.#queue.length,
