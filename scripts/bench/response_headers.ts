@@ -2,7 +2,7 @@
  * Micro-benchmark: what building one Response with a GET-pet's header set costs on this runtime,
  * by how the headers are handed over (a plain object literal, a copy of a prebuilt plain object,
  * a copy of a prebuilt `Headers`). Isolated, the prebuilt `Headers` wins on Deno and Bun; served,
- * it lost when served (docs/performance.md, "Past experiments"): check a finding here with
+ * it lost when served (docs/performance.md, "Get by id"): check a finding here with
  * scripts/bench/revisions.sh before acting on it.
  *
  *   node_modules/.bin/bun scripts/bench/response_headers.ts
