@@ -11,7 +11,11 @@
  * and one key. Log lines are formatted as in production but dropped, so no server pays for
  * stdout and the comparison measures the bridge, not the terminal.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
@@ -52,7 +56,7 @@ export async function benchApp(): Promise<App> {
       status: STATUSES[id % 3],
     });
   }
-  const log = createJsonLogger({ write: () => {}, backlog: () => 0 });
+  const log = createJsonLogger({ write: () => Promise.resolve() });
   const keys = new KeyRing([keyDigest(BENCH_KEY)]);
   return createApp({ config, keys, log, store });
 }
@@ -60,17 +64,29 @@ export async function benchApp(): Promise<App> {
 /** Starts the server of `kind` on `host`, on a free port. */
 export async function startServer(
   kind: ServerKind,
-  options: { host: string; wrapHandle?: (handle: App["handle"]) => App["handle"] },
+  options: {
+    host: string;
+    wrapHandle?: (handle: App["handle"]) => App["handle"];
+  },
 ): Promise<BenchServer> {
   const app = await benchApp();
-  const handle = options.wrapHandle ? options.wrapHandle(app.handle) : app.handle;
+  const handle = options.wrapHandle
+    ? options.wrapHandle(app.handle)
+    : app.handle;
   switch (kind) {
     case "ours": {
-      const server = await nodeRuntime.serve({ handle, port: 0, host: options.host });
+      const server = await nodeRuntime.serve({
+        handle,
+        port: 0,
+        host: options.host,
+      });
       return { port: server.port, close: () => server.shutdown(10_000) };
     }
     case "naive":
-      return await listen(naiveBridge((request) => handle(request, webResponse)), options.host);
+      return await listen(
+        naiveBridge((request) => handle(request, webResponse)),
+        options.host,
+      );
     case "ceiling": {
       // The same bytes a 20-pet page has, so the ceiling writes as much as the others do.
       const page = await app.fetch(
@@ -99,19 +115,23 @@ function naiveBridge(fetch: App["fetch"]): Listener {
       const headers = new Headers();
       for (const [name, value] of Object.entries(incoming.headers)) {
         if (value === undefined) continue;
-        if (Array.isArray(value)) { for (const item of value) headers.append(name, item); }
-        else headers.set(name, value);
+        if (Array.isArray(value)) {
+          for (const item of value) headers.append(name, item);
+        } else headers.set(name, value);
       }
       const method = incoming.method ?? "GET";
       const chunks: Buffer[] = [];
       if (method !== "GET" && method !== "HEAD") {
         for await (const chunk of incoming) chunks.push(chunk);
       }
-      const request = new Request(`http://${incoming.headers.host ?? "localhost"}${incoming.url}`, {
-        method,
-        headers,
-        body: chunks.length === 0 ? null : Buffer.concat(chunks),
-      });
+      const request = new Request(
+        `http://${incoming.headers.host ?? "localhost"}${incoming.url}`,
+        {
+          method,
+          headers,
+          body: chunks.length === 0 ? null : Buffer.concat(chunks),
+        },
+      );
       let response: Response;
       try {
         response = await fetch(request);

@@ -16,8 +16,8 @@ import process from "node:process";
 import {
   addLongNamedPets,
   encodingChurn,
-  residentBytes,
 } from "../../test/support/encoding_churn.ts";
+import { residentBytes } from "../../test/support/process_stats.ts";
 import {
   startService,
   targetRuntime,
@@ -27,7 +27,10 @@ import {
 const KEY = "measure-memory-key";
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) =>
-  Number(args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
+  Number(
+    args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ??
+      fallback,
+  );
 const br = option("br", 60_000);
 const gzip = option("gzip", 20_000);
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
@@ -49,11 +52,15 @@ for (const cacheBytes of ["0", undefined]) {
     const afterGzip = residentBytes(service);
     const gzipSeconds = (performance.now() - started) / 1000;
     console.log(
-      `${targetRuntime()} CACHE_BYTES=${cacheBytes ?? "default"}: RSS after start ${
-        mib(start)
-      } MiB, ` +
-        `after ${br} br ${mib(afterBr)} (${(br / brSeconds).toFixed(0)} req/s), ` +
-        `after ${gzip} gzip ${mib(afterGzip)} (${(gzip / gzipSeconds).toFixed(0)} req/s)`,
+      `${targetRuntime()} CACHE_BYTES=${
+        cacheBytes ?? "default"
+      }: RSS after start ${mib(start)} MiB, ` +
+        `after ${br} br ${mib(afterBr)} (${
+          (br / brSeconds).toFixed(0)
+        } req/s), ` +
+        `after ${gzip} gzip ${mib(afterGzip)} (${
+          (gzip / gzipSeconds).toFixed(0)
+        } req/s)`,
     );
   } finally {
     await service.stop();

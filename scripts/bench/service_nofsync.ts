@@ -16,13 +16,10 @@ import { detectRuntime } from "../../src/runtime/server.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { noSyncFileLayer } from "./no_sync_file_layer.ts";
 
-const log = createJsonLogger({
-  write: (text) => process.stdout.write(text),
-  backlog: () => process.stdout.writableLength ?? 0,
-});
+const runtime = await detectRuntime();
+const log = createJsonLogger(runtime.output("stdout"));
 const config = loadConfig(process.env);
 const keys = new KeyRing(loadApiKeys(config).digests);
-const runtime = await detectRuntime();
 const app = createApp({ config, keys, log, brotli: runtime.brotliEncoder?.() });
 const server = await runtime.serve({
   handle: app.handle,
@@ -35,7 +32,11 @@ const store = await openJsonlStore({
   onWarning: (message) => log.warn({ msg: message }),
 });
 app.ready(store);
-log.info({ msg: "bench service (fsync OFF) listening", port: server.port, pets: store.size });
+log.info({
+  msg: "bench service (fsync OFF) listening",
+  port: server.port,
+  pets: store.size,
+});
 
 let stopping = false;
 async function stop(): Promise<void> {
@@ -44,7 +45,7 @@ async function stop(): Promise<void> {
   app.drain();
   await server.shutdown(10_000);
   await store.close();
-  log.flush();
+  await log.flush();
   process.exit(0);
 }
 runtime.onSignal("SIGTERM", () => void stop());
