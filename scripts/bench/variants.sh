@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# Durable creates (POST /v1/pets, wrk -c64) on several servers at once, in interleaved rounds: each
-# argument is a checkout of the service (a directory with src/main.ts, edited or not: an ablation
-# is a worktree with one duty cut out, for the measurement only) or a peer's .ts file. Prints each
-# one's median CPU µs per create and the median of its per-round ratio to the first argument:
-# runs of one round are seconds apart, so the machine's drift cancels out of each ratio. Give the
-# first checkout twice for the noise (its A/A ratio). revisions.sh does the same for two revisions.
+# Durable creates (POST /v1/pets, wrk -c64), or with ENDPOINT=get gets by id (GET /v1/pets/500), on
+# several servers at once, in interleaved rounds: each argument is a checkout of the service (a
+# directory with src/main.ts, edited or not: an ablation is a worktree with one duty cut out, for
+# the measurement only) or a peer's .ts file (for gets, a copy of peers/get_ceiling_server.ts with
+# one thing added is how a cost is priced on the bare server). Prints each one's median CPU µs per
+# request and the median of its per-round ratio to the first argument: runs of one round are
+# seconds apart, so the machine's drift cancels out of each ratio. Give the first twice for the
+# noise (its A/A ratio). revisions.sh does the same for two git revisions.
 #
-#   bash scripts/bench/post_variants.sh <deno|bun> <rounds> <seconds> <checkout|peer.ts>...
-#   bash scripts/bench/post_variants.sh bun 20 2 . . /tmp/no-log scripts/bench/peers/group_commit_server.ts
+#   bash scripts/bench/variants.sh <deno|bun> <rounds> <seconds> <checkout|peer.ts>...
+#   bash scripts/bench/variants.sh bun 20 2 . . /tmp/no-log scripts/bench/peers/group_commit_server.ts
+#   ENDPOINT=get bash scripts/bench/variants.sh deno 9 3 scripts/bench/peers/get_ceiling_server.ts /tmp/reads.ts .
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runtime=${1:?deno or bun}
 rounds=${2:?rounds}
 seconds=${3:?seconds}
 shift 3
+endpoint=${ENDPOINT:-post}
+[ "$endpoint" = post ] || [ "$endpoint" = get ] || { echo "ENDPOINT is post or get" >&2; exit 2; }
 command -v wrk >/dev/null || { echo "Cannot benchmark: wrk is missing (apt-get install -y wrk)" >&2; exit 2; }
 source scripts/bench/measure.sh
 
@@ -56,13 +61,20 @@ for i in $(seq 0 $(($# - 1))); do
   pids+=($!)
   ports+=("$port")
 done
+printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$key" >"$scratch/get.lua"
 for port in "${ports[@]}"; do
   for _ in $(seq 100); do
-    curl -fs -o /dev/null -X POST -H "Authorization: Bearer $key" -H "Content-Type: application/json" \
-      -d '{"name":"a","categoryId":1}' "http://127.0.0.1:$port/v1/pets" && break
+    if [ "$endpoint" = post ]; then
+      curl -fs -o /dev/null -X POST -H "Authorization: Bearer $key" -H "Content-Type: application/json" \
+        -d '{"name":"a","categoryId":1}' "http://127.0.0.1:$port/v1/pets" && break
+    else
+      curl -fs -o /dev/null -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/pets/500" && break
+    fi
     sleep 0.1
   done
 done
+path=/v1/pets
+[ "$endpoint" = get ] && path=/v1/pets/500
 
 count=${#pids[@]}
 for round in $(seq 0 "$rounds"); do # round 0 warms up
@@ -71,8 +83,8 @@ for round in $(seq 0 "$rounds"); do # round 0 warms up
   [ $((round % 2)) -eq 1 ] && order=$(seq $((count - 1)) -1 0)
   for i in $order; do
     before=$(cpu_ticks "${pids[$i]}")
-    output=$(taskset -c 1 wrk -t1 -c64 -d"${seconds}s" -s "$scratch/post.lua" \
-      "http://127.0.0.1:${ports[$i]}/v1/pets")
+    output=$(taskset -c 1 wrk -t1 -c64 -d"${seconds}s" -s "$scratch/$endpoint.lua" \
+      "http://127.0.0.1:${ports[$i]}$path")
     after=$(cpu_ticks "${pids[$i]}")
     requests=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' <<<"$output")
     if grep -q "Non-2xx" <<<"$output"; then
@@ -82,9 +94,9 @@ for round in $(seq 0 "$rounds"); do # round 0 warms up
     [ "$round" -gt 0 ] && us_per_request "$((after - before))" "$requests" >>"$scratch/$i.runs" && echo >>"$scratch/$i.runs"
   done
 done
-echo "$runtime: $rounds rounds × ${seconds}s, wrk -c64, durable POST"
+echo "$runtime: $rounds rounds × ${seconds}s, wrk -c64, $([ "$endpoint" = post ] && echo "durable POST" || echo "GET $path")"
 for i in $(seq 0 $((count - 1))); do
   ratio=$(paste -d' ' "$scratch/0.runs" "$scratch/$i.runs" | awk '{printf "%.4f\n", $2 / $1}' | median)
-  printf '%-60s %7.2f µs CPU/create   ÷ first %.3f\n' "${*:$((i + 1)):1}" \
+  printf '%-60s %7.2f µs CPU/request   ÷ first %.3f\n' "${*:$((i + 1)):1}" \
     "$(median <"$scratch/$i.runs")" "$ratio"
 done
