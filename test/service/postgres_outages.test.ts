@@ -242,7 +242,10 @@ describe(`PostgreSQL crashing and freezing under creates on ${runtime}`, {
         " ",
         "-c",
         "SELECT idempotency_key, id FROM pets ORDER BY id",
-      ], { encoding: "utf8" }).trim().split("\n").map((line) => line.split(" "));
+        // Tens of thousands of rows between the outages: far past the default 1 MiB of output.
+      ], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 }).trim().split("\n").map((line) =>
+        line.split(" ")
+      );
       const answered = new Map([...idsByKey].map(([key, ids]) => [key, [...ids][0]]));
       assert.deepEqual(
         new Map(rows.map(([key, id]) => [key, Number(id)])),
