@@ -296,6 +296,20 @@ describe("GroupWriter", () => {
     );
   });
 
+  it("idle() called while a batch syncs resolves once it is answered, without waiting for its callers", async () => {
+    // A close during a commit: a quarter of this sync would be a 100 ms wait for callers who, the
+    // service being about to stop, never come back.
+    const { writer, file, writeStarted, append } = await slowDiskWriter(600);
+    const three = ["one", "two", "three"].map(append);
+    await within(firstWrite(writeStarted), "the first batch's write");
+    const idle = writer.idle().then(() => "idle");
+    await within(Promise.all(three).then(() => {}), "the batch's answer");
+    // Nothing is left to do but the callbacks of the answer (microtasks): any timer comes later.
+    const late = new Promise((resolve) => setTimeout(() => resolve("a timer later"), 20));
+    assert.equal(await Promise.race([idle, late]), "idle");
+    await file.close();
+  });
+
   it("cuts the file back before answering a failed batch, then writes the creates queued behind it", async () => {
     const dataDir = join(tempDir(), "data");
     let failFirstSync = false;

@@ -118,7 +118,8 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
 
   /**
    * Resolves once every queued entry has been answered. The wait for the last batch's callers
-   * ends at once: whoever waits for the writer to be idle (a close) brings no more creates.
+   * ends at once, and no batch after it waits for its own: whoever waits for the writer to be
+   * idle (a close) brings no more creates.
    */
   idle(): Promise<void> {
     this.#gathering.stop();
@@ -145,7 +146,8 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
           continue;
         }
         const next = await this.#commit(batch);
-        await this.#gathering.wait(next, this.#queue.length);
+        // Not while someone waits for the writer to be idle (a close): no caller comes back.
+        if (this.#idleWaiters.length === 0) await this.#gathering.wait(next, this.#queue.length);
       }
     } finally {
       this.#busy = false;

@@ -79,6 +79,8 @@ export class CreateBatches {
   /** A batch is at the database (holding a connection). */
   #committing = false;
   readonly #gathering = new BatchGathering();
+  /** Callers of `idle` not yet answered (a close): the batches make no wait for their callers. */
+  #idleWaiters = 0;
 
   /** `onFailure` hears of each transaction that failed. */
   constructor(database: Database, onFailure: (error: unknown) => void) {
@@ -108,8 +110,13 @@ export class CreateBatches {
 
   /** Resolves once every queued create has been answered. */
   async idle(): Promise<void> {
-    this.#gathering.stop();
-    while (this.#draining !== undefined) await this.#draining;
+    this.#idleWaiters++;
+    try {
+      this.#gathering.stop();
+      while (this.#draining !== undefined) await this.#draining;
+    } finally {
+      this.#idleWaiters--;
+    }
   }
 
   /** Sets the timer for the queue's first deadline, unless one is set. */
@@ -193,7 +200,7 @@ export class CreateBatches {
           MAX_BATCH,
         );
         batch.forEach((create, i) => this.#answer(create, outcomes[i]));
-        await this.#gathering.wait(next, this.#queue.length);
+        if (this.#idleWaiters === 0) await this.#gathering.wait(next, this.#queue.length);
       }
     } finally {
       // In the same turn as the last look at the queue: a create that the answers bring (a
