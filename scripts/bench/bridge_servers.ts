@@ -11,11 +11,7 @@
  * and one key. Log lines are formatted as in production but dropped, so no server pays for
  * stdout and the comparison measures the bridge, not the terminal.
  */
-import {
-  createServer,
-  type IncomingMessage,
-  type ServerResponse,
-} from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
@@ -70,9 +66,7 @@ export async function startServer(
   },
 ): Promise<BenchServer> {
   const app = await benchApp();
-  const handle = options.wrapHandle
-    ? options.wrapHandle(app.handle)
-    : app.handle;
+  const handle = options.wrapHandle ? options.wrapHandle(app.handle) : app.handle;
   switch (kind) {
     case "ours": {
       const server = await nodeRuntime.serve({

@@ -15,7 +15,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-const [runtime, clients, pauseMs, seconds, rounds, ...checkouts] = process.argv.slice(2);
+const [runtime, clients, pauseMs, seconds, rounds, ...checkouts] = process.argv
+  .slice(2);
 if (!["deno", "bun"].includes(runtime) || checkouts.length === 0) {
   console.error(
     "usage: node scripts/bench/create_latency.mjs <deno|bun> <clients> <pause-ms> <seconds> <rounds> <checkout>...",
@@ -44,35 +45,58 @@ async function startService(checkout) {
   const args = runtime === "deno" ? [bin, "run", "-A", "src/main.ts"] : [bin, "src/main.ts"];
   const child = spawn("taskset", ["-c", "0", ...args], {
     cwd: checkout,
-    env: { ...process.env, DATA_DIR: dataDir, API_KEYS: KEY, PORT: String(port), HOST: "127.0.0.1" },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      API_KEYS: KEY,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((done) => child.once("exit", done));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  for (let attempt = 0;; attempt++) {
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
+    if (attempt === 100) {
+      await stop();
+      throw new Error(`${checkout}: the service was not ready within 10 s`);
+    }
     await new Promise((done) => setTimeout(done, 100));
   }
-  return {
-    url: `http://127.0.0.1:${port}/v1/pets`,
-    async stop() {
-      child.kill("SIGTERM");
-      await new Promise((done) => child.once("exit", done));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return { url: `http://127.0.0.1:${port}/v1/pets`, stop };
 }
 
 /** Latencies (ms) of the creates `clients` pausing clients make in `seconds`. */
 async function drive(url) {
   const latencies = [];
   const end = performance.now() + Number(seconds) * 1000;
-  const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+  const headers = {
+    authorization: `Bearer ${KEY}`,
+    "content-type": "application/json",
+  };
   await Promise.all(Array.from({ length: Number(clients) }, async () => {
     while (performance.now() < end) {
       const started = performance.now();
-      const response = await fetch(url, { method: "POST", headers, body: BODY });
+      const response = await fetch(url, {
+        method: "POST",
+        headers,
+        body: BODY,
+      });
       await response.arrayBuffer();
-      if (response.status !== 201) throw new Error(`a create was answered ${response.status}`);
+      if (response.status !== 201) {
+        throw new Error(`a create was answered ${response.status}`);
+      }
       latencies.push(performance.now() - started);
       if (Number(pauseMs) > 0) {
         await new Promise((done) => setTimeout(done, Math.random() * Number(pauseMs)));
@@ -100,11 +124,15 @@ console.log(
 );
 checkouts.forEach((checkout, index) => {
   const sorted = all[index].sort((a, b) => a - b);
+  if (sorted.length === 0) {
+    return console.log(`  ${checkout}: no create was made`);
+  }
   const at = (share) => sorted[Math.floor(share * (sorted.length - 1))].toFixed(2);
-  const mean = (sorted.reduce((sum, ms) => sum + ms, 0) / sorted.length).toFixed(2);
+  const mean = (sorted.reduce((sum, ms) => sum + ms, 0) / sorted.length)
+    .toFixed(2);
   console.log(
-    `  ${checkout}: ${sorted.length} creates, mean ${mean} ms, p50 ${at(0.5)}, p90 ${at(0.9)}, p99 ${
-      at(0.99)
-    }`,
+    `  ${checkout}: ${sorted.length} creates, mean ${mean} ms, p50 ${at(0.5)}, p90 ${
+      at(0.9)
+    }, p99 ${at(0.99)}`,
   );
 });

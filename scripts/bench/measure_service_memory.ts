@@ -13,10 +13,7 @@
  * `--br=N` and `--gzip=N` change the counts.
  */
 import process from "node:process";
-import {
-  addLongNamedPets,
-  encodingChurn,
-} from "../../test/support/encoding_churn.ts";
+import { addLongNamedPets, encodingChurn } from "../../test/support/encoding_churn.ts";
 import { residentBytes } from "../../test/support/process_stats.ts";
 import {
   startService,
@@ -52,15 +49,11 @@ for (const cacheBytes of ["0", undefined]) {
     const afterGzip = residentBytes(service);
     const gzipSeconds = (performance.now() - started) / 1000;
     console.log(
-      `${targetRuntime()} CACHE_BYTES=${
-        cacheBytes ?? "default"
-      }: RSS after start ${mib(start)} MiB, ` +
-        `after ${br} br ${mib(afterBr)} (${
-          (br / brSeconds).toFixed(0)
-        } req/s), ` +
-        `after ${gzip} gzip ${mib(afterGzip)} (${
-          (gzip / gzipSeconds).toFixed(0)
-        } req/s)`,
+      `${targetRuntime()} CACHE_BYTES=${cacheBytes ?? "default"}: RSS after start ${
+        mib(start)
+      } MiB, ` +
+        `after ${br} br ${mib(afterBr)} (${(br / brSeconds).toFixed(0)} req/s), ` +
+        `after ${gzip} gzip ${mib(afterGzip)} (${(gzip / gzipSeconds).toFixed(0)} req/s)`,
     );
   } finally {
     await service.stop();

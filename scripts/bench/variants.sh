@@ -25,7 +25,7 @@ source scripts/bench/measure.sh
 root=$(pwd)
 # The peers accept only their fixture's key (peers/pet_fixture.ts); ours is given it as API_KEYS.
 key=bench-key-0123456789abcdef
-scratch=$(mktemp -d /tmp/animal-store-post-variants-XXXXXX)
+scratch=$(mktemp -d /tmp/animal-store-variants-XXXXXX)
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -63,15 +63,18 @@ for i in $(seq 0 $(($# - 1))); do
 done
 printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$key" >"$scratch/get.lua"
 for port in "${ports[@]}"; do
+  ready=false
   for _ in $(seq 100); do
     if [ "$endpoint" = post ]; then
       curl -fs -o /dev/null -X POST -H "Authorization: Bearer $key" -H "Content-Type: application/json" \
-        -d '{"name":"a","categoryId":1}' "http://127.0.0.1:$port/v1/pets" && break
+        -d '{"name":"a","categoryId":1}' "http://127.0.0.1:$port/v1/pets" && ready=true && break
     else
-      curl -fs -o /dev/null -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/pets/500" && break
+      curl -fs -o /dev/null -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/pets/500" &&
+        ready=true && break
     fi
     sleep 0.1
   done
+  $ready || { echo "Cannot measure: nothing answered on port $port within 10 s" >&2; exit 1; }
 done
 path=/v1/pets
 [ "$endpoint" = get ] && path=/v1/pets/500

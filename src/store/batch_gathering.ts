@@ -19,16 +19,16 @@
  * groups of 32 would each find the other queued and go on taking turns. The time is a quarter of
  * the commit's (what a create that comes alone pays at most), at most 100 ms (after a commit that
  * stalled for seconds its callers have mostly given up, and the creates that come next must not
- * pay a share of the stall). A close ends the wait at once.
+ * pay a share of the stall). A close makes no wait, and ends the one in progress.
  *
  * When. After a commit of 4 ms or more, always. After a quicker one, a quarter of it is shorter
- * than a timer can wait (runtimes fire none sooner than about 1 ms), so a wait would cost a create
+ * than a timer can wait (runtimes fire none sooner than 1–2 ms), so a wait would cost a create
  * that comes alone several commits' time: the batch waits only when at least five creates were in
  * it or queued behind it, a sign of clients in a closed loop, which come back at once (PostgreSQL's
  * `commit_delay` asks the same, `commit_siblings`, default 5). And a wait that its time ended (the
  * callers did not come back: clients that pause between creates) lets the next batches go without
  * one, 1, then twice as many after each such wait in a row, up to 64, so that such clients pay for
- * it about once in 64 batches. Measured (docs/performance.md, "Store"): 64 clients, 0.2 ms
+ * it about once in 64 batches; a wait that arrivals end (or find ended) starts the count again. Measured (docs/performance.md, "Store"): 64 clients, 0.2 ms
  * fdatasync: 11–14% less CPU per create and 5–12% more creates/s on Deno and Bun. Clients that
  * pause between creates: the same latency or better, but for 64 clients pausing 0–20 ms on Deno
  * (a tenth of the load the service takes), whose median rose by 0.6 ms, the tail unchanged: there
@@ -41,13 +41,14 @@ export interface GatherPolicy {
   readonly shareOfCommit: number;
   /** Nor longer than this. */
   readonly maxMs: number;
-  /** A shorter wait is made only for at least `minPopulation` creates (the batch and its queue). */
+  /** A wait shorter than this (a quick commit's) is made only for `minPopulation` creates … */
   readonly minMs: number;
+  /** … or more: those of the batch and those queued behind it. */
   readonly minPopulation: number;
 }
 
 /** The policy of both stores (see the module comment). */
-export const GATHER: GatherPolicy = {
+export const GATHER_POLICY: GatherPolicy = {
   shareOfCommit: 1 / 4,
   maxMs: 100,
   minMs: 1,
@@ -67,62 +68,86 @@ export interface NextBatch {
   readonly ms: number;
 }
 
-/**
- * The wait after a commit of `batchSize` creates that took `commitMs`, with `queued` creates
- * behind it (counted before its callers are answered, so that one who comes back in the same turn
- * is counted as queued), capped at `maxBatch`.
- */
-export function nextBatch(
-  policy: GatherPolicy,
-  commitMs: number,
-  batchSize: number,
-  queued: number,
-  maxBatch: number,
-): NextBatch | undefined {
-  const ms = Math.min(commitMs * policy.shareOfCommit, policy.maxMs);
-  const population = queued + batchSize;
+/** A commit that succeeded, as `nextBatch` weighs it. */
+export interface Commit {
+  /** How long it took (for PostgreSQL, its wait for the counter's lock included). */
+  readonly ms: number;
+  /** The creates it held. */
+  readonly size: number;
+  /**
+   * The creates queued behind it, counted before its callers are answered (so that one who comes
+   * back in the same turn is counted as queued).
+   */
+  readonly queued: number;
+  /** The most a batch may hold. */
+  readonly maxBatch: number;
+}
+
+/** What the batch after `commit` waits for, by `policy`. */
+export function nextBatch(policy: GatherPolicy, commit: Commit): NextBatch | undefined {
+  const ms = Math.min(commit.ms * policy.shareOfCommit, policy.maxMs);
+  const population = commit.queued + commit.size;
   if (ms < policy.minMs && population < policy.minPopulation) return undefined;
-  return { entries: Math.min(population, maxBatch), ms };
+  return { entries: Math.min(population, commit.maxBatch), ms };
 }
 
 /** The one wait of a store's drain loop at a time, and the arrivals that end it. */
 export class BatchGathering {
   #untilQueued = Infinity;
-  #end: ((timedOut: boolean) => void) | undefined;
+  #end: ((how: "arrivals" | "timer" | "close") => void) | undefined;
   /** Batches still to go without a wait, and how many the next wait that times out sets. */
   #batchesWithoutWait = 0;
   #backoff = 0;
+  /** Closes under way (`withoutWaits`): no wait is made meanwhile. */
+  #closing = 0;
 
-  /** The queue now holds `queued` creates: ends a wait that was for that many. */
-  queued(queued: number): void {
-    if (queued >= this.#untilQueued) this.#end?.(false);
-  }
-
-  /** Ends the wait now (whoever waits for the store to be idle brings no more creates). */
-  stop(): void {
-    this.#end?.(false);
+  /** A create arrived: the queue holds `queueLength`. Ends a wait that was for that many. */
+  arrived(queueLength: number): void {
+    if (queueLength >= this.#untilQueued) this.#end?.("arrivals");
   }
 
   /**
-   * Resolves once the queue holds `next.entries` (see `queued`), after `next.ms`, or on `stop`;
-   * at once while batches go without a wait (see MAX_BATCHES_WITHOUT_WAIT).
+   * Runs `close` (a wait for the store to be idle) with no wait for callers in progress or made
+   * meanwhile: whoever closes the store brings no more creates.
    */
-  wait(next: NextBatch | undefined, queued: number): Promise<void> {
-    if (next === undefined || queued >= next.entries) return Promise.resolve();
+  async withoutWaits<T>(close: () => Promise<T>): Promise<T> {
+    this.#closing++;
+    this.#end?.("close");
+    try {
+      return await close();
+    } finally {
+      this.#closing--;
+    }
+  }
+
+  /**
+   * Resolves once the queue holds `next.entries` (told by `arrived`), after `next.ms`, or on a
+   * close; at once while batches go without a wait (see MAX_BATCHES_WITHOUT_WAIT).
+   */
+  wait(next: NextBatch | undefined, queueLength: number): Promise<void> {
+    if (next === undefined || this.#closing > 0) return Promise.resolve();
+    if (queueLength >= next.entries) {
+      this.#backoff = 0;
+      return Promise.resolve();
+    }
     if (this.#batchesWithoutWait > 0) {
       this.#batchesWithoutWait--;
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const end = (timedOut: boolean) => {
+      const end = (how: "arrivals" | "timer" | "close") => {
         clearTimeout(timer);
         this.#untilQueued = Infinity;
         this.#end = undefined;
-        this.#backoff = timedOut ? Math.min(2 * this.#backoff || 1, MAX_BATCHES_WITHOUT_WAIT) : 0;
-        this.#batchesWithoutWait = this.#backoff;
+        if (how === "timer") {
+          this.#backoff = Math.min(2 * this.#backoff || 1, MAX_BATCHES_WITHOUT_WAIT);
+          this.#batchesWithoutWait = this.#backoff;
+        } else if (how === "arrivals") {
+          this.#backoff = 0;
+        }
         resolve();
       };
-      const timer = setTimeout(() => end(true), next.ms);
+      const timer = setTimeout(() => end("timer"), next.ms);
       this.#untilQueued = next.entries;
       this.#end = end;
     });

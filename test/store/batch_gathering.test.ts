@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   BatchGathering,
-  GATHER,
+  GATHER_POLICY,
   MAX_BATCHES_WITHOUT_WAIT,
   nextBatch,
 } from "../../src/store/batch_gathering.ts";
@@ -19,32 +19,46 @@ async function timed(promise: Promise<void>): Promise<number> {
   return performance.now() - started;
 }
 
-/** A wait for 64 creates of `ms` that nobody ends: true when it was made (took its time). */
-async function waitsItsTime(gathering: BatchGathering, ms = 20): Promise<boolean> {
-  return await timed(gathering.wait({ entries: 64, ms }, 1)) >= ms * 0.8;
+/**
+ * Asks for a wait for 64 creates, of `ms`, that no arrival ends: true when one was made, false
+ * when the batch went at once. Told apart by state, not by the clock: a batch that goes at once
+ * gets a promise already resolved, one that waits gets one its timer resolves.
+ */
+async function waitMade(gathering: BatchGathering, ms = 5): Promise<boolean> {
+  let settled = false;
+  const wait = gathering.wait({ entries: 64, ms }, 1).then(() => {
+    settled = true;
+  });
+  await Promise.resolve();
+  await Promise.resolve();
+  const made = !settled;
+  await wait;
+  return made;
 }
+
+const commit = (ms: number, size: number, queued: number) => ({ ms, size, queued, maxBatch: 1024 });
 
 describe("nextBatch", () => {
   it("waits for everyone who was in the batch or queued behind it, for a quarter of the commit", () => {
-    assert.deepEqual(nextBatch(GATHER, 200, 40, 24, 1024), { entries: 64, ms: 50 });
+    assert.deepEqual(nextBatch(GATHER_POLICY, commit(200, 40, 24)), { entries: 64, ms: 50 });
   });
 
   it("waits for no more than a batch holds", () => {
-    assert.equal(nextBatch(GATHER, 200, 1000, 500, 1024)?.entries, 1024);
+    assert.equal(nextBatch(GATHER_POLICY, commit(200, 1000, 500))?.entries, 1024);
   });
 
   it("passes at most 100 ms of a stalled commit on", () => {
-    assert.equal(nextBatch(GATHER, 60_000, 1, 0, 1024)?.ms, 100);
+    assert.equal(nextBatch(GATHER_POLICY, commit(60_000, 1, 0))?.ms, 100);
   });
 
   it("after a quick commit, waits only when five creates or more were in the batch or behind it", () => {
-    assert.equal(nextBatch(GATHER, 0.2, 3, 1, 1024), undefined, "a few creates go at once");
-    assert.deepEqual(nextBatch(GATHER, 0.2, 3, 2, 1024), { entries: 5, ms: 0.05 });
-    assert.deepEqual(nextBatch(GATHER, 0.4, 32, 32, 1024), { entries: 64, ms: 0.1 });
+    assert.equal(nextBatch(GATHER_POLICY, commit(0.2, 3, 1)), undefined, "a few go at once");
+    assert.deepEqual(nextBatch(GATHER_POLICY, commit(0.2, 3, 2)), { entries: 5, ms: 0.05 });
+    assert.deepEqual(nextBatch(GATHER_POLICY, commit(0.4, 32, 32)), { entries: 64, ms: 0.1 });
   });
 
   it("after a slow commit, waits for a lone create too", () => {
-    assert.deepEqual(nextBatch(GATHER, 4, 1, 0, 1024), { entries: 1, ms: 1 });
+    assert.deepEqual(nextBatch(GATHER_POLICY, commit(4, 1, 0)), { entries: 1, ms: 1 });
   });
 });
 
@@ -52,8 +66,8 @@ describe("BatchGathering", () => {
   it("ends the wait as soon as the queue holds the entries it waits for", async () => {
     const gathering = new BatchGathering();
     const wait = gathering.wait({ entries: 3, ms: 5_000 }, 1);
-    setTimeout(() => gathering.queued(2), 5);
-    setTimeout(() => gathering.queued(3), 10);
+    setTimeout(() => gathering.arrived(2), 5);
+    setTimeout(() => gathering.arrived(3), 10);
     const waited = await timed(wait);
     assert.ok(waited < 1_000, `waited ${waited.toFixed(1)} ms for 3 entries`);
   });
@@ -70,40 +84,52 @@ describe("BatchGathering", () => {
     assert.ok(waited >= 35 && waited < 1_000, `waited ${waited.toFixed(1)} ms of 40`);
   });
 
-  it("ends the wait at once on stop (a close brings no more creates)", async () => {
+  it("ends the wait in progress when a close begins, and makes none until it is over", async () => {
     const gathering = new BatchGathering();
     const wait = gathering.wait({ entries: 64, ms: 5_000 }, 1);
-    setTimeout(() => gathering.stop(), 5);
-    const waited = await timed(wait);
-    assert.ok(waited < 1_000, `waited ${waited.toFixed(1)} ms after stop`);
+    let madeDuringClose: boolean | undefined;
+    await gathering.withoutWaits(async () => {
+      assert.ok(await timed(wait) < 1_000, "the wait in progress ended");
+      madeDuringClose = await waitMade(gathering);
+    });
+    assert.equal(madeDuringClose, false, "no wait while the close runs");
+    assert.equal(await waitMade(gathering), true, "waits again once it is over");
   });
 
   it("after waits that time ran out, lets 1, 2, 4 … batches go without one", async () => {
     const gathering = new BatchGathering();
     const made: boolean[] = [];
-    for (let i = 0; i < 10; i++) made.push(await waitsItsTime(gathering));
+    for (let i = 0; i < 10; i++) made.push(await waitMade(gathering));
     // Made, 1 skipped, made, 2 skipped, made, 4 skipped: clients that pause between creates pay
     // for a wait that brings no one ever more rarely.
     assert.deepEqual(made, [true, false, true, false, false, true, false, false, false, false]);
   });
 
-  it("waits after every batch again once its callers came back", async () => {
+  it("waits after every batch again once the callers came back", async () => {
     const gathering = new BatchGathering();
-    assert.equal(await waitsItsTime(gathering), true);
-    assert.equal(await waitsItsTime(gathering), false, "one batch goes without a wait");
+    assert.equal(await waitMade(gathering), true);
+    assert.equal(await waitMade(gathering), false, "one batch goes without a wait");
     // Now the callers come back: the wait they end resets the count.
     const wait = gathering.wait({ entries: 2, ms: 5_000 }, 1);
-    gathering.queued(2);
+    gathering.arrived(2);
     await wait;
-    assert.equal(await waitsItsTime(gathering), true);
+    assert.equal(await waitMade(gathering), true);
+    assert.equal(await waitMade(gathering), false);
+    // Callers already back when the batch is answered start the count again too: after the next
+    // wait that times out, one batch goes without a wait, not two.
+    await gathering.wait({ entries: 2, ms: 5_000 }, 2);
+    assert.deepEqual(
+      [await waitMade(gathering), await waitMade(gathering), await waitMade(gathering)],
+      [true, false, true],
+    );
   });
 
   it("lets at most MAX_BATCHES_WITHOUT_WAIT batches go without a wait", async () => {
     const gathering = new BatchGathering();
-    let skipped = 0;
     let longest = 0;
-    for (let made = 0; made < 9; skipped = 0) {
-      while (!(await waitsItsTime(gathering, 2))) skipped++;
+    for (let made = 0; made < 9;) {
+      let skipped = 0;
+      while (!(await waitMade(gathering, 1))) skipped++;
       made++;
       longest = Math.max(longest, skipped);
     }

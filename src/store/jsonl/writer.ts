@@ -37,7 +37,7 @@
  * - a bug of ours throws after a batch was synced (publishing it): the writer halts the same way
  *   rather than write the next batch over lines it cannot account for.
  */
-import { BatchGathering, GATHER, type NextBatch, nextBatch } from "../batch_gathering.ts";
+import { BatchGathering, GATHER_POLICY, type NextBatch, nextBatch } from "../batch_gathering.ts";
 import { type DataFile, errorCodeOf, writeFully } from "./file_layer.ts";
 
 /** Most entries in one batch: bounds a batch's bytes and its callers' wait. */
@@ -97,7 +97,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   /** Queues an entry; it is answered by `onDurable` or `onFailed`. */
   append(entry: Entry): void {
     this.#queue.push(entry);
-    this.#gathering.queued(this.#queue.length);
+    this.#gathering.arrived(this.#queue.length);
     if (this.#busy) return;
     this.#busy = true;
     // After the current microtasks, so creates made in the same turn share the first batch.
@@ -122,9 +122,10 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
    * idle (a close) brings no more creates.
    */
   idle(): Promise<void> {
-    this.#gathering.stop();
     if (!this.#busy) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+    return this.#gathering.withoutWaits(() =>
+      new Promise<void>((resolve) => this.#idleWaiters.push(resolve))
+    );
   }
 
   /** Commits batch after batch until the queue is empty and the last batch's callers are away. */
@@ -146,8 +147,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
           continue;
         }
         const next = await this.#commit(batch);
-        // Not while someone waits for the writer to be idle (a close): no caller comes back.
-        if (this.#idleWaiters.length === 0) await this.#gathering.wait(next, this.#queue.length);
+        await this.#gathering.wait(next, this.#queue.length);
       }
     } finally {
       this.#busy = false;
@@ -182,13 +182,12 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
         // process) are counted as they are queued.
         const queued = this.#queue.length;
         this.#options.onDurable(batch);
-        return nextBatch(
-          GATHER,
-          syncSeconds * 1000,
-          batch.entries.length,
+        return nextBatch(GATHER_POLICY, {
+          ms: syncSeconds * 1000,
+          size: batch.entries.length,
           queued,
-          MAX_BATCH,
-        );
+          maxBatch: MAX_BATCH,
+        });
       }
     } catch (error) {
       // A bug of ours once the batch was synced: which of its pets count is unknown, and the next

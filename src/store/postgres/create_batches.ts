@@ -41,7 +41,7 @@
  * batch without keys sends its commit with its statement: cut off once sent, it may have
  * committed, and is told so.
  */
-import { BatchGathering, GATHER, nextBatch } from "../batch_gathering.ts";
+import { BatchGathering, GATHER_POLICY, type NextBatch, nextBatch } from "../batch_gathering.ts";
 import { keyId } from "../idempotency.ts";
 import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
@@ -79,8 +79,6 @@ export class CreateBatches {
   /** A batch is at the database (holding a connection). */
   #committing = false;
   readonly #gathering = new BatchGathering();
-  /** Callers of `idle` not yet answered (a close): the batches make no wait for their callers. */
-  #idleWaiters = 0;
 
   /** `onFailure` hears of each transaction that failed. */
   constructor(database: Database, onFailure: (error: unknown) => void) {
@@ -97,7 +95,7 @@ export class CreateBatches {
     }
     return new Promise((resolve) => {
       this.#queue.push({ pet, claim, resolve, deadline: this.#database.deadline() });
-      this.#gathering.queued(this.#queue.length);
+      this.#gathering.arrived(this.#queue.length);
       this.#armExpiry();
       this.#draining ??= this.#drain();
     });
@@ -109,14 +107,10 @@ export class CreateBatches {
   }
 
   /** Resolves once every queued create has been answered. */
-  async idle(): Promise<void> {
-    this.#idleWaiters++;
-    try {
-      this.#gathering.stop();
+  idle(): Promise<void> {
+    return this.#gathering.withoutWaits(async () => {
       while (this.#draining !== undefined) await this.#draining;
-    } finally {
-      this.#idleWaiters--;
-    }
+    });
   }
 
   /** Sets the timer for the queue's first deadline, unless one is set. */
@@ -180,7 +174,9 @@ export class CreateBatches {
         const deadline = batch[0].deadline;
         this.#committing = true;
         const started = performance.now();
+        let failed = false;
         const outcomes = await this.#commit(batch, deadline).catch((error) => {
+          failed = true;
           this.#onFailure(error);
           const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
             ? {
@@ -192,15 +188,16 @@ export class CreateBatches {
           return batch.map(() => outcome);
         });
         this.#committing = false;
-        const next = nextBatch(
-          GATHER,
-          performance.now() - started,
-          batch.length,
-          this.#queue.length,
-          MAX_BATCH,
-        );
+        // After a failed commit no wait: its callers, answered 503, seldom come back at once, and
+        // the creates queued behind it are nearer their deadlines (as the file store's writer).
+        const next: NextBatch | undefined = failed ? undefined : nextBatch(GATHER_POLICY, {
+          ms: performance.now() - started,
+          size: batch.length,
+          queued: this.#queue.length,
+          maxBatch: MAX_BATCH,
+        });
         batch.forEach((create, i) => this.#answer(create, outcomes[i]));
-        if (this.#idleWaiters === 0) await this.#gathering.wait(next, this.#queue.length);
+        await this.#gathering.wait(next, this.#queue.length);
       }
     } finally {
       // In the same turn as the last look at the queue: a create that the answers bring (a
