@@ -25,14 +25,17 @@
  * than a timer can wait (runtimes fire none sooner than 1–2 ms), so a wait would cost a create
  * that comes alone several commits' time: the batch waits only when at least five creates were in
  * it or queued behind it, a sign of clients in a closed loop, which come back at once (PostgreSQL's
- * `commit_delay` asks the same, `commit_siblings`, default 5). And a wait that its time ended (the
- * callers did not come back: clients that pause between creates) lets the next batches go without
- * one, 1, then twice as many after each such wait in a row, up to 64, so that such clients pay for
- * it about once in 64 batches; a wait that arrivals end (or find ended) starts the count again. Measured (docs/performance.md, "Store"): 64 clients, 0.2 ms
- * fdatasync: 11–14% less CPU per create and 5–12% more creates/s on Deno and Bun. Clients that
- * pause between creates: the same latency or better, but for 64 clients pausing 0–20 ms on Deno
- * (a tenth of the load the service takes), whose median rose by 0.6 ms, the tail unchanged: there
- * newcomers end the wait before its timer does, so it never backs off.
+ * `commit_delay` likewise waits only while `commit_siblings`, default 5, other transactions are
+ * open). And a wait that its time ended (the callers did not come back: clients that pause between
+ * creates) lets the next batches go without one, 1, then twice as many after each such wait in a
+ * row, up to 64, so that such clients pay for it about once in 64 batches; a wait that arrivals end
+ * (or find ended) starts the count again.
+ *
+ * Measured (docs/performance.md, "Store"): 64 clients, 0.2 ms fdatasync: 11–14% less CPU per
+ * create and 5–12% more creates/s on Deno and Bun. Clients that pause between creates: the same
+ * latency or better, but for 64 clients pausing 0–20 ms on Deno (a tenth of the load the service
+ * takes), whose median rose by 0.6 ms, the tail unchanged: there newcomers end the wait before its
+ * timer does, so it never backs off.
  */
 
 /** How long the batch after a commit may wait for its callers, by that commit's time. */

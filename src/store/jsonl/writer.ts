@@ -4,8 +4,9 @@
  * them (up to MAX_BATCH; under load, once the last batch's callers are back: see below) become the
  * next batch, encoded by the store (`encode`: ids and lines, in queue order, which is file order),
  * and go to disk with one write and one fdatasync (group commit). One batch is on its way at a
- * time, so the file never has a hole and batches are reported in file order. The writer reports each batch once it is durable (`onDurable`); the
- * store then publishes it to memory and answers its callers, so nothing a reader sees can be lost.
+ * time, so the file never has a hole and batches are reported in file order. The writer reports
+ * each batch once it is durable (`onDurable`); the store then publishes it to memory and answers
+ * its callers, so nothing a reader sees can be lost.
  *
  * Why one batch at a time: a second batch syncing while the first one does splits the same
  * creates into twice the batches, and each fdatasync costs tens of microseconds of CPU;
