@@ -35,17 +35,9 @@
  * issue 28's: the get by id against the get ceiling and the fastest same-work peer, durable POST
  * against the two group-commit peers.
  *
- * Options: --rounds=3 --duration=5 --warmup=1 --connections=64 --pets=1000
- * --runtimes=bun,deno,node --servers=ceiling,get-ceiling,ours,hono,elysia,fastify,hono-same,…
- * --no-post --quick (rounds 2, duration 3, no mix and none of the extras: the page ceiling, the
- * 304 and gzip clients, fsync off, bun:sqlite; the get ceiling stays: a target is measured
- * against it) --chart=FILE (default docs/performance.svg) --no-chart
- * --node-bundle=dist/animal-store.mjs (use that bundle instead of building one)
- * --json=FILE (also write every run's figures, the yardstick rows and the targets' verdicts)
- * --profile[=DIR] --replay --replay-pets=N
- * --ten-million --replay-runs=2 --summarize=FILE.cpuprofile
- * --quiet-wait=30 (seconds to wait, before each measured run, for other processes to leave the
- * machine idle; runs made on a busy machine are marked "!" in the table)
+ * Options: `--help` lists them (runtimes, configurations, rounds and durations, the mix, the
+ * extras, the chart and JSON outputs, profiles and replay). Runs made on a busy machine are marked
+ * "!" in the table (`--quiet-wait` sets how long each run first waits for an idle machine).
  */
 import {
   copyFileSync,
@@ -172,7 +164,32 @@ interface Measured extends WrkResult {
   readonly rssMb: number | undefined;
 }
 
+const USAGE = `npm run bench -- [options]
+
+  --runtimes=bun,deno,node     the runtimes measured (default all three)
+  --servers=NAMES              configurations, of ceiling, get-ceiling, ours, hono, elysia,
+                               fastify, hono-same, elysia-same, fastify-same, group-commit,
+                               group-commit-same, sqlite (default all)
+  --rounds=N --duration=S      interleaved rounds (default 3) of S seconds per figure (default 5)
+  --warmup=S                   warm-up seconds before each measured run (default 1)
+  --connections=N --pets=N     wrk connections (default 64); pets in the data file (default 1000)
+  --quick                      2 rounds × 3 s, no mix and no extras (the get ceiling stays)
+  --no-post --no-mix           leave out durable POST; the 1 M-pet cache-hostile mix
+  --mix-pets=N --mix-paths=N   the mix's catalogue (default 1000000) and paths (default 100000)
+  --quiet-wait=S               wait up to S seconds for an idle machine before each run (default 30)
+  --chart=FILE --no-chart      the chart (default docs/performance.svg)
+  --json=FILE                  every run's figures, the yardstick rows and the targets' verdicts
+  --node-bundle=FILE           measure this Node bundle instead of building one
+  --profile[=DIR]              CPU profiles of our service under load, summarised
+  --summarize=FILE.cpuprofile  summarise one profile
+  --replay [--replay-pets=N] [--ten-million] [--replay-runs=N]   open time and RSS of big files
+  --help                       this text`;
+
 function parseOptions(args: string[]): Options {
+  if (args.includes("--help")) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   const options: Options = {
     rounds: 3,
     duration: 5,
