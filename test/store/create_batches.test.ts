@@ -20,11 +20,16 @@ describe("CreateBatches on PostgreSQL", { skip: skipWithoutPostgres }, () => {
     for (const drop of drops) await drop();
   });
 
-  it("create() gives the last id once and refuses the creates past it, writing nothing", async () => {
+  /** A PostgreSQL store on a new database, dropped after the suite. */
+  async function storeOnFreshDatabase() {
     const database = await freshDatabase();
     drops.push(database.drop);
     const config = loadConfig({ API_KEYS: "k", DATABASE_URL: database.url }).database!;
-    const store = await openPostgresStore({ database: config });
+    return { database, store: await openPostgresStore({ database: config }) };
+  }
+
+  it("create() gives the last id once and refuses the creates past it, writing nothing", async () => {
+    const { database, store } = await storeOnFreshDatabase();
     try {
       await adminQuery(database.url, `UPDATE pet_id_counter SET last_id = ${LAST_ID - 2}`);
       const claim = idempotencyClaim("scope", "last", { name: "Last", categoryId: 1n });
@@ -63,10 +68,7 @@ describe("CreateBatches on PostgreSQL", { skip: skipWithoutPostgres }, () => {
   });
 
   it("a create made as the last batch is answered goes in a batch of its own at once", async () => {
-    const database = await freshDatabase();
-    drops.push(database.drop);
-    const config = loadConfig({ API_KEYS: "k", DATABASE_URL: database.url }).database!;
-    const store = await openPostgresStore({ database: config });
+    const { store } = await storeOnFreshDatabase();
     try {
       // Each create is made the moment the one before is answered: no batch is committing
       // then, nor will one come along to take it.
@@ -82,10 +84,7 @@ describe("CreateBatches on PostgreSQL", { skip: skipWithoutPostgres }, () => {
   });
 
   it("clients that create again once answered share one commit each time, not two groups taking turns", async () => {
-    const database = await freshDatabase();
-    drops.push(database.drop);
-    const config = loadConfig({ API_KEYS: "k", DATABASE_URL: database.url }).database!;
-    const store = await openPostgresStore({ database: config });
+    const { database, store } = await storeOnFreshDatabase();
     const CLIENTS = 16;
     const CREATES_EACH = 25;
     try {
