@@ -61,6 +61,20 @@ describe(`HTTPS on ${runtime}`, { timeout: 120_000, skip: skipWithoutOpenssl }, 
 
   const auth = { authorization: `Bearer ${KEY}` };
 
+  /** Runs the service to its end with this certificate and key, as a start that is refused. */
+  function startWithPair(certFile: string, keyFile: string) {
+    return runService([], {
+      env: {
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATA_DIR: join(dir.path, "refused"),
+        API_KEYS: KEY,
+        TLS_CERT_FILE: certFile,
+        TLS_KEY_FILE: keyFile,
+      },
+    });
+  }
+
   it("prints an https:// address on start", () => {
     assert.match(service.stdout(), /listening on https:\/\/127\.0\.0\.1:\d+\/v1/);
     assert.match(service.stdout(), new RegExp(`"tlsFingerprint":"${a.fingerprint}"`));
@@ -215,16 +229,7 @@ describe(`HTTPS on ${runtime}`, { timeout: 120_000, skip: skipWithoutOpenssl }, 
   });
 
   it("exits 2 naming TLS_KEY_FILE for a mismatched pair at start", async () => {
-    const result = await runService([], {
-      env: {
-        PORT: "0",
-        HOST: "127.0.0.1",
-        DATA_DIR: join(dir.path, "refused"),
-        API_KEYS: KEY,
-        TLS_CERT_FILE: a.certFile,
-        TLS_KEY_FILE: b.keyFile,
-      },
-    });
+    const result = await startWithPair(a.certFile, b.keyFile);
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /^Cannot start: TLS_KEY_FILE .* does not match/);
     assert.equal(result.stderr.trim().split("\n").length, 1);
@@ -243,16 +248,7 @@ describe(`HTTPS on ${runtime}`, { timeout: 120_000, skip: skipWithoutOpenssl }, 
         [a.certFile, garbage, /garbage\.key holds no unencrypted PEM private key/],
       ] as const
     ) {
-      const result = await runService([], {
-        env: {
-          PORT: "0",
-          HOST: "127.0.0.1",
-          DATA_DIR: join(dir.path, "refused"),
-          API_KEYS: KEY,
-          TLS_CERT_FILE: certFile,
-          TLS_KEY_FILE: keyFile,
-        },
-      });
+      const result = await startWithPair(certFile, keyFile);
       assert.equal(result.code, 2, result.stderr);
       assert.match(result.stderr, /^Cannot start: TLS_KEY_FILE /);
       assert.match(result.stderr, why);

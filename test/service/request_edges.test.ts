@@ -41,6 +41,19 @@ async function requestLine(
   return found!;
 }
 
+/** The suite's service, holding one pet (Rex) made before the suite's first test. */
+function useServiceWithRex(): ServiceProcess {
+  const service = useService({ key: KEY });
+  before(async () => {
+    const created = await api(service, "/v1/pets", {
+      method: "POST",
+      body: JSON.stringify({ name: "Rex", categoryId: 1 }),
+    });
+    assert.equal(created.status, 201);
+  });
+  return service;
+}
+
 let requestCount = 0;
 
 /** One raw GET with this target and Host (and the key unless `key` is false). */
@@ -66,15 +79,7 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe(`the path is the request target's on ${runtime}`, SUITE, () => {
-  const service = useService({ key: KEY });
-
-  before(async () => {
-    const created = await api(service, "/v1/pets", {
-      method: "POST",
-      body: JSON.stringify({ name: "Rex", categoryId: 1 }),
-    });
-    assert.equal(created.status, 201);
-  });
+  const service = useServiceWithRex();
 
   it("a Host that holds a path, a query or a fragment never changes the path served", async () => {
     const hosts = [
@@ -141,15 +146,7 @@ describe(`the path is the request target's on ${runtime}`, SUITE, () => {
 });
 
 describe(`the request target is taken literally on ${runtime}`, SUITE, () => {
-  const service = useService({ key: KEY });
-
-  before(async () => {
-    const created = await api(service, "/v1/pets", {
-      method: "POST",
-      body: JSON.stringify({ name: "Rex", categoryId: 1 }),
-    });
-    assert.equal(created.status, 201);
-  });
+  const service = useServiceWithRex();
 
   it("a backslash in the path is a character: /v1\\pets is a 404, never /v1/pets", async () => {
     const pets = await get(service, "/v1/pets", "x");

@@ -6,24 +6,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CheckedBackup } from "../../src/store/jsonl/backup_check.ts";
-import { type ByteSource, readRecords } from "../../src/store/jsonl/records.ts";
+import { readRecords } from "../../src/store/jsonl/records.ts";
 import { formatReport, verifySource } from "../../src/store/jsonl/verify.ts";
-import { backupOf, line } from "./helpers.ts";
+import { backupOf, byteSource, line } from "./helpers.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function sourceOf(bytes: Uint8Array, piece = 1 << 20): ByteSource {
-  let at = 0;
-  return {
-    read(into, offset, length) {
-      const count = Math.min(length, piece, bytes.length - at);
-      into.set(bytes.subarray(at, at + count), offset);
-      at += count;
-      return Promise.resolve(count);
-    },
-  };
-}
+/** Bytes read in pieces of at most 1 MiB, as the backup and restore copies read a file. */
+const sourceOf = (bytes: Uint8Array, piece = 1 << 20) => byteSource(bytes, piece);
 
 /** Writes a backup of these pet lines through CheckedBackup, in pieces as a copy hands them out. */
 async function written(pieces: string[], pets: number): Promise<string> {

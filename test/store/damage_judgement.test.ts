@@ -17,11 +17,10 @@ import { backupDataFile } from "../../src/store/jsonl/backup.ts";
 import { BACKUP_LINE, MAX_LINE_BYTES, PET_RECORD_PREFIX } from "../../src/store/jsonl/format.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { restoreDataFile } from "../../src/store/jsonl/restore.ts";
-import type { ByteSource } from "../../src/store/jsonl/records.ts";
 import { verifyDataFile, verifySource } from "../../src/store/jsonl/verify.ts";
 import { importJsonlFile } from "../../src/store/postgres/import_jsonl.ts";
 import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
-import { backupOf, line, removeTempDirs, tempDir } from "./helpers.ts";
+import { backupOf, byteSource, line, removeTempDirs, tempDir } from "./helpers.ts";
 
 after(removeTempDirs);
 
@@ -70,19 +69,6 @@ async function startJudges(content: Uint8Array): Promise<Judgement> {
   }
 }
 
-/** Hands out `content` as a backup's bytes. */
-function sourceOf(content: Uint8Array): ByteSource {
-  let at = 0;
-  return {
-    read(into: Uint8Array, offset: number, length: number) {
-      const count = Math.min(length, content.length - at);
-      into.set(content.subarray(at, at + count), offset);
-      at += count;
-      return Promise.resolve(count);
-    },
-  };
-}
-
 async function verifyJudges(content: Uint8Array): Promise<Judgement> {
   const report = await verifyDataFile(dataDirWith(content));
   if (report.damage !== undefined) {
@@ -114,7 +100,7 @@ async function backupJudges(content: Uint8Array): Promise<Judgement> {
 
 /** `verify PATH`: the file read as a backup. */
 async function verifyPathJudges(content: Uint8Array): Promise<Judgement> {
-  const report = await verifySource(sourceOf(content), { name: "backup.jsonl", kind: "backup" });
+  const report = await verifySource(byteSource(content), { name: "backup.jsonl", kind: "backup" });
   if (report.damage !== undefined) {
     return { damage: `line ${report.damage.line} ${report.damage.reason}` };
   }
@@ -127,7 +113,7 @@ async function restoreFrom(content: Uint8Array) {
   const dataDir = join(tempDir(), "restored");
   const result = await restoreDataFile({
     dataDir,
-    source: sourceOf(content),
+    source: byteSource(content),
     name: "backup.jsonl",
   });
   return { ...result, file: join(dataDir, "pets.jsonl") };

@@ -7,6 +7,7 @@ import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
 import { BACKUP_LINE, checkLine, petRecordBytes } from "../../src/store/jsonl/format.ts";
 import { createHash } from "node:crypto";
 import type { NewPet } from "../../src/schemas/pet.ts";
+import type { ByteSource } from "../../src/store/jsonl/records.ts";
 import type { IdempotencyClaim, PageQuery, PetStore, StoredPet } from "../../src/store/store.ts";
 
 const made: string[] = [];
@@ -97,6 +98,23 @@ export function instrumentedFiles(
     },
   };
   return layer;
+}
+
+/**
+ * A source that hands out `content` (a string is taken as its UTF-8 bytes) in pieces of at most
+ * `piece` bytes, as a file or a copy stream would.
+ */
+export function byteSource(content: string | Uint8Array, piece = Infinity): ByteSource {
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+  let at = 0;
+  return {
+    read(into, offset, length) {
+      const count = Math.min(length, piece, bytes.length - at);
+      into.set(bytes.subarray(at, at + count), offset);
+      at += count;
+      return Promise.resolve(count);
+    },
+  };
 }
 
 /** A promise with its resolve function (Node 20 has no Promise.withResolvers). */

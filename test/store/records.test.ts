@@ -1,29 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type ByteSource, readRecords } from "../../src/store/jsonl/records.ts";
-import { line } from "./helpers.ts";
+import { byteSource, line } from "./helpers.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A source that hands out `text` in pieces of at most `piece` bytes. */
-function sourceOf(text: string, piece = 7): ByteSource {
-  const bytes = encoder.encode(text);
-  let at = 0;
-  return {
-    read(into, offset, length) {
-      const count = Math.min(length, piece, bytes.length - at);
-      into.set(bytes.subarray(at, at + count), offset);
-      at += count;
-      return Promise.resolve(count);
-    },
-  };
-}
-
 /** Reads `text`, copying what a backup or restore copies (`onCopy`). */
 async function copy(text: string, piece?: number) {
   let out = "";
-  const result = await readRecords(sourceOf(text, piece), {
+  const result = await readRecords(byteSource(text, piece ?? 7), {
     onCopy: (bytes) => {
       out += decoder.decode(bytes, { stream: true });
       return Promise.resolve();

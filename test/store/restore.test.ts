@@ -3,22 +3,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
-import type { ByteSource } from "../../src/store/jsonl/records.ts";
 import { restoreDataFile } from "../../src/store/jsonl/restore.ts";
-import { line, removeTempDirs, tempDir } from "./helpers.ts";
-
-function sourceOf(text: string): ByteSource {
-  const bytes = new TextEncoder().encode(text);
-  let at = 0;
-  return {
-    read(into, offset, length) {
-      const count = Math.min(length, bytes.length - at);
-      into.set(bytes.subarray(at, at + count), offset);
-      at += count;
-      return Promise.resolve(count);
-    },
-  };
-}
+import { byteSource, line, removeTempDirs, tempDir } from "./helpers.ts";
 
 const claim = { scope: "k1", key: "retry-7", digest: "d".repeat(64) };
 const backup = line(1) + line(4, { status: "sold" }, claim) + line(9, { status: "available" });
@@ -28,7 +14,7 @@ describe("restoreDataFile()", () => {
 
   it("restoreDataFile() installs the backup in a new directory; the store continues after its ids", async () => {
     const dataDir = join(tempDir(), "new/data");
-    const result = await restoreDataFile({ dataDir, source: sourceOf(backup), name: "b" });
+    const result = await restoreDataFile({ dataDir, source: byteSource(backup), name: "b" });
     assert.equal(result.ok, true, JSON.stringify(result));
     assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), backup);
     assert.deepEqual(readdirSync(dataDir), ["pets.jsonl"], "no temporary file or lock is left");
@@ -48,7 +34,7 @@ describe("restoreDataFile()", () => {
     const dataDir = tempDir();
     const result = await restoreDataFile({
       dataDir,
-      source: sourceOf(backup + '{"type":"pet"'),
+      source: byteSource(backup + '{"type":"pet"'),
       name: "b",
     });
     assert.equal(result.ok && result.tornTail?.length, 13);
@@ -59,7 +45,7 @@ describe("restoreDataFile()", () => {
     const dataDir = tempDir();
     const result = await restoreDataFile({
       dataDir,
-      source: sourceOf(line(1) + line(1)),
+      source: byteSource(line(1) + line(1)),
       name: "nightly.jsonl",
     });
     assert.equal(result.ok, false);
@@ -70,7 +56,7 @@ describe("restoreDataFile()", () => {
   it("restoreDataFile() refuses a directory that holds pets, naming it", async () => {
     const root = tempDir({ "data/pets.jsonl": line(1) });
     const dataDir = join(root, "data");
-    const result = await restoreDataFile({ dataDir, source: sourceOf(backup), name: "b" });
+    const result = await restoreDataFile({ dataDir, source: byteSource(backup), name: "b" });
     assert.equal(result.ok, false);
     assert.match(!result.ok ? result.reason : "", new RegExp(`data directory ${dataDir} `));
     assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), line(1));
@@ -80,7 +66,7 @@ describe("restoreDataFile()", () => {
     const dataDir = tempDir();
     const store = await openJsonlStore({ dataDir });
     try {
-      const result = await restoreDataFile({ dataDir, source: sourceOf(backup), name: "b" });
+      const result = await restoreDataFile({ dataDir, source: byteSource(backup), name: "b" });
       assert.equal(result.ok, false);
       assert.match(!result.ok ? result.reason : "", new RegExp(`${dataDir} is in use`));
     } finally {

@@ -9,9 +9,17 @@
  * deprecation trio, then checks the key with a Map lookup (before the body is parsed). Bodies
  * are checked by the compiled TypeBox NewPet check. Dev-only benchmark code.
  */
-import Fastify, { LogController } from "fastify";
+import Fastify, { type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import { pino } from "pino";
-import { acceptedKey, NO_STORE, NOSNIFF, requestIdFor } from "./contract_duties.ts";
+import {
+  acceptedKey,
+  NO_STORE,
+  NOSNIFF,
+  requestIdFor,
+  REVALIDATE,
+  tagMatches,
+  VARY,
+} from "./contract_duties.ts";
 import { DEPRECATION_HEADERS, isNewPet, UNAUTHORIZED_BODY } from "./pet_fixture.ts";
 
 declare module "fastify" {
@@ -77,4 +85,22 @@ export function createSameWorkFastify() {
   });
 
   return app;
+}
+
+/**
+ * Answers a read the way both same-work Fastify servers do: `ETag`, `Cache-Control: private,
+ * no-cache`, `Vary` and (a page with more) `Link`, then 304 when `If-None-Match` holds the tag,
+ * else `body`.
+ */
+export function sendRead(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  etag: string,
+  body: unknown,
+  link?: string,
+): FastifyReply {
+  reply.header("etag", etag).header("cache-control", REVALIDATE).header("vary", VARY);
+  if (link !== undefined) reply.header("link", link);
+  if (tagMatches(request.headers["if-none-match"], etag)) return reply.code(304).send();
+  return reply.send(body);
 }

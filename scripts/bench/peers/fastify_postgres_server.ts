@@ -8,16 +8,8 @@
  * reads send an `ETag` made from the ids served, `Cache-Control: private, no-cache`, `Vary`, a
  * 304 on a match and the next page's `Link`. Listens on `HOST`:`PORT`. Dev-only benchmark peer.
  */
-import {
-  IDEMPOTENCY_KEY,
-  pageTag,
-  petTag,
-  requestDigest,
-  REVALIDATE,
-  tagMatches,
-  VARY,
-} from "./contract_duties.ts";
-import { createSameWorkFastify } from "./fastify_contract_duties.ts";
+import { IDEMPOTENCY_KEY, pageTag, petTag, requestDigest } from "./contract_duties.ts";
+import { createSameWorkFastify, sendRead } from "./fastify_contract_duties.ts";
 import {
   type BenchPet,
   listenAddress,
@@ -40,11 +32,8 @@ app.get("/v1/pets", async (request, reply) => {
     return reply.code(400).send({ code: "invalid_query", message: parsed, status: 400 });
   }
   const page = await table.page(parsed);
-  const etag = pageTag(parsed, page);
-  reply.header("etag", etag).header("cache-control", REVALIDATE).header("vary", VARY);
-  if (page.hasMore) reply.header("link", nextLink(parsed, page.pets[page.pets.length - 1].id));
-  if (tagMatches(request.headers["if-none-match"], etag)) return reply.code(304).send();
-  return reply.send(page.pets);
+  const link = page.hasMore ? nextLink(parsed, page.pets[page.pets.length - 1].id) : undefined;
+  return sendRead(request, reply, pageTag(parsed, page), page.pets, link);
 });
 
 app.get("/v1/pets/:petId", async (request, reply) => {
@@ -56,10 +45,7 @@ app.get("/v1/pets/:petId", async (request, reply) => {
   if (pet === undefined) {
     return reply.code(404).send({ code: "not_found", message: "No pet", status: 404 });
   }
-  const etag = petTag(id);
-  reply.header("etag", etag).header("cache-control", REVALIDATE).header("vary", VARY);
-  if (tagMatches(request.headers["if-none-match"], etag)) return reply.code(304).send();
-  return reply.send(pet);
+  return sendRead(request, reply, petTag(id), pet);
 });
 
 app.post("/v1/pets", { schema: { body: NewPetSchema } }, async (request, reply) => {

@@ -5,8 +5,8 @@
  * `Cache-Control: private, no-cache` and `Vary`, and answer 304 when `If-None-Match` holds the
  * tag; a create sends `Location`. Listens on `HOST`:`PORT`. Dev-only benchmark peer.
  */
-import { createSameWorkFastify } from "./fastify_contract_duties.ts";
-import { pageTag, petTag, REVALIDATE, tagMatches, VARY } from "./contract_duties.ts";
+import { createSameWorkFastify, sendRead } from "./fastify_contract_duties.ts";
+import { pageTag, petTag } from "./contract_duties.ts";
 import {
   listenAddress,
   NewPetSchema,
@@ -27,11 +27,8 @@ app.get("/v1/pets", (request, reply) => {
     return reply.code(400).send({ code: "invalid_query", message: parsed, status: 400 });
   }
   const page = store.list(parsed);
-  const etag = pageTag(parsed, page);
-  reply.header("etag", etag).header("cache-control", REVALIDATE).header("vary", VARY);
-  if (page.hasMore) reply.header("link", nextLink(parsed, page.pets[page.pets.length - 1].id));
-  if (tagMatches(request.headers["if-none-match"], etag)) return reply.code(304).send();
-  return reply.send(page.pets);
+  const link = page.hasMore ? nextLink(parsed, page.pets[page.pets.length - 1].id) : undefined;
+  return sendRead(request, reply, pageTag(parsed, page), page.pets, link);
 });
 
 app.get("/v1/pets/:petId", (request, reply) => {
@@ -43,10 +40,7 @@ app.get("/v1/pets/:petId", (request, reply) => {
   if (pet === undefined) {
     return reply.code(404).send({ code: "not_found", message: "No pet", status: 404 });
   }
-  const etag = petTag(id);
-  reply.header("etag", etag).header("cache-control", REVALIDATE).header("vary", VARY);
-  if (tagMatches(request.headers["if-none-match"], etag)) return reply.code(304).send();
-  return reply.send(pet);
+  return sendRead(request, reply, petTag(id), pet);
 });
 
 app.post("/v1/pets", { schema: { body: NewPetSchema } }, (request, reply) => {

@@ -7,7 +7,7 @@
  * included); the bearer-auth middleware looks the key up in a Map and keeps its fingerprint.
  * Dev-only benchmark code.
  */
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import {
   acceptedKey,
   createRequestLog,
@@ -15,6 +15,9 @@ import {
   NO_STORE,
   NOSNIFF,
   requestIdFor,
+  REVALIDATE,
+  tagMatches,
+  VARY,
 } from "./contract_duties.ts";
 import { DEPRECATION_HEADERS, UNAUTHORIZED_BODY } from "./pet_fixture.ts";
 
@@ -59,4 +62,23 @@ export function useContractDuties(app: Hono<SameWorkEnv>): void {
     c.set("key", key);
     await next();
   });
+}
+
+/**
+ * Answers a read the way both same-work Hono apps do: `ETag`, `Cache-Control: private,
+ * no-cache`, `Vary` and (a page with more) `Link`, then 304 when `If-None-Match` holds the tag,
+ * else `body` as JSON.
+ */
+export function answerRead<T>(
+  c: Context<SameWorkEnv>,
+  etag: string,
+  body: T,
+  link?: string,
+): Response {
+  c.header("etag", etag);
+  c.header("cache-control", REVALIDATE);
+  c.header("vary", VARY);
+  if (link !== undefined) c.header("link", link);
+  if (tagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
+  return c.json(body);
 }

@@ -10,16 +10,8 @@
  * benchmark peer.
  */
 import { Hono } from "hono";
-import {
-  IDEMPOTENCY_KEY,
-  pageTag,
-  petTag,
-  requestDigest,
-  REVALIDATE,
-  tagMatches,
-  VARY,
-} from "./contract_duties.ts";
-import { type SameWorkEnv, useContractDuties } from "./hono_contract_duties.ts";
+import { IDEMPOTENCY_KEY, pageTag, petTag, requestDigest } from "./contract_duties.ts";
+import { answerRead, type SameWorkEnv, useContractDuties } from "./hono_contract_duties.ts";
 import { isNewPet, nextLink, parseListQuery, parsePetId } from "./pet_fixture.ts";
 import type { PetTable } from "./pet_table.ts";
 
@@ -34,13 +26,8 @@ export function createHonoPostgresApp(table: PetTable): Hono<SameWorkEnv> {
       return c.json({ code: "invalid_query", message: query, status: 400 }, 400);
     }
     const page = await table.page(query);
-    const etag = pageTag(query, page);
-    c.header("etag", etag);
-    c.header("cache-control", REVALIDATE);
-    c.header("vary", VARY);
-    if (page.hasMore) c.header("link", nextLink(query, page.pets[page.pets.length - 1].id));
-    if (tagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
-    return c.json(page.pets);
+    const link = page.hasMore ? nextLink(query, page.pets[page.pets.length - 1].id) : undefined;
+    return answerRead(c, pageTag(query, page), page.pets, link);
   });
 
   app.get("/v1/pets/:petId", async (c) => {
@@ -52,12 +39,7 @@ export function createHonoPostgresApp(table: PetTable): Hono<SameWorkEnv> {
     if (pet === undefined) {
       return c.json({ code: "not_found", message: "No pet", status: 404 }, 404);
     }
-    const etag = petTag(id);
-    c.header("etag", etag);
-    c.header("cache-control", REVALIDATE);
-    c.header("vary", VARY);
-    if (tagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
-    return c.json(pet);
+    return answerRead(c, petTag(id), pet);
   });
 
   app.post("/v1/pets", async (c) => {

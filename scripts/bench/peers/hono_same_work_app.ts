@@ -8,8 +8,8 @@
  */
 import { Hono } from "hono";
 import { createPetHandler } from "./hono_app.ts";
-import { type SameWorkEnv, useContractDuties } from "./hono_contract_duties.ts";
-import { pageTag, petTag, REVALIDATE, tagMatches, VARY } from "./contract_duties.ts";
+import { answerRead, type SameWorkEnv, useContractDuties } from "./hono_contract_duties.ts";
+import { pageTag, petTag } from "./contract_duties.ts";
 import { nextLink, parseListQuery, parsePetId, PetMemoryStore } from "./pet_fixture.ts";
 
 /** The same-work Hono app with an in-memory store of the benchmark's pets. */
@@ -24,13 +24,8 @@ export function createHonoSameWorkApp(): Hono<SameWorkEnv> {
       return c.json({ code: "invalid_query", message: query, status: 400 }, 400);
     }
     const page = store.list(query);
-    const etag = pageTag(query, page);
-    c.header("etag", etag);
-    c.header("cache-control", REVALIDATE);
-    c.header("vary", VARY);
-    if (page.hasMore) c.header("link", nextLink(query, page.pets[page.pets.length - 1].id));
-    if (tagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
-    return c.json(page.pets);
+    const link = page.hasMore ? nextLink(query, page.pets[page.pets.length - 1].id) : undefined;
+    return answerRead(c, pageTag(query, page), page.pets, link);
   });
 
   app.get("/v1/pets/:petId", (c) => {
@@ -42,12 +37,7 @@ export function createHonoSameWorkApp(): Hono<SameWorkEnv> {
     if (pet === undefined) {
       return c.json({ code: "not_found", message: "No pet", status: 404 }, 404);
     }
-    const etag = petTag(id);
-    c.header("etag", etag);
-    c.header("cache-control", REVALIDATE);
-    c.header("vary", VARY);
-    if (tagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
-    return c.json(pet);
+    return answerRead(c, petTag(id), pet);
   });
 
   app.post("/v1/pets", createPetHandler(store));
