@@ -15,6 +15,7 @@
  *    `warn` line that says how many were dropped since the last such line; should that line be
  *    lost too, its count is carried into the next one.
  */
+import { errorCodeOf } from "./store/jsonl/file_layer.ts";
 
 /** A standard stream of the process, as the runtime adapter writes to it. */
 export interface OutputStream {
@@ -117,7 +118,7 @@ export class LogSink {
     // A lost report's count goes into the next one (the report line itself is counted as dropped).
     this.#unreported += this.#reportInFlight;
     this.#reportInFlight = 0;
-    this.#drop(lines, describe(error));
+    this.#drop(lines, `stdout failed: ${errorCodeOf(error)}`);
     this.#writeQueue();
   }
 
@@ -126,11 +127,4 @@ export class LogSink {
     this.#unreported += lines;
     this.#reason = reason;
   }
-}
-
-/** A stream's error as the `warn` line names it: its code (EPIPE, ENOSPC), else its message. */
-function describe(error: unknown): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  if (typeof code === "string") return `stdout failed: ${code}`;
-  return `stdout failed: ${error instanceof Error ? error.message : String(error)}`;
 }

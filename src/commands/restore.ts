@@ -2,30 +2,20 @@
  * `restore PATH`: verifies a backup (`-` reads stdin) and installs it as the data file of an
  * empty DATA_DIR (store/jsonl/restore.ts). Run it before starting the service there.
  */
-import { type FileHandle, open } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
-import { fileSource, streamSource } from "../store/jsonl/records.ts";
 import { restoreDataFile } from "../store/jsonl/restore.ts";
 import { noCheckLineWarning } from "../store/jsonl/verify.ts";
+import { readBackupAt } from "./backup_path.ts";
 import { fail, printReport } from "./output.ts";
 
 /** 0 when the backup is installed; 1 when it is damaged or the directory is not empty; 2 usage. */
 export async function runRestore([path]: readonly string[] = []): Promise<number> {
   if (!path) return fail("Cannot restore: give the backup file to read, or - for stdin", 2);
   const { dataDir } = loadConfig(process.env);
-  const name = path === "-" ? "stdin" : path;
-  let file: FileHandle | undefined;
-  try {
-    if (path !== "-") file = await open(path, "r");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    return fail(`Cannot restore: cannot read ${path}: ${code}`);
-  }
-  try {
-    const source = file === undefined ? streamSource(process.stdin) : fileSource(file);
+  const read = await readBackupAt(path, async (source, name) => {
     const result = await restoreDataFile({ dataDir, source, name });
     if (!result.ok) return fail(`Cannot restore: ${result.reason}`);
     const warn = (message: string) => process.stderr.write(`warning: ${message}\n`);
@@ -41,7 +31,6 @@ export async function runRestore([path]: readonly string[] = []): Promise<number
     const { pets, byStatus } = result;
     printReport({ file: join(dataDir, DATA_FILE), pets, byStatus, damagedLines: 0 });
     return 0;
-  } finally {
-    await file?.close();
-  }
+  });
+  return read.ok ? read.value : fail(`Cannot restore: ${read.reason}`);
 }

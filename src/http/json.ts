@@ -14,9 +14,9 @@ import type { JsonValue } from "../schemas/json_value.ts";
 type ParseResult = { ok: true; value: JsonValue } | { ok: false; reason: string };
 
 /** Integer literals longer than this are far outside int64: kept as a number, not a bigint. */
-const MAX_EXACT_DIGITS = 40;
+export const MAX_EXACT_DIGITS = 40;
 /** Nesting beyond this is refused rather than risking the call stack. */
-const MAX_DEPTH = 64;
+export const MAX_DEPTH = 64;
 
 class SyntaxFailure {
   constructor(readonly reason: string) {}
@@ -38,8 +38,8 @@ export function parseJsonExact(text: string): ParseResult {
 }
 
 /** The single-character escapes (RFC 8259 §7), and at the same index what each stands for. */
-const ESCAPE_NAMES = '"\\/bfnrt';
-const ESCAPE_VALUES = '"\\/\b\f\n\r\t';
+export const ESCAPE_NAMES = '"\\/bfnrt';
+export const ESCAPE_VALUES = '"\\/\b\f\n\r\t';
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 // deno-lint-ignore no-control-regex -- JSON forbids raw control characters in strings

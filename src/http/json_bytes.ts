@@ -14,11 +14,11 @@
  * the two readers to the same answer for random and hostile bodies.
  */
 import type { JsonValue } from "../schemas/json_value.ts";
+// The text reader's own limits and escapes, so the two readers cannot drift apart: nesting past
+// MAX_DEPTH is left undecided (the text reader refuses it), and a plain integer longer than
+// MAX_EXACT_DIGITS is kept as a number, as there.
+import { ESCAPE_NAMES, ESCAPE_VALUES, MAX_DEPTH, MAX_EXACT_DIGITS } from "./json.ts";
 
-/** Nesting beyond this is refused by the text reader (`json.ts`), so it is not decided here. */
-const MAX_DEPTH = 64;
-/** Plain integers longer than this are kept as a number, as `json.ts` does. */
-const MAX_EXACT_DIGITS = 40;
 /** At most this many characters (sign included) stay below 2^53: summed exactly as a number. */
 const SAFE_DIGITS = 15;
 
@@ -71,9 +71,6 @@ function hexValue(byte: number): number {
   return -1;
 }
 
-/** The one-character escapes (RFC 8259 §7), and at the same index what each stands for. */
-const ESCAPE_NAMES = '"\\/bfnrt';
-const ESCAPE_VALUES = '"\\/\b\f\n\r\t';
 /** The ASCII byte after a `\` → the UTF-16 unit its escape stands for, or -1. */
 const ESCAPED = new Int16Array(128).fill(-1);
 for (let i = 0; i < ESCAPE_NAMES.length; i++) {

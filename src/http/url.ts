@@ -57,11 +57,8 @@ export function splitUrl(url: string): SplitUrl {
   // No `/` before the query or fragment: the path is empty (`http://host?query`).
   const pathStart = slash !== -1 && slash < pathEnd ? slash : pathEnd;
   let path = url.slice(pathStart, pathEnd) || "/";
-  let unroutable = false;
   const sent = slash !== -1 && slash < sentEnd ? url.slice(slash, sentEnd) : "/";
-  if (MAYBE_UNROUTABLE.test(sent) || sent.length > MIN_LENGTH_OVER_MAX_SEGMENTS) {
-    unroutable = isUnroutable(sent);
-  }
+  const unroutable = isUnroutable(sent);
   if (MAYBE_DOT_SEGMENT.test(path)) path = removeDotSegments(path);
   const query = queryStart === -1
     ? ""
@@ -88,6 +85,8 @@ const MAYBE_UNROUTABLE = /\\|%5c|\/\/|\/$/i;
  */
 function isUnroutable(sent: string): boolean {
   if (MAYBE_UNROUTABLE.test(sent)) return true;
+  // An ordinary path is too short to hold more segments than that: its slashes are not counted.
+  if (sent.length <= MIN_LENGTH_OVER_MAX_SEGMENTS) return false;
   let slashes = 0;
   for (let at = sent.indexOf("/"); at !== -1; at = sent.indexOf("/", at + 1)) slashes++;
   return slashes > MAX_SEGMENTS;

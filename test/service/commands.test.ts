@@ -127,6 +127,18 @@ describe(`operator commands on ${runtime}`, TIMEOUT, () => {
     );
   });
 
+  it("verify PATH and restore PATH exit 1 for a file they cannot open, naming it and the error code", async () => {
+    const missing = join(dir.path, "no-such-backup.jsonl");
+    const verify = await runService(["verify", missing], { env: {} });
+    assert.equal(verify.code, 1, verify.stdout);
+    assert.equal(verify.stderr, `Cannot verify: cannot read ${missing}: ENOENT\n`);
+    const target = join(dir.path, "never-restored-missing");
+    const restore = await runService(["restore", missing], { env: { DATA_DIR: target } });
+    assert.equal(restore.code, 1, restore.stdout);
+    assert.equal(restore.stderr, `Cannot restore: cannot read ${missing}: ENOENT\n`);
+    assert.equal(existsSync(target), false, "nothing is created for a backup never read");
+  });
+
   it("restore exits 1 for a damaged backup, naming the line", async () => {
     const damaged = join(dir.path, "damaged-backup.jsonl");
     writeFileSync(damaged, record(1) + "{oops\n");
