@@ -15,7 +15,7 @@
  *    `warn` line that says how many were dropped since the last such line; should that line be
  *    lost too, its count is carried into the next one.
  */
-import { errorCodeOf } from "./store/jsonl/file_layer.ts";
+import { errorCodeOf } from "./error_code.ts";
 
 /** A standard stream of the process, as the runtime adapter writes to it. */
 export interface OutputStream {

@@ -1,7 +1,7 @@
 /** The `PATH` that `verify` and `restore` read a backup from: a file, or `-` for stdin. */
 import { open } from "node:fs/promises";
 import process from "node:process";
-import { errorCodeOf } from "../store/jsonl/file_layer.ts";
+import { errorCodeOf } from "../error_code.ts";
 import { type ByteSource, fileSource, streamSource } from "../store/jsonl/records.ts";
 
 /**

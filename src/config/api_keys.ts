@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { keyDigest, type KeyRing } from "../http/auth.ts";
 import type { Logger } from "../log.ts";
 import { type Config, ConfigError } from "./config.ts";
+import { errorCodeOf } from "../error_code.ts";
 
 /** The accepted keys as digests, and the generated key when one is in use. */
 export interface LoadedKeys {
@@ -73,8 +74,7 @@ export function loadApiKeys(config: Config): LoadedKeys {
   try {
     key = readOrCreateGeneratedKey(config.dataDir, file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new KeyFileError(`cannot keep the generated API key in ${file}: ${code}`);
+    throw new KeyFileError(`cannot keep the generated API key in ${file}: ${errorCodeOf(error)}`);
   }
   return { digests: [keyDigest(key)], generatedKey: { key, file } };
 }

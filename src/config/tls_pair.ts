@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import type { Logger } from "../log.ts";
 import type { RunningServer } from "../runtime/server.ts";
 import { ConfigError } from "./settings.ts";
+import { errorCodeOf } from "../error_code.ts";
 
 /** A certificate chain and its private key, read and checked. */
 export interface TlsPair {
@@ -131,8 +132,7 @@ function readPem(setting: string, path: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new ConfigError(setting, `Cannot read ${setting} ${path}: ${code}`);
+    throw new ConfigError(setting, `Cannot read ${setting} ${path}: ${errorCodeOf(error)}`);
   }
 }
 

@@ -12,7 +12,7 @@ import {
   PET_ID_MAX,
   PET_ID_PATTERN,
 } from "../schemas/limits.ts";
-import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
+import { isPetStatus, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
 function invalidQuery(message: string): HttpError {
   return new HttpError(400, "invalid_query", message);
@@ -70,12 +70,12 @@ export function parseListQuery(query: string): PageRequest {
   }
   let status: PetStatus | undefined;
   if (rawStatus !== undefined) {
-    if (!(PET_STATUSES as readonly string[]).includes(rawStatus)) {
+    if (!isPetStatus(rawStatus)) {
       throw invalidQuery(
         `status must be one of ${PET_STATUSES.join(", ")}, got ${quote(rawStatus)}`,
       );
     }
-    status = rawStatus as PetStatus;
+    status = rawStatus;
   }
   let afterId = 0;
   if (rawCursor !== undefined) {

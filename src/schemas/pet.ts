@@ -15,6 +15,11 @@ export const PET_STATUSES = ["available", "pending", "sold"] as const;
 export const PetStatus = Type.Enum(PET_STATUSES, { description: "Availability status" });
 export type PetStatus = Static<typeof PetStatus>;
 
+/** Whether `value` is one of `PET_STATUSES`. */
+export function isPetStatus(value: unknown): value is PetStatus {
+  return (PET_STATUSES as readonly unknown[]).includes(value);
+}
+
 /** The smallest int64, the lower bound of `categoryId`. */
 export const INT64_MIN = -(2n ** 63n);
 /** The largest int64, the upper bound of `categoryId` and `petId`. */

@@ -5,7 +5,7 @@
 import { Compile } from "typebox/compile";
 import type { ErrorDetail } from "./error.ts";
 import type { JsonValue } from "./json_value.ts";
-import { INT64_MAX, INT64_MIN, NAME_LENGTH, NewPet, PET_STATUSES, type PetStatus } from "./pet.ts";
+import { INT64_MAX, INT64_MIN, isPetStatus, NAME_LENGTH, NewPet, PET_STATUSES } from "./pet.ts";
 
 const newPetValidator = Compile(NewPet);
 
@@ -46,10 +46,6 @@ export function plainNewPet(body: JsonValue): NewPet | undefined {
   if (typeof name !== "string" || !isPlainAsciiName(name)) return undefined;
   if (status === undefined) return { name, categoryId };
   return isPetStatus(status) ? { name, categoryId, status } : undefined;
-}
-
-function isPetStatus(value: JsonValue): value is PetStatus {
-  return (PET_STATUSES as readonly JsonValue[]).includes(value);
 }
 
 /** 1 to NAME_LENGTH.max characters from space to `~`, at least one of them not a space. */

@@ -6,6 +6,7 @@
 import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import process from "node:process";
+import { errorCodeOf } from "../../error_code.ts";
 
 /** An open file, as the store uses it (a subset of node's FileHandle). */
 export interface DataFile {
@@ -105,10 +106,4 @@ export async function syncDirectory(path: string, files: FileLayer = nodeFileLay
   } finally {
     await directory.close();
   }
-}
-
-/** A file error as a short word for a message (`ENOSPC`, `EIO`), or its message without one. */
-export function errorCodeOf(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === "string" ? code : String((error as Error | undefined)?.message ?? error);
 }

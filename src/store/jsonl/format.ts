@@ -17,6 +17,7 @@
 import {
   INT64_MAX,
   INT64_MIN,
+  isPetStatus,
   NAME_LENGTH,
   nameFlaw,
   type NewPet,
@@ -384,7 +385,7 @@ function explain(line: string): string {
   if (typeof name !== "string") return "has a pet name that is not a string";
   const flaw = nameFlaw(name);
   if (flaw !== undefined) return `has a pet name that ${flaw}`;
-  if (status !== undefined && !(PET_STATUSES as readonly unknown[]).includes(status)) {
+  if (status !== undefined && !isPetStatus(status)) {
     return "has an unknown pet status";
   }
   if (typeof pet.categoryId !== "number") return "has a categoryId that is not an integer";

@@ -34,9 +34,9 @@ import {
   type StoredPet,
   StoreOpenError,
 } from "../store.ts";
+import { errorCodeOf } from "../../error_code.ts";
 import {
   type DataFile,
-  errorCodeOf,
   type FileIdentity,
   type FileLayer,
   nodeFileLayer,

@@ -19,7 +19,8 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { errorCodeOf, installFile } from "./file_layer.ts";
+import { errorCodeOf } from "../../error_code.ts";
+import { installFile } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { acquireLock } from "./lock.ts";
 import { type ByteSource, readRecords } from "./records.ts";

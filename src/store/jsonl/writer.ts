@@ -39,7 +39,8 @@
  *   rather than write the next batch over lines it cannot account for.
  */
 import { BatchGathering, GATHER_POLICY, type NextBatch, nextBatch } from "../batch_gathering.ts";
-import { type DataFile, errorCodeOf, writeFully } from "./file_layer.ts";
+import { errorCodeOf } from "../../error_code.ts";
+import { type DataFile, writeFully } from "./file_layer.ts";
 
 /** Most entries in one batch: bounds a batch's bytes and its callers' wait. */
 export const MAX_BATCH = 1024;
