@@ -282,7 +282,12 @@ describe(`backup and restore on ${runtime}`, { timeout: 180_000 }, () => {
       ],
       [
         "cut inside a line",
-        (text: string) => text.slice(0, Math.floor(text.length / 2)),
+        // Half the text, moved one byte on when half falls right after a newline (a cut at a line's
+        // end is the case above): the backup's bytes differ from run to run.
+        (text: string) => {
+          const half = Math.floor(text.length / 2);
+          return text.slice(0, text[half - 1] === "\n" ? half + 1 : half);
+        },
         /^Cannot restore: .* line 1 starts a backup whose check line is missing: the backup was cut short inside line \d+; nothing restored\n$/,
       ],
       [
