@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL access of the PostgreSQL peers (`hono_postgres_app.ts`,
- * `fastify_postgres_server.ts`), in this one file so that moving them to another client changes
+ * The PostgreSQL access of the PostgreSQL peers (`PEER=postgres` of `hono.ts` and `fastify.ts`),
+ * in this one file so that moving them to another client changes
  * nothing else. On node-postgres (`pg`), the client our store uses, written as its users write it:
  * a `pg.Pool` and `pool.query` for each statement, each statement named so that every pooled
  * connection parses and plans it once (node-postgres's prepared statements, as our store does).
@@ -13,7 +13,7 @@
  */
 import process from "node:process";
 import pg from "pg";
-import type { BenchPet, Status } from "./pet_fixture.ts";
+import type { BenchPet, Status } from "./fixture.ts";
 
 /** What a keyed create is remembered by: the caller's API key, its key and its body's digest. */
 export interface IdempotencyClaim {
