@@ -26,13 +26,12 @@ import {
   runWrk,
   startServer,
   stopServer,
-  waitForQuiet,
   type WrkResult,
   wrkScript,
 } from "./machine.ts";
 
 type Runtime = "bun" | "deno" | "node";
-type Endpoint = "list" | "deep" | "get" | "mix" | "revalidate" | "gzip" | "create" | "large-create";
+type Endpoint = "list" | "deep" | "get" | "mix" | "create" | "large-create";
 
 /** The creates' bodies: 66 bytes, and 1,500 (a runtime that drops keep-alive shows there). */
 const SMALL_BODY = '{"name":"Rex","categoryId":9007199254740991,"status":"available"}';
@@ -46,8 +45,6 @@ const ENDPOINTS: Record<Endpoint, string> = {
   deep: "GET /v1/pets?status=sold&limit=20&cursor=…, ten pages in",
   get: "GET /v1/pets/{id}",
   mix: "random ids and cursors over --mix-pets pets, so that no cache carries them",
-  revalidate: "the deep page with If-None-Match: its ETag (304)",
-  gzip: "the deep page with Accept-Encoding: gzip",
   create: `POST /v1/pets, ${SMALL_BODY.length} bytes, durable`,
   "large-create": `POST /v1/pets, ${LARGE_BODY.length} bytes (200 non-ASCII characters), durable`,
 };
@@ -68,9 +65,8 @@ const READS: Endpoint[] = ["list", "deep", "get"];
 const CREATES: Endpoint[] = ["create", "large-create"];
 const [BUN, NODE]: Runtime[][] = [["bun"], ["node"]];
 const SERVERS: Server[] = [
-  { name: "ceiling", peer: "ceiling", variant: "page", endpoints: ["list"] },
-  { name: "get-ceiling", peer: "ceiling", variant: "get", endpoints: ["get"] },
-  { name: "ours", endpoints: [...READS, "revalidate", "gzip", "mix", ...CREATES] },
+  { name: "get-ceiling", peer: "ceiling", endpoints: ["get"] },
+  { name: "ours", endpoints: [...READS, "mix", ...CREATES] },
   { name: "hono", peer: "hono", endpoints: [...READS, "mix"] },
   { name: "elysia", peer: "elysia", runtimes: BUN, endpoints: [...READS, "mix"] },
   { name: "fastify", peer: "fastify", runtimes: NODE, endpoints: [...READS, "mix"] },
@@ -89,12 +85,11 @@ const POSTGRES_SERVERS: Server[] = [
   { name: "fastify-pg", peer: "fastify", variant: "postgres", runtimes: NODE, endpoints: PG },
 ];
 
-/** `ours` ÷ the fastest of `against` (on `againstEndpoint`), at least `least` (none: info). */
+/** `ours` ÷ the fastest of `against`, at least `least` (none: information). */
 interface Target {
   readonly endpoint: Endpoint;
   readonly ours?: string;
   readonly against: readonly string[];
-  readonly againstEndpoint?: Endpoint;
   readonly least?: number;
   /** Judged at every connection count over one (default: the largest only). */
   readonly many?: boolean;
@@ -114,8 +109,6 @@ const TARGETS: Target[] = [
   { endpoint: "create", against: ["group-commit-same"], least: 1 },
   { endpoint: "large-create", against: ["group-commit"] },
   { endpoint: "large-create", against: ["group-commit-same"] },
-  { endpoint: "revalidate", against: ["ours"], againstEndpoint: "deep", least: 1 },
-  { endpoint: "gzip", against: ["ours"], againstEndpoint: "deep", least: 0.9 },
 ];
 const PG_PEERS = ["hono-pg", "fastify-pg"];
 const POSTGRES_TARGETS: Target[] = [
@@ -143,7 +136,6 @@ const USAGE = `npm run bench -- [options]    (npm run bench:postgres is npm run 
   --quick                    2 rounds × 3 s, no mix
   --postgres                 the PostgreSQL store against Hono (Bun, Deno) or Fastify (Node) on it
   --revisions=REV,…          our service at these git revisions instead of this checkout
-  --quiet-wait=S             wait up to S s for an idle machine before each figure (default 30)
   --json=FILE                every run's figures and the targets' verdicts
   --help                     this text`;
 
@@ -165,7 +157,6 @@ const warmup = Number(option("warmup", "1"));
 const pets = Number(option("pets", "1000"));
 const mixPets = Number(option("mix-pets", quick || postgres ? "0" : "1000000"));
 const mixPaths = Number(option("mix-paths", "100000"));
-const quietWait = Number(option("quiet-wait", "30"));
 const connectionCounts = option("connections", postgres ? "1,16,64" : "64")!.split(",").map(Number);
 const runtimes = option("runtimes", postgres ? "deno" : "bun,deno,node")!.split(",") as Runtime[];
 const endpoints = option("endpoints", Object.keys(ENDPOINTS).join(","))!.split(",") as Endpoint[];
@@ -203,11 +194,8 @@ const revisionsOf = (base: Server): Server[] =>
     worktrees.push(root);
     symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
     const again = revisions.indexOf(revision) < i ? `#${i + 1}` : ""; // an A/A pair
-    return {
-      ...base,
-      name: `${base.name}@${output("git", "rev-parse", "--short", revision)}${again}`,
-      root,
-    };
+    const name = `${base.name}@${output("git", "rev-parse", "--short", revision)}${again}`;
+    return { ...base, name, root };
   });
 const servers = (postgres ? POSTGRES_SERVERS : SERVERS)
   .filter((server) => wanted === undefined || wanted.includes(server.name))
@@ -258,26 +246,18 @@ function dataFile(count: number): string {
 }
 
 const AUTH = { Authorization: `Bearer ${BENCH_KEY}` };
-const getScript = (name: string, headers = {}, pathsFile?: string) =>
-  scratchFile(
-    `${name}.lua`,
-    wrkScript({ method: "GET", headers: { ...AUTH, ...headers }, pathsFile }),
-  );
-const GET = getScript("get");
-const CREATE_SCRIPTS = Object.fromEntries(
-  [["create", SMALL_BODY], ["large-create", LARGE_BODY]].map(([name, body]) => [
-    name,
-    scratchFile(
-      `${name}.lua`,
-      wrkScript({
-        method: "POST",
-        headers: { ...AUTH, "Content-Type": "application/json" },
-        bodyFile: scratchFile(`${name}.json`, body),
-        countCloses: true,
-      }),
-    ),
-  ]),
-);
+const script = (name: string, options: Parameters<typeof wrkScript>[0]) =>
+  scratchFile(`${name}.lua`, wrkScript({ ...options, headers: { ...AUTH, ...options.headers } }));
+const GET = script("get", { method: "GET", headers: {} });
+const post = (name: string, body: string) => {
+  const bodyFile = scratchFile(`${name}.json`, body);
+  const headers = { "Content-Type": "application/json" };
+  return script(name, { method: "POST", headers, bodyFile, countCloses: true });
+};
+const CREATE_SCRIPTS = {
+  create: post("create", SMALL_BODY),
+  "large-create": post("large", LARGE_BODY),
+};
 
 /** The mix: half a pet by a random id, half a page after a random cursor (a quarter by status). */
 const mixScripts = new Map<boolean, string>();
@@ -300,7 +280,8 @@ function mixScript(ours: boolean): string {
     );
   }
   const name = ours ? "mix-ours" : "mix-peers";
-  return getScript(name, {}, scratchFile(`${name}.paths`, paths.join("\n") + "\n"));
+  const pathsFile = scratchFile(`${name}.paths`, paths.join("\n") + "\n");
+  return script(name, { method: "GET", headers: {}, pathsFile });
 }
 
 async function call(port: number, path: string, init: RequestInit & { key?: false } = {}) {
@@ -315,12 +296,8 @@ async function call(port: number, path: string, init: RequestInit & { key?: fals
   return { status: response.status, headers: response.headers, body: await response.text() };
 }
 
-/** The path and wrk script of `endpoint` on a running server, or why it does not apply. */
-async function requestOf(
-  endpoint: Endpoint,
-  server: Server,
-  port: number,
-): Promise<{ path: string; script: string } | { notApplicable: string }> {
+/** The path and wrk script of `endpoint` on a running server. */
+async function requestOf(endpoint: Endpoint, server: Server, port: number) {
   if (endpoint === "create" || endpoint === "large-create") {
     return { path: "/v1/pets", script: CREATE_SCRIPTS[endpoint] };
   }
@@ -338,17 +315,7 @@ async function requestOf(
     if (status !== 200 || next === undefined) break;
     path = next.replace(/^https?:\/\/[^/]+/, "");
   }
-  if (endpoint === "deep") return { path, script: GET };
-  const etag = (await call(port, path)).headers.get("etag") ?? "";
-  const headers: Record<string, string> = endpoint === "gzip"
-    ? { "Accept-Encoding": "gzip" }
-    : { "If-None-Match": etag };
-  const check = await call(port, path, { headers });
-  if (endpoint === "revalidate" && check.status !== 304) return { notApplicable: "no 304" };
-  if (endpoint === "gzip" && check.headers.get("content-encoding") !== "gzip") {
-    return { notApplicable: "no gzip body" };
-  }
-  return { path, script: getScript(endpoint, headers) };
+  return { path, script: GET };
 }
 
 /**
@@ -356,28 +323,20 @@ async function requestOf(
  * sides are measured doing; a lapse is printed, since its figures would compare less work.
  */
 async function seedAndCheck(name: string, port: number): Promise<void> {
+  const post = (body: string) => call(port, "/v1/pets", { method: "POST", body });
   for (let i = 0; i < pets; i += 50) {
     await Promise.all(Array.from({ length: Math.min(50, pets - i) }, (_, j) => {
       const sold = (i + j) % 3 === 0 ? ',"status":"sold"' : "";
-      const body = `{"name":"Seed ${i + j}","categoryId":${i + j}${sold}}`;
-      return call(port, "/v1/pets", { method: "POST", body });
+      return post(`{"name":"Seed ${i + j}","categoryId":${i + j}${sold}}`);
     }));
   }
-  const headers = { "idempotency-key": `check-${Date.now()}` };
-  const post = (body: string) => call(port, "/v1/pets", { method: "POST", body, headers });
-  const [first, again, other] = [
-    await post('{"name":"Once","categoryId":7}'),
-    await post('{"name":"Once","categoryId":7}'),
-    await post('{"name":"Twice","categoryId":7}'),
-  ];
-  const id = first.status === 201 ? JSON.parse(first.body).id : undefined;
+  const created = await post('{"name":"Once","categoryId":7}');
+  const id = created.status === 201 ? JSON.parse(created.body).id : undefined;
   const checks: [boolean, string][] = [
     [(await call(port, "/v1/pets", { key: false })).status === 401, "401 without a key"],
     [(await post('{"name":""}')).status === 400, "400 for an invalid NewPet"],
-    [first.headers.get("location") === `/v1/pets/${id}`, "201 with Location"],
-    [first.body === JSON.stringify({ id, name: "Once", categoryId: 7 }), "the Pet JSON"],
-    [again.headers.get("idempotent-replayed") === "true", "a replay of the same key and body"],
-    [other.status === 422, "422 for the key with another body"],
+    [created.headers.get("location") === `/v1/pets/${id}`, "201 with Location"],
+    [created.body === JSON.stringify({ id, name: "Once", categoryId: 7 }), "the Pet JSON"],
     [/rel="next"/.test((await call(port, "/v1/pets?limit=2")).headers.get("link") ?? ""), "Link"],
   ];
   for (const [ok, what] of checks) if (!ok) console.log(`  ! ${name}: ${what} is missing`);
@@ -390,24 +349,14 @@ interface Measured extends WrkResult {
   readonly serverCpuSeconds: number;
   readonly databaseCpuSeconds?: number;
   readonly petsPerCommit?: number;
-  /** Busy % of the machine just before the run (other users' work). */
-  readonly busyBefore: number;
 }
 const results = new Map<string, Measured[]>();
-const notApplicable = new Map<string, string>();
 const keyOf = (runtime: string, server: string, endpoint: Endpoint, connections: number) =>
   `${runtime}|${server}|${endpoint}|${connections}`;
-/** Machine busy % (both cores) under which a moment counts as quiet. */
-const QUIET_BELOW = 10;
 /** Requests per second of server CPU: steadier than req/s on a VM whose neighbours steal. */
 const perCpuSecond = (run: Measured) => run.requests / Math.max(run.serverCpuSeconds, 0.01);
 
-interface Configuration {
-  readonly runtime: Runtime;
-  readonly server: Server;
-  readonly endpoints: readonly Endpoint[];
-  readonly pets: number;
-}
+type Configuration = { runtime: Runtime; server: Server; endpoints: Endpoint[]; pets: number };
 const configurations: Configuration[] = runtimes.flatMap((runtime) =>
   servers.filter((server) => server.runtimes?.includes(runtime) ?? true).flatMap((server) => {
     const measured = server.endpoints.filter((endpoint) => endpoints.includes(endpoint));
@@ -460,10 +409,6 @@ async function measure(configuration: Configuration, round: number): Promise<voi
       const request = await requestOf(endpoint, server, instances[0].port);
       for (const connections of connectionCounts) {
         const id = keyOf(runtime, server.name, endpoint, connections);
-        if ("notApplicable" in request) {
-          notApplicable.set(id, request.notApplicable);
-          continue;
-        }
         // The connections split between the instances (the remainder to the first ones).
         const used = instances.slice(0, Math.min(instances.length, connections));
         const drive = (time: number) =>
@@ -473,7 +418,6 @@ async function measure(configuration: Configuration, round: number): Promise<voi
             return runWrk({ ...request, port: instance.port, seconds: time, connections: share });
           }));
         if (warmup > 0) await drive(warmup);
-        const busyBefore = await waitForQuiet(QUIET_BELOW, quietWait * 1000);
         const cpu = () =>
           used.reduce((sum, instance) => sum + (cpuSecondsOf(instance.pid) ?? 0), 0);
         const databaseCpu = () => postmaster ? postgresCpuSeconds(postmaster) : 0;
@@ -501,13 +445,12 @@ async function measure(configuration: Configuration, round: number): Promise<voi
           petsPerCommit: after && before.commits && endpoint !== "list"
             ? (after[0] - before.commits[0]) / Math.max(1, after[1] - before.commits[1])
             : undefined,
-          busyBefore,
         };
         results.set(id, [...(results.get(id) ?? []), result]);
         console.log(
           `  round ${round + 1}: ${runtime} ${server.name} ${endpoint} c${connections}: ` +
             `${rate(result).toFixed(0)} req/s, ${perCpuSecond(result).toFixed(0)} per cpu-s, ` +
-            `${connections + result.closed} connections opened, busy ${busyBefore.toFixed(0)}%` +
+            `${connections + result.closed} connections opened` +
             (result.errors + result.non2xx > 0
               ? `, ${result.errors} errors, ${result.non2xx} non-2xx`
               : ""),
@@ -554,66 +497,42 @@ const printTable = (header: string[], rows: string[][]) => {
   console.log([line(header), rule, ...rows.map(line)].join("\n"));
 };
 
-console.log(
-  `\n${new Date().toISOString()}; ${versions}; medians of ${rounds} rounds (min–max); ` +
-    `"!": a figure taken while the machine was busy\n`,
-);
-const rows = [...results.keys(), ...notApplicable.keys()].map((id) => {
+const now = new Date().toISOString();
+console.log(`\n${now}; ${versions}; medians of ${rounds} rounds\n`);
+const header = ["runtime", "server", "endpoint", "conns", "req/s (min–max)", "per server cpu-s"];
+const rows = [...results].map(([id, runs]) => {
   const [runtime, server, endpoint, connections] = id.split("|");
-  const runs = results.get(id);
-  if (runs === undefined) {
-    return [
+  const rates = runs.map(rate);
+  const [low, high] = [Math.min(...rates), Math.max(...rates)].map((value) => value.toFixed(0));
+  const database = (run: Measured) => run.requests / Math.max(run.databaseCpuSeconds!, 0.01);
+  const commits = runs[0].petsPerCommit === undefined
+    ? ""
+    : figure(id, (run) => run.petsPerCommit!);
+  return [
+    ...[
       runtime,
       server,
       endpoint,
       connections,
-      `n/a: ${notApplicable.get(id)}`,
-      "",
-      "",
-      "",
-      "",
-    ];
-  }
-  const rates = runs.map(rate);
-  const busy = runs.some((run) => run.busyBefore >= QUIET_BELOW) ? " !" : "";
-  const database = (run: Measured) => run.requests / Math.max(run.databaseCpuSeconds!, 0.01);
-  return [
-    runtime,
-    server,
-    endpoint,
-    connections,
-    `${median(rates).toFixed(0)} (${Math.min(...rates).toFixed(0)}–${
-      Math.max(...rates).toFixed(0)
-    })${busy}`,
-    figure(id, perCpuSecond).toFixed(0) +
-    (postgres ? ` / ${figure(id, database).toFixed(0)}` : "") +
-    (runs[0].petsPerCommit === undefined
-      ? ""
-      : `, ${figure(id, (run) => run.petsPerCommit!).toFixed(1)}/commit`),
+      `${median(rates).toFixed(0)} (${low}–${high})`,
+    ],
+    figure(id, perCpuSecond).toFixed(0),
+    ...(postgres
+      ? [figure(id, database).toFixed(0), commits === "" ? "" : commits.toFixed(1)]
+      : []),
     figure(id, (run) => run.p99Us / 1000).toFixed(1),
     figure(id, (run) => Number(connections) + run.closed).toFixed(0),
     String(runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0)),
   ];
-}).sort((a, b) =>
-  a[0].localeCompare(b[0]) || a[2].localeCompare(b[2]) || Number(a[3]) - Number(b[3])
-);
-printTable([
-  "runtime",
-  "server",
-  "endpoint",
-  "conns",
-  "req/s",
-  postgres ? "per server / database cpu-s" : "per server cpu-s",
-  "p99 ms",
-  "connections opened",
-  "errors",
-], rows);
+}).sort((a, b) => `${a[0]} ${a[2]}`.localeCompare(`${b[0]} ${b[2]}`) || +a[3] - +b[3]);
+const extra = postgres ? ["per database cpu-s", "pets per commit"] : [];
+printTable([...header, ...extra, "p99 ms", "connections opened", "errors"], rows);
 
-/** Revisions: each against the first (and the get ceiling, when measured). */
+/** With --revisions: each against the first, and against the get ceiling when it ran. */
 const named = servers.filter((server) => server.root !== undefined).map((server) => server.name);
 const targets: Target[] = named.length > 0
   ? named.flatMap((ours, i) => [
-    ...(i > 0 ? endpoints.map((endpoint) => ({ endpoint, ours, against: [named[0]] })) : []),
+    ...endpoints.filter(() => i > 0).map((endpoint) => ({ endpoint, ours, against: [named[0]] })),
     { endpoint: "get" as const, ours, against: ["get-ceiling"] },
   ])
   : postgres
@@ -623,65 +542,53 @@ const figureOf = postgres ? rate : perCpuSecond;
 const largest = Math.max(...connectionCounts);
 const verdicts = runtimes.flatMap((runtime) =>
   targets.flatMap((target) =>
-    connectionCounts.filter((count) => target.many ? count > 1 : count === largest).flatMap(
-      (connections) => {
-        const ours = target.ours ?? "ours";
-        const oursId = keyOf(runtime, ours, target.endpoint, connections);
-        const candidates = target.against
-          .map((name) =>
-            keyOf(runtime, name, target.againstEndpoint ?? target.endpoint, connections)
-          )
-          .filter((id) => results.has(id) && id !== oursId);
-        if (!results.has(oursId) || candidates.length === 0) return [];
-        const fastest = candidates.reduce((a, b) =>
-          figure(a, figureOf) >= figure(b, figureOf) ? a : b
-        );
-        const ratios = results.get(oursId)!.flatMap((run) => {
-          const other = results.get(fastest)!.find((peer) => peer.round === run.round);
-          return other === undefined ? [] : [figureOf(run) / figureOf(other)];
-        });
-        const ratio = ratios.length === 0 ? undefined : median(ratios);
-        const verdict = target.least === undefined || ratio === undefined
-          ? "info"
-          : ratio >= target.least
-          ? "MET"
-          : "MISSED";
-        return [{
-          runtime,
-          ...target,
-          connections,
-          ours,
-          against: fastest.split("|")[1],
-          ratio,
-          verdict,
-        }];
-      },
-    )
+    connectionCounts.filter((n) => target.many ? n > 1 : n === largest).flatMap((connections) => {
+      const ours = target.ours ?? "ours";
+      const [oursId, ...others] = [ours, ...target.against].map((name) =>
+        keyOf(runtime, name, target.endpoint, connections)
+      );
+      const candidates = others.filter((id) => results.has(id) && id !== oursId);
+      if (!results.has(oursId) || candidates.length === 0) return [];
+      const fastest = candidates.reduce((a, b) =>
+        figure(a, figureOf) >= figure(b, figureOf) ? a : b
+      );
+      const ratio = median(results.get(oursId)!.flatMap((run) => {
+        const other = results.get(fastest)!.find((peer) => peer.round === run.round);
+        return other === undefined ? [] : [figureOf(run) / figureOf(other)];
+      }));
+      const least = target.least === undefined ? "—" : `≥ ${target.least}`;
+      const verdict = target.least === undefined
+        ? "info"
+        : ratio >= target.least
+        ? "MET"
+        : "MISSED";
+      const against = fastest.split("|")[1];
+      return [[
+        runtime,
+        target.endpoint,
+        String(connections),
+        ours,
+        against,
+        ratio.toFixed(2),
+        least,
+        verdict,
+      ]];
+    })
   )
 );
+const per = postgres ? "second" : "server CPU-second";
 console.log(
-  `\nTargets: ours ÷ the fastest of its yardstick per ${
-    postgres ? "second" : "server CPU-second"
-  }, ` +
-    `the median of the rounds' ratios (one run on a shared machine is a hint, not a proof)\n`,
+  `\nTargets: ours ÷ the fastest of its yardstick per ${per}, the median of the rounds' ` +
+    `ratios (one run on a shared machine is a hint, not a proof)\n`,
 );
 printTable(
   ["runtime", "endpoint", "conns", "ours", "against", "ours ÷ it", "target", "verdict"],
-  verdicts.map((row) => [
-    row.runtime,
-    row.endpoint,
-    String(row.connections),
-    row.ours,
-    row.against + (row.againstEndpoint === undefined ? "" : ` ${row.againstEndpoint}`),
-    row.ratio?.toFixed(2) ?? "—",
-    row.least === undefined ? "—" : `≥ ${row.least}`,
-    row.verdict,
-  ]),
+  verdicts,
 );
-const json = option("json");
-if (json !== undefined) {
+const jsonFile = option("json");
+if (jsonFile !== undefined) {
   const figures = { versions, runs: Object.fromEntries(results), targets: verdicts };
-  writeFileSync(resolve(ROOT, json), JSON.stringify(figures, null, 1));
-  console.log(`\nEvery run's figures and the targets: ${json}`);
+  writeFileSync(resolve(ROOT, jsonFile), JSON.stringify(figures, null, 1));
+  console.log(`\nEvery run's figures and the targets: ${jsonFile}`);
 }
 process.exit(0);

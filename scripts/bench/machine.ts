@@ -1,10 +1,10 @@
 /**
  * What `bench.ts` drives and reads: server processes pinned to core 0 on 127.0.0.1 and a free
- * port, `wrk` pinned to core 1, and CPU time from `/proc` (Linux): of a process, of a whole
- * PostgreSQL server, and of the machine (how busy the rest of it is).
+ * port, `wrk` pinned to core 1, and CPU time from `/proc` (Linux): of a process and of a whole
+ * PostgreSQL server.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { openSync, readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import process from "node:process";
 import { freePort } from "../../test/support/server_process.ts";
@@ -12,17 +12,11 @@ import { freePort } from "../../test/support/server_process.ts";
 export const HOST = "127.0.0.1";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const CAN_PIN = availableParallelism() >= 2 && spawnSync("taskset", ["-V"]).status === 0;
 /** The prefix that pins a process to `core` (none on one core or without taskset). */
-export function pinning(core: number): string[] {
-  const taskset = spawnSync("taskset", ["--version"]).status === 0;
-  return availableParallelism() >= 2 && taskset ? ["taskset", "-c", String(core)] : [];
-}
+const pinning = (core: number) => CAN_PIN ? ["taskset", "-c", String(core)] : [];
 
-export interface Running {
-  readonly child: ChildProcess;
-  readonly port: number;
-  readonly pid: number;
-}
+export type Running = { child: ChildProcess; port: number; pid: number };
 
 /**
  * Starts `command` pinned to core 0 with `env`, and resolves once `readyPath` answers 200 (any
@@ -207,27 +201,6 @@ export function postgresCpuSeconds(postmasterPid: number): number {
   return ticks / 100;
 }
 
-/** The postmaster's pid from the first line of `postmaster.pid` in its data directory. */
-export function postmasterPidOf(dataDirectory: string): number {
-  const file = `${dataDirectory}/postmaster.pid`;
-  if (!existsSync(file)) throw new Error(`Cannot find the postmaster: no ${file}`);
-  return Number(readFileSync(file, "utf8").split("\n")[0]);
-}
-
-/**
- * Waits (at most `maxWaitMs`) until the machine is under `percent` busy while our server idles
- * (another process on core 0 or 1 skews a run); returns the last busy % seen.
- */
-export async function waitForQuiet(percent: number, maxWaitMs: number): Promise<number> {
-  const ticks = () => readFileSync("/proc/stat", "utf8").split("\n")[0].split(/\s+/).slice(1, 9);
-  const deadline = performance.now() + maxWaitMs;
-  for (;;) {
-    const before = ticks().map(Number);
-    await sleep(300);
-    const spent = ticks().map((value, i) => Number(value) - before[i]);
-    const total = spent.reduce((sum, value) => sum + value, 0);
-    const busy = total === 0 ? 0 : (100 * (total - spent[3] - spent[4])) / total;
-    if (busy < percent || performance.now() >= deadline) return busy;
-    await sleep(700);
-  }
-}
+/** The postmaster's pid: the first line of `postmaster.pid` in its data directory. */
+export const postmasterPidOf = (dataDirectory: string) =>
+  Number(readFileSync(`${dataDirectory}/postmaster.pid`, "utf8").split("\n")[0]);

@@ -1,23 +1,20 @@
 /**
- * The ceilings: the runtime's bare server (`Bun.serve`, `Deno.serve`, `node:http`), no routing,
- * key, store or log line, so nothing built on that server can go faster. `PEER=get` answers
+ * The get ceiling: the runtime's bare server (`Bun.serve`, `Deno.serve`, `node:http`) answering
  * every request with pet `PET_COUNT / 2` and the headers our get sends, an `ETag` and an
- * `X-Request-Id` made per request as ours are (eleven with `Date` and `Content-Length`): ours ÷
- * it is how much of the runtime's speed our get keeps. `PEER=page` answers the bytes of a 20-pet
- * first page with a content type. Dev-only benchmark peer.
+ * `X-Request-Id` made per request as ours are (eleven with `Date` and `Content-Length`). No
+ * routing, key, store or log line: nothing that sends those headers on this runtime can go
+ * faster, so ours ÷ it is how much of the runtime's speed our get keeps. Dev-only peer.
  */
-import { benchPet, DEPRECATION_HEADERS, listenAddress, PET_COUNT, VARIANT } from "./fixture.ts";
+import { benchPet, DEPRECATION_HEADERS, listenAddress, PET_COUNT } from "./fixture.ts";
 
 declare const Bun: { serve(options: object): unknown } | undefined;
 declare const Deno: { serve(options: object, handler: unknown): unknown } | undefined;
 
-const pets = VARIANT === "page" ? Array.from({ length: 20 }, (_, i) => benchPet(i + 1)) : [];
-const BODY = JSON.stringify(VARIANT === "page" ? pets : benchPet(Math.ceil(PET_COUNT / 2)));
+const BODY = JSON.stringify(benchPet(Math.ceil(PET_COUNT / 2)));
 /** On Node the length goes with the headers, as our Node adapter sends it (Bun and Deno add it). */
 const LENGTH: Record<string, string> = typeof Bun === "undefined" && typeof Deno === "undefined"
   ? { "content-length": String(new TextEncoder().encode(BODY).byteLength) }
   : {};
-const PAGE = Object.freeze({ ...LENGTH, "content-type": "application/json" });
 const OURS = Object.freeze({
   ...LENGTH,
   "x-content-type-options": "nosniff",
@@ -28,7 +25,8 @@ const OURS = Object.freeze({
 });
 
 let served = 0;
-const headersOf: () => Record<string, string> = VARIANT === "page" ? () => PAGE : () => {
+/** The headers of one answer, made per request as our service makes them. */
+const headersOf = () => {
   served++;
   const headers: Record<string, string> = { ...OURS };
   headers.etag = `"${(0x8cb3d14b + (served & 7)).toString(16)}86fff2b4"`;

@@ -1,11 +1,8 @@
 /**
- * The three pet endpoints in Elysia on Bun. `PEER=as-is`: as Elysia users write them, auth in
- * `onRequest` (before the body is parsed), `t.Object` (Elysia's TypeBox) for the body, objects
- * returned as JSON. `PEER=same-work`: also our contract's per-request duties in Elysia's idiom:
- * `onRequest` notes the start in a per-request copy of the store (the idiom of Elysia's logger
- * plugins), sets `X-Request-Id`, `nosniff` and, on `/v1/pets/:petId`, the deprecation trio, then
- * checks the key by a Map lookup; `onAfterResponse` writes the log line; the reads send an
- * `ETag` made from the ids served, `Cache-Control`, `Vary` and 304 on a match. Dev-only peer.
+ * Elysia on Bun. `PEER=as-is`: as its users write the endpoints (auth in `onRequest`, `t.Object`
+ * for the body, objects returned as JSON). `PEER=same-work`: also our contract's duties in
+ * Elysia's idiom (`onRequest` notes the start in a per-request store as Elysia's logger plugins
+ * do, sets the headers and checks the key; `onAfterResponse` logs; ETag, Cache-Control, Vary, 304).
  */
 import { Elysia, t } from "elysia";
 import {

@@ -1,14 +1,9 @@
 /**
- * The three pet endpoints in Fastify on Node. `PEER=as-is`: as Fastify users write them, auth in
- * an `onRequest` hook (before the body is parsed), Fastify's JSON parser, the body checked by a
- * compiled TypeBox validator, no logger. `PEER=same-work`: also our contract's per-request
- * duties in Fastify's idiom: its pino logger (ISO time, level names, no pid or hostname,
- * `pino.destination({ sync: false })` so lines leave in batches) with request logging off and one
- * line from `onResponse`; `genReqId` applies our request-id rule; an `onRequest` hook sets the
- * headers and checks the key by a Map lookup; the reads send an `ETag` made from the ids served,
- * `Cache-Control`, `Vary` and 304 on a match. `PEER=postgres`: the same-work server on
- * PostgreSQL (`pet_table.ts`), with a malformed `Idempotency-Key` refused, a retry answered with
- * its pet (`Idempotent-Replayed: true`), the key with another body 422. Dev-only benchmark peer.
+ * Fastify on Node. `PEER=as-is`: as its users write the endpoints (auth in an `onRequest` hook,
+ * Fastify's JSON parser, a compiled TypeBox validator, no logger). `PEER=same-work`: also our
+ * contract's duties in Fastify's idiom (its pino logger, asynchronous, one line from
+ * `onResponse`; `genReqId`; the headers and the key in `onRequest`; ETag, Cache-Control, Vary,
+ * 304). `PEER=postgres`: the same-work server on PostgreSQL (`pet_table.ts`).
  */
 import Fastify, { type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import { pino } from "pino";
@@ -16,7 +11,6 @@ import {
   acceptedKey,
   type BenchPet,
   DEPRECATION_HEADERS,
-  IDEMPOTENCY_KEY,
   isAuthorized,
   isNewPet,
   listenAddress,
@@ -29,7 +23,6 @@ import {
   parsePetId,
   PetMemoryStore,
   petTag,
-  requestDigest,
   requestIdFor,
   REVALIDATE,
   tagMatches,
@@ -153,23 +146,8 @@ if (VARIANT === "postgres") {
     return pet === undefined ? notFound(reply) : sendRead(request, reply, petTag(id), pet);
   });
   app.post("/v1/pets", { schema: { body: NewPetSchema } }, async (request, reply) => {
-    const key = request.headers["idempotency-key"];
-    if (key !== undefined && (typeof key !== "string" || !IDEMPOTENCY_KEY.test(key))) {
-      const message = "Bad Idempotency-Key";
-      return reply.code(400).send({ code: "validation_failed", message, status: 400 });
-    }
-    const body = request.body as Omit<BenchPet, "id">;
-    const claim = key === undefined
-      ? undefined
-      : { scope: request.keyFingerprint!, key, digest: requestDigest(body) };
-    const result = await table.create(body, claim);
-    if (result.kind === "key_reused") {
-      const message = "Idempotency-Key used with another body";
-      return reply.code(422).send({ code: "idempotency_key_reused", message, status: 422 });
-    }
-    reply.code(201).header("location", `/v1/pets/${result.pet.id}`);
-    if (result.kind === "replayed") reply.header("idempotent-replayed", "true");
-    return reply.send(result.pet);
+    const pet = await table.create(request.body as Omit<BenchPet, "id">);
+    return reply.code(201).header("location", `/v1/pets/${pet.id}`).send(pet);
   });
 } else {
   const store = new PetMemoryStore();

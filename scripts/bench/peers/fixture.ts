@@ -1,10 +1,8 @@
 /**
- * What every peer of `scripts/bench/bench.ts` shares, so that the peers differ from each other
- * (and from ours) only in their framework: the pets and key (the driver writes the same pets,
- * field order included, into our data file, so a first page is the same bytes everywhere), auth
- * by a Set lookup, the TypeBox NewPet check, a signed cursor, a store with pages by binary
- * search; and the duties our contract puts on every request, as helpers that the same-work peers
- * call from their framework's own hooks. Dev-only: nothing under `src/` imports it.
+ * What the peers share, so that they differ from each other (and from ours) only in their
+ * framework: the pets (the driver writes the same ones into our data file), the key checked by a
+ * Set lookup, the TypeBox NewPet check, a signed cursor, pages by binary search; and our
+ * contract's per-request duties as helpers the same-work peers call from their own hooks.
  */
 import { Buffer } from "node:buffer";
 import { createHash, randomUUID } from "node:crypto";
@@ -23,7 +21,7 @@ export const VARIANT = process.env.PEER ?? "as-is";
 export const STATUSES = ["available", "pending", "sold"] as const;
 export type Status = (typeof STATUSES)[number];
 
-/** A pet as the peers hold it (categoryId as a JS number: the peers do not keep exact int64). */
+/** A pet as the peers hold it (categoryId a JS number: no exact int64). */
 export interface BenchPet {
   id: number;
   name: string;
@@ -31,7 +29,7 @@ export interface BenchPet {
   status?: Status;
 }
 
-/** Pet `id` of the benchmark's pets: a quarter each of available, pending, sold and none. */
+/** Pet `id`: a quarter each of available, pending, sold and no status. */
 export function benchPet(id: number): BenchPet {
   const status = [undefined, "available", "pending", "sold"][id % 4] as Status | undefined;
   const pet: BenchPet = { id, name: `Pet ${id}`, categoryId: id * 7919 };
@@ -68,7 +66,6 @@ export async function serveFetch(handle: (request: Request) => Promise<Response>
 
 const ACCEPTED_KEYS: ReadonlySet<string> = new Set([BENCH_KEY]);
 
-/** The token of a `Bearer <token>` header, or undefined. */
 function bearerToken(authorization: string | null | undefined): string | undefined {
   return authorization?.startsWith("Bearer ") ? authorization.slice(7) : undefined;
 }
@@ -230,7 +227,7 @@ export function pageTag(query: ListQuery, page: { pets: readonly BenchPet[]; has
     `${page.hasMore ? "-more" : ""}"`;
 }
 
-/** True when `ifNoneMatch` (a list of tags, or `*`) holds `tag`, by weak comparison. */
+/** True when `ifNoneMatch` (tags, or `*`) holds `tag`, by weak comparison. */
 export function tagMatches(ifNoneMatch: string | null | undefined, tag: string): boolean {
   if (ifNoneMatch == null) return false;
   if (ifNoneMatch === tag || ifNoneMatch.trim() === "*") return true;
@@ -241,22 +238,18 @@ export function tagMatches(ifNoneMatch: string | null | undefined, tag: string):
   return false;
 }
 
-/** The fields of one request's log line, as our service writes them. */
-export interface RequestLogFields {
+/**
+ * One JSON line per request (our line's fields; `key` the key's fingerprint) on stdout, gathered
+ * per event-loop turn and written in one call, as our service's logger does.
+ */
+export function createRequestLog(): (fields: {
   method: string;
   path: string;
   status: number;
   durationMs: number;
   requestId: string;
-  /** The key's fingerprint, when a key was accepted. */
   key: string | undefined;
-}
-
-/**
- * One JSON line per request on stdout, gathered per event-loop turn and written in one call, as
- * our service's logger does (a busy server makes one write per burst, not one per request).
- */
-export function createRequestLog(): (fields: RequestLogFields) => void {
+}) => void {
   let buffer = "";
   let scheduled = false;
   const flush = () => {
@@ -286,10 +279,3 @@ export function pathOf(url: string): string {
 /** Milliseconds since `started` (a `performance.now()`), to the microsecond. */
 export const durationSince = (started: number) =>
   Math.round((performance.now() - started) * 1000) / 1000;
-
-/** A valid `Idempotency-Key`: 1–255 visible ASCII characters, as ours accepts. */
-export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-/** The SHA-256 of a validated body: the same key with another body (422) is not a retry. */
-export const requestDigest = (body: unknown) =>
-  createHash("sha256").update(JSON.stringify(body)).digest("hex");

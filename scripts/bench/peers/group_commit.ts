@@ -1,12 +1,9 @@
 /**
- * Durable `POST /v1/pets` by group commit on each runtime's bare fetch server: each valid create
- * waits in a queue that appends a batch of lines to `DATA_DIR/pets.jsonl` with one write and one
- * fdatasync before anyone in it is answered (the next batch gathers meanwhile). `PEER=as-is`:
- * the minimal handler, the key and TypeBox check, the floor our writer is measured against.
- * `PEER=same-work`: a careful hand-written handler that also does what our contract asks of each
- * request (the key by a Map lookup, the request-id rule, 415, 413 for a declared length over
- * 64 KiB, `Location`, `Cache-Control`, `nosniff`, `X-Request-Id`, one log line). Neither keeps
- * idempotency keys, an index or the cut-back of a failed batch. Dev-only benchmark peer.
+ * Durable `POST /v1/pets` by group commit on the runtime's bare fetch server: each create waits
+ * for its batch's one write and one fdatasync to `DATA_DIR/pets.jsonl` (the next batch gathers
+ * meanwhile). `PEER=as-is`: the key and TypeBox check, nothing more: the floor our writer is
+ * measured against. `PEER=same-work`: also our contract's duties (the request id, 415, 413,
+ * `Location`, the headers, a log line). Neither keeps idempotency keys, an index or a cut-back.
  */
 import { open } from "node:fs/promises";
 import { join } from "node:path";

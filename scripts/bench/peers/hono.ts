@@ -1,14 +1,9 @@
 /**
- * The three pet endpoints in Hono, served as each runtime's Hono docs show (`Bun.serve` with
- * `app.fetch`, `Deno.serve`, `@hono/node-server`). `PEER=as-is`: as Hono users write them, a
- * bearer-auth middleware on `/v1/*`, `c.req.query()`, `c.json()`, a TypeBox check of the body.
- * `PEER=same-work`: also our contract's per-request duties in Hono's idiom: a middleware on `*`
- * sets `X-Request-Id` and `nosniff`, awaits `next()`, then writes the log line; one puts the
- * deprecation trio on every answer of `/v1/pets/:petId`; the key by a Map lookup; the reads send
- * an `ETag` made from the ids served, `Cache-Control`, `Vary` and 304 on a match.
- * `PEER=postgres`: the same-work app on PostgreSQL (`pet_table.ts`) with what a create on a
- * database asks: a malformed `Idempotency-Key` refused, a retry answered with its pet
- * (`Idempotent-Replayed: true`), the key with another body 422. Dev-only benchmark peer.
+ * Hono, served as each runtime's Hono docs show. `PEER=as-is`: as its users write the endpoints
+ * (a bearer-auth middleware, `c.req.query()`, `c.json()`, TypeBox). `PEER=same-work`: also our
+ * contract's duties in Hono's idiom (middleware around `await next()` for the request id,
+ * nosniff and the log line; the deprecation trio; ETag, Cache-Control, Vary, 304).
+ * `PEER=postgres`: the same-work app on PostgreSQL (`pet_table.ts`).
  */
 import { type Context, Hono } from "hono";
 import {
@@ -17,7 +12,6 @@ import {
   createRequestLog,
   DEPRECATION_HEADERS,
   durationSince,
-  IDEMPOTENCY_KEY,
   isAuthorized,
   isNewPet,
   listenAddress,
@@ -30,7 +24,6 @@ import {
   parsePetId,
   PetMemoryStore,
   petTag,
-  requestDigest,
   requestIdFor,
   REVALIDATE,
   tagMatches,
@@ -38,7 +31,7 @@ import {
   VARIANT,
   VARY,
 } from "./fixture.ts";
-import { type CreateResult, type IdempotencyClaim, openPetTable } from "./pet_table.ts";
+import { openPetTable } from "./pet_table.ts";
 
 declare const Bun: { serve(options: object): unknown } | undefined;
 declare const Deno: { serve(options: object, handler: unknown): unknown } | undefined;
@@ -77,26 +70,15 @@ function asIsApp(store: PetMemoryStore): Hono<Env> {
     }
     return c.json(pet);
   });
-  app.post("/v1/pets", createHandler((body) => ({ kind: "created", pet: store.create(body) })));
+  app.post("/v1/pets", createHandler((body) => store.create(body)));
   return app;
 }
 
-/**
- * `POST /v1/pets`: 415 for a body that is not JSON, Hono's JSON parser, the TypeBox check, 201
- * with `Location`; `keyed` (on PostgreSQL), the `Idempotency-Key` too.
- */
-function createHandler(
-  create: (body: Omit<BenchPet, "id">, claim?: IdempotencyClaim) => Maybe<CreateResult>,
-  keyed = false,
-) {
+/** `POST /v1/pets`: 415 for a body that is not JSON, Hono's JSON parser, the TypeBox check. */
+function createHandler(create: (body: Omit<BenchPet, "id">) => Maybe<BenchPet>) {
   return async (c: Context<Env>) => {
     if (!(c.req.header("content-type") ?? "").startsWith("application/json")) {
       return c.json({ code: "unsupported_media_type", message: "JSON only", status: 415 }, 415);
-    }
-    const key = keyed ? c.req.header("idempotency-key") : undefined;
-    if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
-      const message = "Bad Idempotency-Key";
-      return c.json({ code: "validation_failed", message, status: 400 }, 400);
     }
     let body: unknown;
     try {
@@ -107,18 +89,10 @@ function createHandler(
     if (!isNewPet(body)) {
       return c.json({ code: "validation_failed", message: "Invalid NewPet", status: 400 }, 400);
     }
-    const claim = key === undefined
-      ? undefined
-      : { scope: c.get("key")!, key, digest: requestDigest(body) };
-    const outcome = create(body, claim);
-    const result = outcome instanceof Promise ? await outcome : outcome;
-    if (result.kind === "key_reused") {
-      const message = "Idempotency-Key used with another body";
-      return c.json({ code: "idempotency_key_reused", message, status: 422 }, 422);
-    }
-    c.header("location", `/v1/pets/${result.pet.id}`);
-    if (result.kind === "replayed") c.header("idempotent-replayed", "true");
-    return c.json(result.pet, 201);
+    const created = create(body);
+    const pet = created instanceof Promise ? await created : created;
+    c.header("location", `/v1/pets/${pet.id}`);
+    return c.json(pet, 201);
   };
 }
 
@@ -130,7 +104,7 @@ const then = <T, R>(value: Maybe<T>, f: (settled: T) => R) =>
 function sameWorkApp(store: {
   page(query: ListQuery): Maybe<{ pets: BenchPet[]; hasMore: boolean }>;
   get(id: number): Maybe<BenchPet | undefined>;
-  create(body: Omit<BenchPet, "id">, claim?: IdempotencyClaim): Maybe<CreateResult>;
+  create(body: Omit<BenchPet, "id">): Maybe<BenchPet>;
 }): Hono<Env> {
   const app = new Hono<Env>();
   const log = createRequestLog();
@@ -188,8 +162,7 @@ function sameWorkApp(store: {
           : answerRead(c, petTag(id), pet),
     );
   });
-  const keyed = VARIANT === "postgres";
-  app.post("/v1/pets", createHandler((body, claim) => store.create(body, claim), keyed));
+  app.post("/v1/pets", createHandler((body) => store.create(body)));
   return app;
 }
 
@@ -200,7 +173,7 @@ const app = VARIANT === "postgres"
   ? sameWorkApp({
     page: (query) => memory.list(query),
     get: (id) => memory.get(id),
-    create: (body) => ({ kind: "created", pet: memory.create(body) }),
+    create: (body) => memory.create(body),
   })
   : asIsApp(memory);
 const { port, host } = listenAddress();
