@@ -15,7 +15,7 @@ import process from "node:process";
 import { encodeCursor as ourCursor } from "../../src/http/pagination.ts";
 import { denoStartFlags } from "../../test/support/server_process.ts";
 import { startPostgresCluster } from "../postgres_cluster.mjs";
-import { BENCH_KEY, benchPet, encodeCursor as peerCursor } from "./peers/fixture.ts";
+import * as fixture from "./peers/fixture.ts";
 import {
   cpuSecondsOf,
   HOST,
@@ -33,20 +33,14 @@ import {
 type Runtime = "bun" | "deno" | "node";
 type Endpoint = "list" | "deep" | "get" | "mix" | "create" | "large-create";
 
-/** The creates' bodies: 66 bytes, and 1,500 (a runtime that drops keep-alive shows there). */
-const SMALL_BODY = '{"name":"Rex","categoryId":9007199254740991,"status":"available"}';
-const LARGE_PET = `"name":"${
-  "\\u732b".repeat(200)
-}","categoryId":9007199254740991,"status":"sold"}`;
-const LARGE_BODY = `{${" ".repeat(1499 - LARGE_PET.length)}${LARGE_PET}`;
-
 const ENDPOINTS: Record<Endpoint, string> = {
   list: "GET /v1/pets?limit=20",
   deep: "GET /v1/pets?status=sold&limit=20&cursor=…, ten pages in",
   get: "GET /v1/pets/{id}",
   mix: "random ids and cursors over --mix-pets pets, so that no cache carries them",
-  create: `POST /v1/pets, ${SMALL_BODY.length} bytes, durable`,
-  "large-create": `POST /v1/pets, ${LARGE_BODY.length} bytes (200 non-ASCII characters), durable`,
+  create: `POST /v1/pets, ${fixture.SMALL_BODY.length} bytes, durable`,
+  "large-create":
+    `POST /v1/pets, ${fixture.LARGE_BODY.length} bytes (200 non-ASCII characters), durable`,
 };
 
 /** A server: our service (no `peer`), or a file of `peers/` run with `PEER=variant`. */
@@ -238,14 +232,14 @@ function dataFile(count: number): string {
   if (!dataFiles.has(count)) {
     const lines: string[] = [];
     for (let id = 1; id <= count; id++) {
-      lines.push(`{"type":"pet","v":1,"pet":${JSON.stringify(benchPet(id))}}\n`);
+      lines.push(`{"type":"pet","v":1,"pet":${JSON.stringify(fixture.benchPet(id))}}\n`);
     }
     dataFiles.set(count, scratchFile(`pets-${count}.jsonl`, lines.join("")));
   }
   return dataFiles.get(count)!;
 }
 
-const AUTH = { Authorization: `Bearer ${BENCH_KEY}` };
+const AUTH = { Authorization: `Bearer ${fixture.BENCH_KEY}` };
 const script = (name: string, options: Parameters<typeof wrkScript>[0]) =>
   scratchFile(`${name}.lua`, wrkScript({ ...options, headers: { ...AUTH, ...options.headers } }));
 const GET = script("get", { method: "GET", headers: {} });
@@ -255,8 +249,8 @@ const post = (name: string, body: string) => {
   return script(name, { method: "POST", headers, bodyFile, countCloses: true });
 };
 const CREATE_SCRIPTS = {
-  create: post("create", SMALL_BODY),
-  "large-create": post("large", LARGE_BODY),
+  create: post("create", fixture.SMALL_BODY),
+  "large-create": post("large", fixture.LARGE_BODY),
 };
 
 /** The mix: half a pet by a random id, half a page after a random cursor (a quarter by status). */
@@ -272,7 +266,7 @@ function mixScript(ours: boolean): string {
     const id = 1 + random(mixPets);
     const afterId = Math.min(id, mixPets - 100);
     const status = i % 4 === 1 ? "sold" as const : undefined;
-    const cursor = ours ? ourCursor({ afterId, status }) : peerCursor(afterId, status);
+    const cursor = ours ? ourCursor({ afterId, status }) : fixture.encodeCursor(afterId, status);
     paths.push(
       i % 2 === 0
         ? `/v1/pets/${id}`
@@ -379,7 +373,7 @@ async function measure(configuration: Configuration, round: number): Promise<voi
   const database = `bench_${round}_${configurations.indexOf(configuration)}`;
   const env: Record<string, string> = {
     ...server.env,
-    API_KEYS: BENCH_KEY,
+    API_KEYS: fixture.BENCH_KEY,
     PET_COUNT: String(configuration.pets),
     PEER: server.variant ?? "as-is",
   };

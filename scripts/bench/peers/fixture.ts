@@ -37,6 +37,13 @@ export function benchPet(id: number): BenchPet {
   return pet;
 }
 
+/** The creates' bodies: 66 bytes, and 1,500 (a runtime that drops keep-alive shows there). */
+export const SMALL_BODY = '{"name":"Rex","categoryId":9007199254740991,"status":"available"}';
+const LARGE_PET = `"name":"${
+  "\\u732b".repeat(200)
+}","categoryId":9007199254740991,"status":"sold"}`;
+export const LARGE_BODY = `{${" ".repeat(1499 - LARGE_PET.length)}${LARGE_PET}`;
+
 export function listenAddress(): { port: number; host: string } {
   return { port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? "127.0.0.1" };
 }
