@@ -66,17 +66,14 @@ export async function stopServer({ child }: Running): Promise<void> {
   clearTimeout(timer);
 }
 
-export interface WrkResult {
-  readonly requests: number;
-  readonly durationUs: number;
-  readonly p99Us: number;
-  /** Connect, read, write and timeout errors. */
-  readonly errors: number;
-  /** Answers outside 2xx/3xx. */
-  readonly non2xx: number;
-  /** Answers that carried `Connection: close`: each made wrk open another connection. */
-  readonly closed: number;
-}
+/**
+ * wrk's figures: `errors` connect, read, write and timeout errors; `non2xx` answers outside
+ * 2xx/3xx; `closed` answers that carried `Connection: close` (each made wrk open a connection).
+ */
+export type WrkResult = Record<
+  "requests" | "durationUs" | "p99Us" | "errors" | "non2xx" | "closed",
+  number
+>;
 
 export const rate = (result: WrkResult) => result.requests / (result.durationUs / 1e6);
 

@@ -104,7 +104,6 @@ function checksum(payload: string): string {
   return hash.digest("base64url").slice(0, 16);
 }
 
-/** A signed cursor after `afterId` for `status`. */
 export function encodeCursor(afterId: number, status: Status | undefined): string {
   const payload = `${afterId}.${status ?? ""}`;
   return `${Buffer.from(payload).toString("base64url")}.${checksum(payload)}`;
@@ -138,14 +137,12 @@ export function parseListQuery(get: (name: string) => string | undefined | null)
   return { limit, status, afterId } as ListQuery;
 }
 
-/** The `Link` header of the next page. */
 export function nextLink(query: { limit: number; status: Status | undefined }, lastId: number) {
   const status = query.status === undefined ? "" : `status=${query.status}&`;
   const cursor = encodeCursor(lastId, query.status);
   return `</v1/pets?limit=${query.limit}&${status}cursor=${cursor}>; rel="next"`;
 }
 
-/** A pet id from a path segment (1 to 2^53−1), or undefined. */
 export function parsePetId(segment: string): number | undefined {
   if (!/^[1-9][0-9]{0,15}$/.test(segment)) return undefined;
   const id = Number(segment);
@@ -203,7 +200,6 @@ const KEY_FINGERPRINTS: ReadonlyMap<string, string> = new Map(
   [BENCH_KEY].map((key) => [key, createHash("sha256").update(key).digest("hex").slice(0, 12)]),
 );
 
-/** The fingerprint of the accepted key in `authorization`, or undefined when none is. */
 export function acceptedKey(authorization: string | null | undefined): string | undefined {
   const token = bearerToken(authorization);
   return token === undefined ? undefined : KEY_FINGERPRINTS.get(token);
@@ -276,13 +272,11 @@ export function createRequestLog(): (fields: {
   };
 }
 
-/** The path of an absolute request URL, without its query. */
 export function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const query = url.indexOf("?", start);
   return url.slice(start, query === -1 ? undefined : query);
 }
 
-/** Milliseconds since `started` (a `performance.now()`), to the microsecond. */
 export const durationSince = (started: number) =>
   Math.round((performance.now() - started) * 1000) / 1000;

@@ -38,6 +38,7 @@ declare const Deno: { serve(options: object, handler: unknown): unknown } | unde
 
 type Env = { Variables: { requestId: string; key: string | undefined } };
 type Maybe<T> = T | Promise<T>;
+type Page = { pets: BenchPet[]; hasMore: boolean };
 const UNAUTHORIZED = {
   "content-type": "application/json",
   "www-authenticate": 'Bearer realm="animal-store"',
@@ -96,13 +97,33 @@ function createHandler(create: (body: Omit<BenchPet, "id">) => Maybe<BenchPet>) 
   };
 }
 
-/** `f(value)`, once `value` settles if it is a promise (the memory store's answers stay sync). */
-const then = <T, R>(value: Maybe<T>, f: (settled: T) => R) =>
-  value instanceof Promise ? value.then(f) : f(value);
+/** A same-work read's answer: `ETag`, `Cache-Control`, `Vary`, the next page's `Link`, 304. */
+function answerRead<T>(c: Context<Env>, etag: string, body: T, link?: string): Response {
+  c.header("etag", etag);
+  c.header("cache-control", REVALIDATE);
+  c.header("vary", VARY);
+  if (link !== undefined) c.header("link", link);
+  if (tagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
+  return c.json(body);
+}
+
+function answerPage(
+  c: Context<Env>,
+  query: ListQuery,
+  page: Page,
+): Response {
+  const link = page.hasMore ? nextLink(query, page.pets[page.pets.length - 1].id) : undefined;
+  return answerRead(c, pageTag(query, page), page.pets, link);
+}
+
+function answerPet(c: Context<Env>, id: number, pet: BenchPet | undefined): Response {
+  if (pet === undefined) return c.json({ code: "not_found", message: "No pet", status: 404 }, 404);
+  return answerRead(c, petTag(id), pet);
+}
 
 /** The same-work app over a store: in memory, or the PostgreSQL table. */
 function sameWorkApp(store: {
-  page(query: ListQuery): Maybe<{ pets: BenchPet[]; hasMore: boolean }>;
+  page(query: ListQuery): Maybe<Page>;
   get(id: number): Maybe<BenchPet | undefined>;
   create(body: Omit<BenchPet, "id">): Maybe<BenchPet>;
 }): Hono<Env> {
@@ -131,36 +152,23 @@ function sameWorkApp(store: {
     await next();
   });
 
-  const answerRead = <T>(c: Context<Env>, etag: string, body: T, link?: string) => {
-    c.header("etag", etag);
-    c.header("cache-control", REVALIDATE);
-    c.header("vary", VARY);
-    if (link !== undefined) c.header("link", link);
-    if (tagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
-    return c.json(body);
-  };
-  app.get("/v1/pets", (c) => {
+  app.get("/v1/pets", (c): Response | Promise<Response> => {
     const query = parseListQuery((name) => c.req.query(name));
     if (typeof query === "string") {
       return c.json({ code: "invalid_query", message: query, status: 400 }, 400);
     }
-    return then(store.page(query), (page) => {
-      const link = page.hasMore ? nextLink(query, page.pets[page.pets.length - 1].id) : undefined;
-      return answerRead(c, pageTag(query, page), page.pets, link);
-    });
+    const page = store.page(query);
+    if (!(page instanceof Promise)) return answerPage(c, query, page);
+    return (page as Promise<Page>).then((settled) => answerPage(c, query, settled));
   });
-  app.get("/v1/pets/:petId", (c) => {
+  app.get("/v1/pets/:petId", (c): Response | Promise<Response> => {
     const id = parsePetId(c.req.param("petId"));
     if (id === undefined) {
       return c.json({ code: "invalid_path", message: "Bad pet id", status: 400 }, 400);
     }
-    return then(
-      store.get(id),
-      (pet) =>
-        pet === undefined
-          ? c.json({ code: "not_found", message: "No pet", status: 404 }, 404)
-          : answerRead(c, petTag(id), pet),
-    );
+    const pet = store.get(id);
+    if (!(pet instanceof Promise)) return answerPet(c, id, pet);
+    return (pet as Promise<BenchPet | undefined>).then((settled) => answerPet(c, id, settled));
   });
   app.post("/v1/pets", createHandler((body) => store.create(body)));
   return app;
