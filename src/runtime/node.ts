@@ -8,7 +8,7 @@
  * `setSecureContext` swaps the certificate for new connections while open ones go on.
  *
  * Two limits are node:http's own, and no adapter code changes them (docs/operations.md,
- * "Pipelining" and "Memory"). Over TLS, Node 20.20.2 drops a connection that pipelines requests
+ * "Pipelining" and "Memory"). Over TLS, Node (20 to 26) drops a connection that pipelines requests
  * spanning several TLS records (a thousand small GETs in one write): node:http pauses its parser
  * when answers queue up, the TLS socket goes on delivering data, and the paused parser fails with
  * HPE_PAUSED, which ends the connection after the first answer; a bare node:https server does the
