@@ -33,14 +33,18 @@ describe("the supported Node versions", () => {
     assert.equal(stage?.[1], oldest);
   });
 
-  it("the README and the deployment guide ask for the oldest or later and name the newest", () => {
+  it("the README and the deployment guide ask for the oldest or later and name the two CI runs", () => {
     for (const file of ["README.md", "docs/deployment.md"]) {
-      const text = readFileSync(file, "utf8");
+      // Words, whatever line breaks fall between them.
+      const text = readFileSync(file, "utf8").replaceAll(/\s+/g, " ");
       assert.ok(
         text.includes(`Node ${oldest} or later`),
         `${file} does not ask for Node ${oldest}`,
       );
-      assert.match(text, new RegExp(`\\b${newest}\\b.*tested|tested.*\\b${newest}\\b`), file);
+      assert.ok(
+        text.includes(`${oldest} and ${newest}`),
+        `${file} does not name ${oldest} and ${newest}`,
+      );
     }
   });
 });
