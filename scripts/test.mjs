@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite under Deno and under Bun (the HTTP process suites start the
-// service on that same runtime), then the HTTP process suites against the Node build, then the
-// smoke test and the operator's commands against the single executable (built first). Prints a
-// summary line per runtime and a final "N passed, N failed" line; exits non-zero on any failure.
+// service on that same runtime), then the HTTP process suites against the Node build (run by the
+// `node` first on PATH, whose version it prints), then the smoke test and the operator's commands
+// against the single executable (built first). Prints a summary line per runtime and a final
+// "N passed, N failed" line; exits non-zero on any failure.
 //
 // The PostgreSQL suites need a server: unless DATABASE_TEST_URL names one, a throw-away cluster
 // is started here (scripts/postgres_cluster.mjs) when PostgreSQL is installed, and removed at the
@@ -80,14 +81,18 @@ if (only.length === 0 || only.includes("bun")) {
   record("bun", code, bunCounts(output));
 }
 if (only.length === 0 || only.includes("node")) {
+  // The suites start the bundle with the `node` first on PATH (test/support/server_process.ts):
+  // CI puts each supported Node there in turn (.ci/run). Its version names this part's summary.
+  const [versionCode, version] = run("node version", "node", ["--version"]);
+  const runtime = versionCode === 0 ? `node ${version.trim()}` : "node";
   const [buildCode] = run("node build", "npm", ["run", "build", "--silent"]);
-  if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store.mjs"))) {
-    record("node", 1, { passed: 0, failed: 1 });
+  if (versionCode !== 0 || buildCode !== 0 || !existsSync(join(root, "dist/animal-store.mjs"))) {
+    record(runtime, 1, { passed: 0, failed: 1 });
   } else {
     const [code, output] = run("node", bin("deno"), ["test", "--allow-all", "test/service/"], {
       TARGET_RUNTIME: "node",
     });
-    record("node", code, denoCounts(output));
+    record(runtime, code, denoCounts(output));
   }
 }
 if (only.length === 0 || only.includes("executable")) {

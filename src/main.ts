@@ -11,6 +11,7 @@ import { runRestore } from "./commands/restore.ts";
 import { runServe } from "./commands/serve.ts";
 import { runVerify } from "./commands/verify.ts";
 import { ConfigError, SETTINGS } from "./config/settings.ts";
+import { VERSION } from "./version.ts";
 
 interface Command {
   readonly help: string;
@@ -61,7 +62,7 @@ function usage(): string {
   const settings = Object.entries(SETTINGS).map(([name, { default: fallback, values, help }]) =>
     `  ${name}  ${values}${fallback === undefined ? "" : ` (default ${fallback})`}\n    ${help}\n`
   );
-  return `animal-store — the Animal Store API (v1)
+  return `animal-store ${VERSION} — the Animal Store API (v1)
 
 Usage: animal-store [command]
 

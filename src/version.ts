@@ -1,2 +1,5 @@
-/** The service version, as in package.json and the OpenAPI document. */
-export const VERSION = "1.1.0";
+/**
+ * The service version, package.json's (test/repository/release.test.ts holds the two together):
+ * logged at start, printed by `--help`, named in the OpenAPI document's description.
+ */
+export const VERSION = "1.2.0";

@@ -33,6 +33,14 @@ cp -R src "$work/build/src"
 cp scripts/compile_bun.sh "$work/build/scripts/"
 cd "$work/build"
 
+# The build stage's Node (FROM node:NN-...): the same major here checks the build as the image
+# runs it (.ci/run puts it first on PATH); another one is named, not refused.
+image_node=$(sed -n 's|^FROM docker\.io/library/node:\([0-9]*\)-.* AS build$|\1|p' "$root/Containerfile")
+[ -n "$image_node" ] || fail "no node:NN build stage in the Containerfile"
+step "stage 1: FROM node:$image_node (here: node $(node --version), npm $(npm --version))"
+[ "$(node -p 'process.versions.node.split(".")[0]')" = "$image_node" ] ||
+  echo "  not the image's Node $image_node: put a Node $image_node first on PATH to build as the image does"
+
 step "stage 1: RUN npm ci --no-audit --no-fund"
 npm ci --no-audit --no-fund --loglevel=error
 

@@ -1,8 +1,9 @@
 /**
  * The Deno adapter: `Deno.serve` and `Deno.addSignalListener`.
  *
- * An answer given before the request body was read to its end (401, 413) goes out whole and
- * with `Connection: close`, but Deno (2.9) then reads and drops the rest of the body for as long
+ * An answer given before the request body was read to its end (401, 413) keeps the connection
+ * when the whole request fits in about 500 bytes; past that it goes out whole and with
+ * `Connection: close`, but Deno (2.9) then reads and drops the rest of the body for as long
  * as the client sends it, and `Deno.serve` offers no way to bound that: no handle on a connection,
  * no timeouts, and cancelling `request.body` or answering `Connection: close` changes nothing. So
  * a client that streams without end keeps its connection (and costs the reading) until it stops;

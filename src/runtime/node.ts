@@ -8,7 +8,7 @@
  * `setSecureContext` swaps the certificate for new connections while open ones go on.
  *
  * Two limits are node:http's own, and no adapter code changes them (docs/operations.md,
- * "Pipelining" and "Memory"). Over TLS, Node 20.20.2 drops a connection that pipelines requests
+ * "Pipelining" and "Memory"). Over TLS, Node (20 to 26) drops a connection that pipelines requests
  * spanning several TLS records (a thousand small GETs in one write): node:http pauses its parser
  * when answers queue up, the TLS socket goes on delivering data, and the paused parser fails with
  * HPE_PAUSED, which ends the connection after the first answer; a bare node:https server does the
@@ -22,7 +22,7 @@ import type { Socket } from "node:net";
 import process from "node:process";
 import type { Reply, Respond } from "../http/responses.ts";
 import { NodeRequest } from "./node/node_request.ts";
-import { discardUnreadBody } from "./node/unread_body.ts";
+import { awaitSmallBody, discardUnreadBody } from "./node/unread_body.ts";
 import { onProcessSignal, processOutput } from "./server.ts";
 import type { RunningServer, RuntimeAdapter, ServeOptions, TlsMaterial } from "./server.ts";
 
@@ -134,20 +134,31 @@ function send(reply: Reply, outgoing: ServerResponse): void {
       outgoing.writeHead(status, headers).end(body ?? undefined);
       return;
     }
-    // The app answered without reading the whole body (401, 413, ...), so this connection cannot
-    // carry another request: with keep-alive off, node sends `Connection: close` and closes the
-    // socket once the response has ended. The answer goes out now, but its end waits until the
-    // rest of the body has been read and dropped (within bounds): closing with data still
-    // arriving would reset the connection, and the client could lose the answer (see
-    // ./node/unread_body.ts).
-    outgoing.shouldKeepAlive = false;
-    outgoing.writeHead(status, headers);
-    if (body === null) outgoing.flushHeaders();
-    else outgoing.write(body);
-    discardUnreadBody(incoming).then(() => outgoing.end()).catch(() => outgoing.destroy());
+    // The app answered without reading the whole body (401, 413, 415, ...). A small body sent
+    // with its head, as clients send one, is in hand within a moment: dropped, it leaves the
+    // connection ready for the next request, which keeps the answer on it as any other.
+    awaitSmallBody(incoming).then((arrived) => {
+      if (arrived) outgoing.writeHead(status, headers).end(body ?? undefined);
+      else answerAndClose(outgoing, { status, headers, body });
+    }).catch(() => outgoing.destroy());
   } catch {
     outgoing.destroy();
   }
+}
+
+/**
+ * Answers a request whose body is still arriving, and closes its connection: it cannot carry
+ * another request. With keep-alive off, node sends `Connection: close` and closes the socket once
+ * the response has ended. The answer goes out now, but its end waits until the rest of the body
+ * has been read and dropped (within bounds): closing with data still arriving would reset the
+ * connection, and the client could lose the answer (see ./node/unread_body.ts).
+ */
+function answerAndClose(outgoing: ServerResponse, { status, headers, body }: Reply): void {
+  outgoing.shouldKeepAlive = false;
+  outgoing.writeHead(status, headers);
+  if (body === null) outgoing.flushHeaders();
+  else outgoing.write(body);
+  discardUnreadBody(outgoing.req).then(() => outgoing.end()).catch(() => outgoing.destroy());
 }
 
 export const nodeRuntime: RuntimeAdapter = {

@@ -19,6 +19,8 @@ import { backupOf } from "../store/helpers.ts";
 
 const runtime = targetRuntime();
 const TIMEOUT = { timeout: 60_000 };
+/** The version a release sets in package.json, which the service must print. */
+const PACKAGE_VERSION: string = JSON.parse(readFileSync("package.json", "utf8")).version;
 
 /** A record line of the data file, as the store writes it. */
 function record(id: number, status?: string): string {
@@ -45,6 +47,11 @@ describe(`operator commands on ${runtime}`, TIMEOUT, () => {
     for (const command of [...commands, "--help"]) {
       assert.match(result.stdout, new RegExp(`^\\s+${command}\\s`, "m"), command);
     }
+  });
+
+  it("--help names package.json's version on its first line", async () => {
+    const result = await runService(["--help"]);
+    assert.equal(result.stdout.split("\n")[0].split(" ")[1], PACKAGE_VERSION, result.stdout);
   });
 
   it("--help lists every setting, with its default", async () => {
@@ -191,6 +198,14 @@ describe(`operator commands on ${runtime}`, TIMEOUT, () => {
 
   describe("against a running service", () => {
     const service = useService({ key: "commands-suite-key" });
+
+    it("the start line names package.json's version", () => {
+      const start = service.stdout().split("\n").find((line) => line.includes("listening on"));
+      assert.ok(start !== undefined, service.stdout());
+      const { msg, version } = JSON.parse(start);
+      assert.equal(version, PACKAGE_VERSION);
+      assert.ok(msg.startsWith(`animal-store ${PACKAGE_VERSION} listening on `), msg);
+    });
 
     it("healthcheck exits 0 against the service on its PORT, with HOST its address or a wildcard", async () => {
       for (const host of ["127.0.0.1", "0.0.0.0", "::"]) {

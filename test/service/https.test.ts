@@ -26,9 +26,10 @@ import { type CertificateFiles, makeCertificate, skipWithoutOpenssl } from "../s
 const runtime = targetRuntime();
 const KEY = "https-test-key";
 /**
- * Requests pipelined in one write on one TLS connection. Node 20's node:https drops such a
+ * Requests pipelined in one write on one TLS connection. node:https (Node 20 to 26) drops such a
  * connection after the first answer once the requests span several TLS records (a few hundred
- * small requests), with an HPE_PAUSED parse error: see docs/operations.md, "Pipelining".
+ * small requests), with an HPE_PAUSED parse error: see docs/operations.md, "Pipelining", and
+ * scripts/repro/node_https_pipelining.mjs.
  */
 const PIPELINE_DEPTH = 1_000;
 /** Only Node can swap the certificate of a running server (the executable is Bun). */
@@ -128,7 +129,7 @@ describe(`HTTPS on ${runtime}`, { timeout: 120_000, skip: skipWithoutOpenssl }, 
     }
   });
 
-  /** The runtime and its version, as the service logs them at start ("node 20.20.2"). */
+  /** The runtime and its version, as the service logs them at start ("node 22.23.5"). */
   const servedBy = () => /"runtime":"([^"]+)"/.exec(service.stdout())?.[1] ?? runtime;
 
   /** 1,000 small requests sent in one write: more than node:https can take (see below). */

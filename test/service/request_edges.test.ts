@@ -11,10 +11,15 @@ import { Buffer } from "node:buffer";
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { before, describe, it } from "node:test";
-import { rawExchange, type RawResponse } from "../support/raw_http.ts";
+import {
+  openRawConnection,
+  type RawConnection,
+  rawExchange,
+  type RawResponse,
+} from "../support/raw_http.ts";
 import { type ServiceProcess, targetRuntime, waitFor } from "../support/server_process.ts";
 import { serviceApi } from "../support/service_api.ts";
-import { useService } from "../support/service_fixture.ts";
+import { useService, withService } from "../support/service_fixture.ts";
 
 const KEY = "edges-suite-key";
 const api = serviceApi(KEY);
@@ -204,7 +209,7 @@ describe(`the request target is taken literally on ${runtime}`, SUITE, () => {
     }
   });
 
-  it("a POST that offers an upgrade to h2c gets its own answer (on Deno 2.9.5, a bare 400)", async () => {
+  it("a POST that offers an upgrade to h2c gets its own answer (on Deno 2.9, a bare 400)", async () => {
     const body = JSON.stringify({ name: "Upgraded", categoryId: 1 });
     const post = (requestId: string, key: boolean) =>
       rawExchange(
@@ -264,6 +269,102 @@ describe(`the request target is taken literally on ${runtime}`, SUITE, () => {
     assert.ok(!list.includes("Squeezed"), list);
   });
 });
+
+/**
+ * A name of 200 non-ASCII code points that makes a create's body about 1.5 KB: every other one
+ * is sent as UTF-8 (3 bytes), the rest as the JSON escapes of a surrogate pair (12 bytes).
+ */
+const LARGE_NAME_JSON = "\u732b\\ud83d\\udc08".repeat(100);
+
+/** A create's body of about 1.5 KB, well past the 450 bytes from which Deno 2.9.5 closed. */
+function largeCreateBody(categoryId: number): string {
+  return `{"name":"${LARGE_NAME_JSON}","categoryId":${categoryId},"status":"available"}`;
+}
+
+/** A raw POST /v1/pets with these header lines (each ending in CRLF) and this body. */
+function rawPost(headers: string, body: string): string {
+  return `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${headers}` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+describe(`a connection stays open after a large body on ${runtime}`, SUITE, () => {
+  const service = useService({ key: KEY });
+  const keyed = `Authorization: Bearer ${KEY}\r\nContent-Type: application/json\r\n`;
+
+  it("two creates of about 1.5 KB on one connection are both 201 and keep it open", async () => {
+    assert.ok(Buffer.byteLength(largeCreateBody(1)) > 1_400);
+    const connection = await openRawConnection(service.port);
+    try {
+      for (const categoryId of [1, 2]) {
+        const created = await keptAnswer(
+          connection,
+          rawPost(keyed, largeCreateBody(categoryId)),
+          201,
+        );
+        assert.equal([...JSON.parse(created.body).name].length, 200);
+      }
+      await assertStillOpen(connection);
+    } finally {
+      connection.close();
+    }
+  });
+
+  it("after a 401 and a 415 to small bodies, a 1.5 KB create is 201 on the same connection", async () => {
+    // Small: Deno (2.9.6 too) closes a connection whose unread body passes about 450 bytes.
+    const small = JSON.stringify({ name: "Early", categoryId: 1 });
+    const connection = await openRawConnection(service.port);
+    try {
+      const unkeyed = await keptAnswer(
+        connection,
+        rawPost("Content-Type: application/json\r\n", small),
+        401,
+      );
+      assert.equal(JSON.parse(unkeyed.body).code, "unauthorized");
+      const plain = await keptAnswer(
+        connection,
+        rawPost(`Authorization: Bearer ${KEY}\r\nContent-Type: text/plain\r\n`, small),
+        415,
+      );
+      assert.equal(JSON.parse(plain.body).code, "unsupported_media_type");
+      await keptAnswer(connection, rawPost(keyed, largeCreateBody(3)), 201);
+      await assertStillOpen(connection);
+    } finally {
+      connection.close();
+    }
+  });
+
+  it("after a 413 to a small body, a create is 201 on the same connection", async () => {
+    const created = JSON.stringify({ name: "Fits", categoryId: 1 });
+    await withService({ key: KEY, env: { MAX_BODY_BYTES: "64" } }, async (limited) => {
+      const connection = await openRawConnection(limited.port);
+      try {
+        const tooLarge = await keptAnswer(connection, rawPost(keyed, created.padEnd(100)), 413);
+        assert.equal(JSON.parse(tooLarge.body).code, "payload_too_large");
+        await keptAnswer(connection, rawPost(keyed, created), 201);
+        await assertStillOpen(connection);
+      } finally {
+        connection.close();
+      }
+    });
+  });
+});
+
+/** Sends `request` on `connection`, checks its status and that it does not close the connection. */
+async function keptAnswer(
+  connection: RawConnection,
+  request: string,
+  status: number,
+): Promise<RawResponse> {
+  const response = await connection.request(request, 10_000);
+  assert.equal(response.status, status, response.body);
+  assert.notEqual(response.headers.connection?.toLowerCase(), "close", `a ${status} closed it`);
+  return response;
+}
+
+/** The connection still carries a request: the server neither closed nor ended it. */
+async function assertStillOpen(connection: RawConnection): Promise<void> {
+  await keptAnswer(connection, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 200);
+}
 
 /**
  * Sends `head` and `body` (a part of the body the head announces), then closes the connection

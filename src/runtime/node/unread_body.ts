@@ -9,6 +9,10 @@
  * stops (the client is held by TCP flow control) so a fast client costs no CPU for the remaining
  * time. Nothing is kept in memory, and a client streaming without end, with a key or without,
  * holds the connection for at most `LINGER_MS`.
+ *
+ * Before that, a small body gets a moment to arrive whole (`awaitSmallBody`): clients send a
+ * small body with its head, so it is usually in hand already, and once it is dropped the
+ * connection can carry the next request and the answer need not close it.
  */
 import type { IncomingMessage } from "node:http";
 
@@ -19,6 +23,50 @@ const DISCARD_MAX_BYTES = 4 * 1024 * 1024;
  * still sending to have read it. Only then can a reset (from the data left unread) lose nothing.
  */
 const LINGER_MS = 2_000;
+
+/** A body announced this small (or chunked, up to this much) gets a moment to arrive whole. */
+const SMALL_BODY_BYTES = 16 * 1024;
+/**
+ * How long a small body may take to arrive before the answer goes out with `Connection: close`:
+ * one sent with its head arrives in the same read, or the next; a slower one delays the answer
+ * only this long.
+ */
+const SMALL_BODY_WAIT_MS = 50;
+
+/**
+ * Reads and drops the rest of `incoming`'s body if it is small (`SMALL_BODY_BYTES`); resolves
+ * true once it has all arrived, false at once for a larger one, and false when it has not
+ * arrived within `SMALL_BODY_WAIT_MS`, grew past the bound, or the client went away (the rest
+ * is then `discardUnreadBody`'s). Never rejects.
+ */
+export function awaitSmallBody(incoming: IncomingMessage): Promise<boolean> {
+  if (incoming.complete) return Promise.resolve(true);
+  const announced = incoming.headers["content-length"];
+  if (incoming.destroyed || (announced !== undefined && Number(announced) > SMALL_BODY_BYTES)) {
+    return Promise.resolve(false);
+  }
+  return new Promise((resolve) => {
+    let dropped = 0;
+    const finish = (arrived: boolean) => {
+      clearTimeout(timer);
+      incoming.off("data", onData);
+      incoming.off("end", onEnd);
+      incoming.off("close", onClose);
+      resolve(arrived);
+    };
+    const onData = (chunk: Uint8Array) => {
+      dropped += chunk.byteLength;
+      if (dropped > SMALL_BODY_BYTES) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onClose = () => finish(incoming.complete);
+    const timer = setTimeout(() => finish(false), SMALL_BODY_WAIT_MS);
+    incoming.on("data", onData);
+    incoming.on("end", onEnd);
+    incoming.on("close", onClose);
+    incoming.resume();
+  });
+}
 
 /**
  * Reads and drops what is left of `incoming`'s body; resolves once it has all arrived, the
