@@ -8,7 +8,7 @@ import process from "node:process";
 import { type Config, loadConfig } from "../config/config.ts";
 import { backupDataFile } from "../store/jsonl/backup.ts";
 import { installFile } from "../store/jsonl/file_layer.ts";
-import type { ByteSink } from "../store/jsonl/records.ts";
+import type { ByteSink } from "../store/catalogue/read_records.ts";
 import type { ToolResult } from "../store/jsonl/verify.ts";
 import { fail, printReport, writeStdout } from "./output.ts";
 

@@ -114,6 +114,11 @@ export interface PetStore {
 /** Pets per status; `none` counts pets stored without a status. */
 export type StatusCounts = Record<PetStatus | "none", number>;
 
+/** Counts of none, to count into. */
+export function emptyStatusCounts(): StatusCounts {
+  return { available: 0, pending: 0, sold: 0, none: 0 };
+}
+
 /** Declares `animal_store_pets`, which every store reports; returns what sets it at a scrape. */
 export function petCountsGauge(registry: Registry): (counts: Readonly<StatusCounts>) => void {
   const pets = registry.gauge("animal_store_pets", "Pets in the store by status.", ["status"]);

@@ -14,7 +14,11 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadConfig } from "../../src/config/config.ts";
 import { backupDataFile } from "../../src/store/jsonl/backup.ts";
-import { BACKUP_LINE, MAX_LINE_BYTES, PET_RECORD_PREFIX } from "../../src/store/jsonl/format.ts";
+import {
+  BACKUP_LINE,
+  MAX_LINE_BYTES,
+  PET_RECORD_PREFIX,
+} from "../../src/store/catalogue/line_format.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { restoreDataFile } from "../../src/store/jsonl/restore.ts";
 import { verifyDataFile, verifySource } from "../../src/store/jsonl/verify.ts";

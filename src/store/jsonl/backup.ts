@@ -35,10 +35,10 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { openIfExists } from "./file_layer.ts";
-import { MAX_LINE_BYTES } from "./format.ts";
-import { CheckedBackup } from "./backup_check.ts";
+import { MAX_LINE_BYTES } from "../catalogue/line_format.ts";
+import { CheckedBackup } from "../catalogue/backup_check.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
-import { type ByteSink, fileSource, readRecords } from "./records.ts";
+import { type ByteSink, fileSource, readRecords } from "../catalogue/read_records.ts";
 import type { ToolResult } from "./verify.ts";
 import { MAX_BATCH } from "./writer.ts";
 

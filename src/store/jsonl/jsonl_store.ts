@@ -50,10 +50,10 @@ import {
   maxRecordBytes,
   type PetRecord,
   petRecord,
-} from "./format.ts";
+} from "../catalogue/line_format.ts";
 import { acquireLock, type DirectoryLock } from "./lock.ts";
 import { PetTexts } from "./pet_texts.ts";
-import { fileSource, readRecords } from "./records.ts";
+import { fileSource, readRecords } from "../catalogue/read_records.ts";
 import { GroupWriter, type WriterBatch } from "./writer.ts";
 
 export const DATA_FILE = "pets.jsonl";

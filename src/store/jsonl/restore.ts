@@ -23,7 +23,7 @@ import { errorCodeOf } from "../../error_code.ts";
 import { installFile } from "./file_layer.ts";
 import { DATA_FILE } from "./jsonl_store.ts";
 import { acquireLock } from "./lock.ts";
-import { type ByteSource, readRecords } from "./records.ts";
+import { type ByteSource, readRecords } from "../catalogue/read_records.ts";
 import { type ToolResult, verifyDataFile } from "./verify.ts";
 
 /** Restores `source` (a backup's bytes; `name` says where they come from) into `dataDir`. */

@@ -18,7 +18,7 @@ import {
   type MissingNewline,
   readRecords,
   type TornTail,
-} from "./records.ts";
+} from "../catalogue/read_records.ts";
 
 /** What a tool read or wrote: pets per status, and what it left out or repaired at the end. */
 export interface RecordCounts {

@@ -10,9 +10,9 @@
  * block the service's writers.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
-import { CheckedBackup } from "../jsonl/backup_check.ts";
-import { encodePetRecord, maxRecordBytes, petRecord } from "../jsonl/format.ts";
-import type { ByteSink } from "../jsonl/records.ts";
+import { CheckedBackup } from "../catalogue/backup_check.ts";
+import { encodePetRecord, maxRecordBytes, petRecord } from "../catalogue/line_format.ts";
+import type { ByteSink } from "../catalogue/read_records.ts";
 import type { ToolResult } from "../jsonl/verify.ts";
 import type { StatusCounts } from "../store.ts";
 import { connectDatabase, type Database, describeDatabaseError, settleSslMode } from "./connect.ts";

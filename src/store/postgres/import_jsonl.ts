@@ -18,7 +18,7 @@ import type { DatabaseConfig } from "../../config/config.ts";
 import { errorCodeOf } from "../../error_code.ts";
 import { type DataFile, nodeFileLayer } from "../jsonl/file_layer.ts";
 import { acquireLock } from "../jsonl/lock.ts";
-import { type FileKind, fileSource, readRecords } from "../jsonl/records.ts";
+import { type FileKind, fileSource, readRecords } from "../catalogue/read_records.ts";
 import {
   noCheckLineWarning,
   type RecordReport,

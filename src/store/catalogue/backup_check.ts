@@ -7,8 +7,8 @@
  * PostgreSQL export) write through this one framing.
  */
 import { createHash } from "node:crypto";
-import { BACKUP_LINE, checkLine } from "./format.ts";
-import type { ByteSink } from "./records.ts";
+import { BACKUP_LINE, checkLine } from "./line_format.ts";
+import type { ByteSink } from "./read_records.ts";
 
 const encoder = new TextEncoder();
 

@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { validateNewPet } from "../../src/schemas/validate.ts";
-import { INT64_MAX, INT64_MIN, type NewPet, PET_STATUSES } from "../../src/schemas/pet.ts";
+import { validateNewPet } from "../../../src/schemas/validate.ts";
+import { INT64_MAX, INT64_MIN, type NewPet, PET_STATUSES } from "../../../src/schemas/pet.ts";
 import {
   BACKUP_LINE,
   checkLine,
@@ -12,8 +12,8 @@ import {
   PetLine,
   petRecord,
   petRecordBytes,
-} from "../../src/store/jsonl/format.ts";
-import { line } from "./helpers.ts";
+} from "../../../src/store/catalogue/line_format.ts";
+import { line } from "../helpers.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -1,0 +1,474 @@
+/**
+ * The line format of `pets.jsonl` and of backups: one JSON object per line, readable with jq.
+ *
+ *   {"type":"pet","v":1,"pet":<Pet>}
+ *   {"type":"pet","v":1,"pet":<Pet>,"idempotency":{"scope":"…","key":"…","digest":"…"}}
+ *   {"type":"backup","v":1}                               first line of a backup
+ *   {"type":"check","v":1,"pets":<n>,"sha256":"<hex>"}    last line of a backup
+ *
+ * `type` and `v` let later record kinds and versions join the file without a migration; a reader
+ * that meets one it does not know refuses to start rather than skip data. `<Pet>` is exactly the
+ * text of `petJson`, so the response is a slice of the line. A backup's first line announces the
+ * check line that ends it; the check counts the pet lines between the two and gives the SHA-256 of
+ * their bytes (newlines included), so a backup cut short or altered is told from a whole one
+ * (records.ts applies it). Here are each line's one writer and the one reader (`PetLine.parse`, no
+ * JSON.parse or string per pet line), which says why a line is refused.
+ */
+import {
+  INT64_MAX,
+  INT64_MIN,
+  isPetStatus,
+  NAME_LENGTH,
+  nameFlaw,
+  type NewPet,
+  PET_STATUSES,
+  type PetStatus,
+} from "../../schemas/pet.ts";
+import { petJson } from "../pet_json.ts";
+import type { IdempotencyClaim } from "../store.ts";
+
+/** The format version this code writes and reads. */
+export const RECORD_VERSION = 1;
+
+/** No record comes near this; a longer line is damage. Pet texts must fit a Uint16 length. */
+export const MAX_LINE_BYTES = 65_535;
+
+/** Text before the pet object on every pet line. */
+export const PET_RECORD_PREFIX = `{"type":"pet","v":${RECORD_VERSION},"pet":`;
+
+const CLAIM_FIELD = `,"idempotency":`;
+
+// ---- Writing ----
+
+/** A pet's line as text, before encoding: the pet's own JSON and what follows it on the line. */
+export interface PetRecord {
+  readonly petJson: string;
+  readonly suffix: string;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const PREFIX_BYTES = encoder.encode(PET_RECORD_PREFIX);
+
+/** The parts of the line for a pet with this id. */
+export function petRecord(id: number, pet: NewPet, claim: IdempotencyClaim | undefined): PetRecord {
+  const suffix = claim === undefined ? "}\n" : `${CLAIM_FIELD}${claimJson(claim)}}\n`;
+  return { petJson: petJson(id, pet), suffix };
+}
+
+/** An upper bound of the bytes `encodePetRecord` writes for this record (3 per UTF-16 unit). */
+export function maxRecordBytes(record: PetRecord): number {
+  return PREFIX_BYTES.length + 3 * (record.petJson.length + record.suffix.length);
+}
+
+/**
+ * Writes one full line (newline included) into `target` at `at`, which has room for it. Returns
+ * where the pet's text lies, [petStart, petEnd), and where the line ends.
+ */
+export function encodePetRecord(
+  record: PetRecord,
+  target: Uint8Array,
+  at: number,
+): { petStart: number; petEnd: number; end: number } {
+  target.set(PREFIX_BYTES, at);
+  const petStart = at + PREFIX_BYTES.length;
+  const petEnd = petStart + encoder.encodeInto(record.petJson, target.subarray(petStart)).written;
+  const end = petEnd + encoder.encodeInto(record.suffix, target.subarray(petEnd)).written;
+  return { petStart, petEnd, end };
+}
+
+/** Where `encodePetRecords` put a batch: pet i's text is [spans[2i], spans[2i+1]); the end. */
+export interface EncodedRecords {
+  readonly spans: number[];
+  readonly end: number;
+}
+
+/**
+ * Writes the full lines of `records`, in order, into `target` at `at`, which has room for
+ * `maxRecordBytes` of each. The lines are made one string and encoded with one `encodeInto`: in
+ * ASCII (each UTF-16 unit one byte) a pet's byte offsets are its string offsets, so a batch costs
+ * one native call instead of two per line. A batch holding other text is encoded again line by
+ * line, for `encodePetRecord` to give its offsets.
+ */
+export function encodePetRecords(
+  records: readonly PetRecord[],
+  target: Uint8Array,
+  at: number,
+): EncodedRecords {
+  const spans = new Array<number>(2 * records.length);
+  let lines = "";
+  for (let i = 0; i < records.length; i++) {
+    lines += PET_RECORD_PREFIX;
+    spans[2 * i] = at + lines.length;
+    lines += records[i].petJson;
+    spans[2 * i + 1] = at + lines.length;
+    lines += records[i].suffix;
+  }
+  const written = encoder.encodeInto(lines, target.subarray(at)).written;
+  if (written === lines.length) return { spans, end: at + written };
+  let end = at;
+  for (let i = 0; i < records.length; i++) {
+    const encoded = encodePetRecord(records[i], target, end);
+    spans[2 * i] = encoded.petStart;
+    spans[2 * i + 1] = encoded.petEnd;
+    end = encoded.end;
+  }
+  return { spans, end };
+}
+
+/** One full line for a pet as bytes, for tools and tests that lay out a data file. */
+export function petRecordBytes(id: number, pet: NewPet, claim?: IdempotencyClaim): Uint8Array {
+  const record = petRecord(id, pet, claim);
+  const bytes = new Uint8Array(maxRecordBytes(record));
+  return bytes.slice(0, encodePetRecord(record, bytes, 0).end);
+}
+
+/**
+ * Whether a create's line stays under MAX_LINE_BYTES, which readers refuse, so the writer must
+ * never write one. A bound on the encoded length (3 bytes per UTF-16 unit, 6 per escaped claim
+ * character) is enough: a pet that passed the NewPet schema is far below it.
+ */
+export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): boolean {
+  const claimUnits = claim ? claim.scope.length + claim.key.length + claim.digest.length : 0;
+  return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
+}
+
+/** The first line of a backup: a check line follows the pet lines (records.ts). */
+export const BACKUP_LINE = `{"type":"backup","v":${RECORD_VERSION}}\n`;
+
+/** The last line of a backup: how many pet lines it holds, and the SHA-256 (hex) of their bytes. */
+export function checkLine(pets: number, sha256: string): string {
+  return `{"type":"check","v":${RECORD_VERSION},"pets":${pets},"sha256":"${sha256}"}\n`;
+}
+
+/** The claim object in a fixed key order, so a line has exactly one correct text. */
+function claimJson(claim: IdempotencyClaim): string {
+  return `{"scope":${JSON.stringify(claim.scope)},"key":${JSON.stringify(claim.key)},"digest":${
+    JSON.stringify(claim.digest)
+  }}`;
+}
+
+// ---- Reading ----
+
+const HEAD = encoder.encode(`${PET_RECORD_PREFIX}{"id":`);
+const NAME_KEY = encoder.encode(`,"name":`);
+const CATEGORY_KEY = encoder.encode(`,"categoryId":`);
+const STATUS_KEY = encoder.encode(`,"status":"`);
+const CLAIM_KEY = encoder.encode(CLAIM_FIELD);
+const STATUS_TAILS = PET_STATUSES.map((status) => encoder.encode(`${status}"}`));
+const INT64_MAX_DIGITS = encoder.encode("9223372036854775807");
+const INT64_MIN_DIGITS = encoder.encode("9223372036854775808");
+const BACKUP_BYTES = encoder.encode(BACKUP_LINE.trimEnd());
+const CHECK_HEAD = encoder.encode(`{"type":"check","v":${RECORD_VERSION},"pets":`);
+const CHECK_DIGEST_KEY = encoder.encode(`,"sha256":"`);
+const SHA256_HEX_LENGTH = 64;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CLOSE_BRACE = 0x7d;
+const MINUS = 0x2d;
+const ZERO = 0x30;
+const NINE = 0x39;
+const DELETE = 0x7f;
+
+/** The kinds of line: a pet record, or the first or the check line of a backup. */
+export type LineType = "pet" | "backup" | "check";
+
+/** The fields of the last line `parse` accepted: one object, reused for every line of a file. */
+export class PetLine {
+  type: LineType = "pet";
+  id = 0;
+  status: PetStatus | undefined = undefined;
+  /** Byte ranges: the pet object (response text), the name (with quotes), the categoryId digits. */
+  petStart = 0;
+  petEnd = 0;
+  nameStart = 0;
+  nameEnd = 0;
+  categoryStart = 0;
+  categoryEnd = 0;
+  claim: IdempotencyClaim | undefined = undefined;
+  /** Of a check line: the pet lines it counts, and the SHA-256 (lower-case hex) of their bytes. */
+  checkPets = 0;
+  checkSha256 = "";
+
+  /**
+   * Reads bytes[start, end) (a line without its newline, already known to be UTF-8): undefined
+   * when it is a line in the exact form this service writes, else why it is not. This is the one
+   * judgement of a line, which the start, `verify`, `backup`, `restore` and `import` all apply.
+   *
+   * Checked on every pet line: the record type and version, the field names and order, the id (a
+   * positive safe integer), the name by the API's own rules (`nameFlaw`: a name the API refuses
+   * is refused here too, and one it accepts is accepted in any JSON spelling, `"Caf\u00e9"` as
+   * well as `"Café"`), the categoryId as a plain int64 literal, the status, the claim; so every pet
+   * text served from these bytes is valid JSON in the Pet shape.
+   */
+  parse(bytes: Uint8Array, start: number, end: number): string | undefined {
+    if (this.#scan(bytes, start, end)) {
+      this.type = "pet";
+      const flaw = this.#nameFlaw(bytes);
+      return flaw === undefined ? undefined : `has a pet name that ${flaw}`;
+    }
+    if (end - start === BACKUP_BYTES.length && matches(bytes, start, end, BACKUP_BYTES)) {
+      this.type = "backup";
+      return undefined;
+    }
+    if (this.#scanCheck(bytes, start, end)) {
+      this.type = "check";
+      return undefined;
+    }
+    return explain(decoder.decode(bytes.subarray(start, end)));
+  }
+
+  /** The pet's fields as the store was asked to keep them (for `import`). */
+  pet(bytes: Uint8Array): NewPet {
+    const name = JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd)));
+    const categoryId = BigInt(decoder.decode(bytes.subarray(this.categoryStart, this.categoryEnd)));
+    return { name, categoryId, ...(this.status && { status: this.status }) };
+  }
+
+  /**
+   * The name's flaw by the API's rules. Most names are told sound from their bytes alone, with no
+   * string made: no escape, no DEL or C1 control (raw C0 bytes were refused by the scan, and valid
+   * UTF-8 holds no lone surrogate), at most NAME_LENGTH.max code points, one character that is
+   * not white space. Any other name is decoded and judged by `nameFlaw` itself.
+   */
+  #nameFlaw(bytes: Uint8Array): string | undefined {
+    let codePoints = 0;
+    let visible = false;
+    for (let p = this.nameStart + 1; p < this.nameEnd - 1; p++) {
+      const byte = bytes[p];
+      if (byte === BACKSLASH || byte === DELETE || (byte === 0xc2 && bytes[p + 1] < 0xa0)) {
+        visible = false;
+        break;
+      }
+      if ((byte & 0xc0) === 0x80) continue; // a continuation byte
+      codePoints++;
+      if (!visible && !isWhiteSpaceAt(bytes, p)) visible = true;
+    }
+    if (visible && codePoints <= NAME_LENGTH.max) return undefined;
+    return nameFlaw(JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd))));
+  }
+
+  /** True when the bytes are a check line in its exact form; fills checkPets and checkSha256. */
+  #scanCheck(bytes: Uint8Array, start: number, end: number): boolean {
+    if (!matches(bytes, start, end, CHECK_HEAD)) return false;
+    let p = start + CHECK_HEAD.length;
+    const digitsStart = p;
+    let pets = 0;
+    while (p < end && bytes[p] >= ZERO && bytes[p] <= NINE) pets = pets * 10 + (bytes[p++] - ZERO);
+    if (p === digitsStart || (bytes[digitsStart] === ZERO && p > digitsStart + 1)) return false;
+    if (pets > Number.MAX_SAFE_INTEGER || !matches(bytes, p, end, CHECK_DIGEST_KEY)) return false;
+    p += CHECK_DIGEST_KEY.length;
+    if (end - p !== SHA256_HEX_LENGTH + 2 || bytes[end - 2] !== QUOTE) return false;
+    if (bytes[end - 1] !== CLOSE_BRACE) return false;
+    const digest = decoder.decode(bytes.subarray(p, p + SHA256_HEX_LENGTH));
+    if (!/^[0-9a-f]{64}$/.test(digest)) return false;
+    this.checkPets = pets;
+    this.checkSha256 = digest;
+    return true;
+  }
+
+  /** True when the bytes are a pet line in the exact written form; fills the fields (partly when false). */
+  #scan(bytes: Uint8Array, start: number, end: number): boolean {
+    if (!matches(bytes, start, end, HEAD)) return false;
+    let p = start + HEAD.length;
+
+    // id: a positive safe integer without leading zeros.
+    if (p >= end || bytes[p] <= ZERO || bytes[p] > NINE) return false;
+    let id = 0;
+    while (p < end && bytes[p] >= ZERO && bytes[p] <= NINE) id = id * 10 + (bytes[p++] - ZERO);
+    if (id > Number.MAX_SAFE_INTEGER) return false;
+
+    // name: a JSON string, with no raw control byte and only escapes JSON allows, so the text
+    // served from these bytes is always valid JSON (its rules: #nameFlaw).
+    if (!matches(bytes, p, end, NAME_KEY) || bytes[p + NAME_KEY.length] !== QUOTE) return false;
+    this.nameStart = p + NAME_KEY.length;
+    p = this.nameStart + 1;
+    while (p < end && bytes[p] !== QUOTE) {
+      const length = bytes[p] === BACKSLASH ? escapeLength(bytes, p, end) : 1;
+      if (bytes[p] < 0x20 || length === 0) return false;
+      p += length;
+    }
+    if (p >= end) return false;
+    this.nameEnd = ++p;
+
+    // categoryId: a plain int64 literal (no leading zero, no "-0").
+    if (!matches(bytes, p, end, CATEGORY_KEY)) return false;
+    p += CATEGORY_KEY.length;
+    this.categoryStart = p;
+    const negative = bytes[p] === MINUS;
+    if (negative) p++;
+    const digitsStart = p;
+    while (p < end && bytes[p] >= ZERO && bytes[p] <= NINE) p++;
+    const digits = p - digitsStart;
+    if (digits === 0 || digits > 19) return false;
+    if (bytes[digitsStart] === ZERO && (digits > 1 || negative)) return false;
+    const limit = negative ? INT64_MIN_DIGITS : INT64_MAX_DIGITS;
+    if (digits === 19 && !notAbove(bytes, digitsStart, limit)) return false;
+    this.categoryEnd = p;
+
+    // status: absent, or one of the values; then the pet object closes.
+    let status: PetStatus | undefined;
+    if (matches(bytes, p, end, STATUS_KEY)) {
+      p += STATUS_KEY.length;
+      for (let i = 0; i < STATUS_TAILS.length && status === undefined; i++) {
+        if (matches(bytes, p, end, STATUS_TAILS[i])) status = PET_STATUSES[i];
+      }
+      if (status === undefined) return false;
+      p += status.length + 2;
+    } else if (bytes[p++] !== CLOSE_BRACE) {
+      return false;
+    }
+    this.petStart = start + PREFIX_BYTES.length;
+    this.petEnd = p;
+
+    // the record closes, or an idempotency claim follows (few lines have one: JSON.parse it).
+    let claim: IdempotencyClaim | undefined;
+    if (p + 1 !== end || bytes[p] !== CLOSE_BRACE) {
+      if (!matches(bytes, p, end, CLAIM_KEY) || bytes[end - 1] !== CLOSE_BRACE) return false;
+      const text = decoder.decode(bytes.subarray(p + CLAIM_KEY.length, end - 1));
+      let parsed = "malformed" as ReturnType<typeof parseClaim>;
+      try {
+        parsed = parseClaim(JSON.parse(text));
+      } catch { /* not JSON: refused below */ }
+      if (typeof parsed !== "object" || claimJson(parsed) !== text) return false;
+      claim = parsed;
+    }
+
+    this.id = id;
+    this.status = status;
+    this.claim = claim;
+    return true;
+  }
+}
+
+const NOT_EXACT = "is not in the exact form this service writes";
+const RECORD_FIELDS = ["type", "v", "pet", "idempotency"];
+const PET_FIELDS = ["id", "name", "categoryId", "status"];
+const CATEGORY_ID_DIGITS = /^-?(?:0|[1-9][0-9]*)/;
+const CATEGORY_ID_LITERAL = /"categoryId":\s*(-?[0-9][0-9.eE+-]*)/;
+const LINE_TYPES: readonly unknown[] = ["pet", "backup", "check"] satisfies LineType[];
+
+/** Why a line that is not in the exact written form fails, from its first flaw a reader can name. */
+function explain(line: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return "is not valid JSON";
+  }
+  if (!isPlainObject(value)) return "is not a JSON object";
+  if (typeof value.type !== "string") return `has no record "type"`;
+  if (!LINE_TYPES.includes(value.type)) {
+    const type = JSON.stringify(value.type);
+    return `has record type ${type}, which this version does not know (written by a newer version?)`;
+  }
+  if (value.v !== RECORD_VERSION) {
+    return typeof value.v === "number" && Number.isInteger(value.v) && value.v > RECORD_VERSION
+      ? `has format version ${value.v}; this version reads only version ${RECORD_VERSION}`
+      : `has an invalid format version ${JSON.stringify(value.v)}`;
+  }
+  if (value.type !== "pet") {
+    const which = value.type === "backup" ? "first" : "check";
+    return `is a backup's ${which} line, but not in the exact form this service writes`;
+  }
+  const field = Object.keys(value).find((field) => !RECORD_FIELDS.includes(field));
+  if (field !== undefined) return `has an unknown field ${JSON.stringify(field)}`;
+  const pet = value.pet;
+  if (!isPlainObject(pet)) return `has no "pet" object`;
+  const petField = Object.keys(pet).find((field) => !PET_FIELDS.includes(field));
+  if (petField !== undefined) return `has a pet with an unknown field ${JSON.stringify(petField)}`;
+  const { id, name, status } = pet;
+  if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) {
+    return "has a pet id that is not a positive safe integer";
+  }
+  if (typeof name !== "string") return "has a pet name that is not a string";
+  const flaw = nameFlaw(name);
+  if (flaw !== undefined) return `has a pet name that ${flaw}`;
+  if (status !== undefined && !isPetStatus(status)) {
+    return "has an unknown pet status";
+  }
+  if (typeof pet.categoryId !== "number") return "has a categoryId that is not an integer";
+  if (typeof parseClaim(value.idempotency) === "string") {
+    return `has an "idempotency" member that is not {scope, key, digest}`;
+  }
+  // categoryId must be read from the text: JSON.parse rounds values beyond 2^53−1. Its member is
+  // the one `"categoryId":` of the line: inside a JSON string that quote would be escaped.
+  const literal = CATEGORY_ID_LITERAL.exec(line)?.[1];
+  const digits = literal === undefined ? undefined : CATEGORY_ID_DIGITS.exec(literal)?.[0];
+  if (digits === undefined || digits !== literal || digits === "-0") {
+    return "has a categoryId that is not an integer";
+  }
+  const categoryId = BigInt(digits);
+  if (categoryId < INT64_MIN || categoryId > INT64_MAX) return "has a categoryId outside int64";
+  return NOT_EXACT;
+}
+
+/** The `idempotency` member: undefined when absent, the claim, or "malformed". */
+function parseClaim(value: unknown): IdempotencyClaim | undefined | "malformed" {
+  if (value === undefined) return undefined;
+  if (
+    !isPlainObject(value) || Object.keys(value).length !== 3 || typeof value.scope !== "string" ||
+    typeof value.key !== "string" || typeof value.digest !== "string"
+  ) {
+    return "malformed";
+  }
+  return { scope: value.scope, key: value.key, digest: value.digest };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const SIMPLE_ESCAPES = new Set([...'"\\/bfnrt'].map((char) => char.charCodeAt(0)));
+const HEX = /^[0-9a-fA-F]{4}$/;
+
+/** Length of the JSON escape at `at` (a backslash), or 0 when it is not a valid one. */
+function escapeLength(bytes: Uint8Array, at: number, end: number): number {
+  const next = bytes[at + 1];
+  if (SIMPLE_ESCAPES.has(next)) return 2;
+  if (next !== 0x75 /* u */ || at + 6 > end) return 0;
+  return HEX.test(String.fromCharCode(...bytes.subarray(at + 2, at + 6))) ? 6 : 0;
+}
+
+function matches(bytes: Uint8Array, at: number, end: number, expected: Uint8Array): boolean {
+  if (at + expected.length > end) return false;
+  for (let i = 0; i < expected.length; i++) if (bytes[at + i] !== expected[i]) return false;
+  return true;
+}
+
+/** Same-length digit strings compare as numbers do. */
+function notAbove(bytes: Uint8Array, at: number, limit: Uint8Array): boolean {
+  for (let i = 0; i < limit.length; i++) {
+    if (bytes[at + i] !== limit[i]) return bytes[at + i] < limit[i];
+  }
+  return true;
+}
+
+/**
+ * Whether the UTF-8 character starting at `at` is white space as `String.prototype.trim` strips it
+ * (a C0 byte never reaches here): U+0020, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F,
+ * U+205F, U+3000, U+FEFF.
+ */
+function isWhiteSpaceAt(bytes: Uint8Array, at: number): boolean {
+  const second = bytes[at + 1];
+  const third = bytes[at + 2];
+  switch (bytes[at]) {
+    case 0x20:
+      return true;
+    case 0xc2:
+      return second === 0xa0;
+    case 0xe1:
+      return second === 0x9a && third === 0x80;
+    case 0xe2:
+      return second === 0x80
+        ? third <= 0x8a || third === 0xa8 || third === 0xa9 || third === 0xaf
+        : second === 0x81 && third === 0x9f;
+    case 0xe3:
+      return second === 0x80 && third === 0x80;
+    case 0xef:
+      return second === 0xbb && third === 0xbf;
+    default:
+      return false;
+  }
+}
