@@ -20,11 +20,12 @@ import { type DataFile, nodeFileLayer } from "../jsonl/file_layer.ts";
 import { acquireLock } from "../jsonl/lock.ts";
 import { type FileKind, fileSource, readRecords } from "../catalogue/read_records.ts";
 import {
-  noCheckLineWarning,
+  copyWarnings,
   type RecordReport,
-  verifyDataFile,
+  type ToolResult,
   verifySource,
-} from "../jsonl/verify.ts";
+} from "../catalogue/report.ts";
+import { verifyDataFile } from "../jsonl/verify.ts";
 import {
   connectDatabase,
   type Database,
@@ -35,17 +36,8 @@ import {
 import { insertPets, type PetInsert } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
 
-/** How an import ended; `ok: false` carries a one-line reason. */
-export type ImportResult =
-  | {
-    readonly ok: true;
-    /** The data file that was read. */
-    readonly file: string;
-    readonly pets: number;
-    readonly keys: number;
-    readonly lastId: number;
-  }
-  | { readonly ok: false; readonly reason: string };
+/** How an import ended: the file read, the keys and the highest id copied; or why not. */
+export type ImportResult = ToolResult<{ file: string; keys: number; lastId: number }>;
 
 /** Rows per INSERT: large enough to be fast, small enough for one statement's parameters. */
 const ROWS_PER_INSERT = 5000;
@@ -76,18 +68,9 @@ export async function importJsonlFile(options: {
         reason: `${report.file} line ${damage.line} ${damage.reason}; nothing imported`,
       };
     }
-    if (report.tornTail !== undefined) {
-      onWarning(
-        `Leaving out the torn last line of ${report.file} (byte offset ${report.tornTail.offset}): it was never acknowledged`,
-      );
-    }
-    if (report.missingNewline !== undefined) {
-      onWarning(
-        `The last record of ${report.file} (line ${report.missingNewline.line}) lacks its newline; it is imported`,
-      );
-    }
-    if (backup !== undefined && !report.checked) {
-      onWarning(noCheckLineWarning(report.file));
+    const asBackup = backup !== undefined;
+    for (const warning of copyWarnings("import", report.file, report, asBackup)) {
+      onWarning(warning);
     }
     // Only the lines verify kept: a torn last fragment is left out.
     const length = report.tornTail?.offset ?? Infinity;
@@ -161,5 +144,6 @@ async function copyRecords(
     throw new Error(`${path} changed during the import: ${read.damage.reason}`);
   }
   await tx.query("UPDATE pet_id_counter SET last_id = GREATEST(last_id, $1)", [read.lastId]);
-  return { ok: true, file: path, pets: read.pets, keys, lastId: read.lastId };
+  const { pets, byStatus, lastId } = read;
+  return { ok: true, file: path, pets, byStatus, keys, lastId };
 }

@@ -19,12 +19,14 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { errorCodeOf } from "../../error_code.ts";
-import { installFile } from "./file_layer.ts";
-import { DATA_FILE } from "./jsonl_store.ts";
-import { acquireLock } from "./lock.ts";
-import { type ByteSource, readRecords } from "../catalogue/read_records.ts";
-import { type ToolResult, verifyDataFile } from "./verify.ts";
+import { errorCodeOf } from "../error_code.ts";
+import { type ByteSource, readRecords } from "../store/catalogue/read_records.ts";
+import type { ToolResult } from "../store/catalogue/report.ts";
+import { installFile } from "../store/jsonl/file_layer.ts";
+import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
+import { acquireLock } from "../store/jsonl/lock.ts";
+import { verifyDataFile } from "../store/jsonl/verify.ts";
+import { readBackupAt } from "./backup_source.ts";
 
 /** Restores `source` (a backup's bytes; `name` says where they come from) into `dataDir`. */
 export async function restoreDataFile(options: {
@@ -61,4 +63,16 @@ export async function restoreDataFile(options: {
   } finally {
     await lock.release();
   }
+}
+
+/** Restores the backup at `path` (`-`: stdin) into `dataDir`; `name` is what messages call it. */
+export async function restoreBackup(
+  dataDir: string,
+  path: string,
+): Promise<ToolResult<{ name: string }>> {
+  const read = await readBackupAt(path, async (source, name) => {
+    const result = await restoreDataFile({ dataDir, source, name });
+    return result.ok ? { ...result, name } : result;
+  });
+  return read.ok ? read.value : read;
 }
