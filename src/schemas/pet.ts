@@ -32,23 +32,22 @@ export const NAME_LENGTH = { min: 1, max: 200 } as const;
 // deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001F\u007F-\u009F]/;
 
-/** True when a name is storable and meaningful: well-formed UTF-16, no Cc, not blank. */
-export function isAcceptableName(name: string): boolean {
-  return name.isWellFormed() && !CONTROL_CHARACTER.test(name) && name.trim() !== "";
-}
-
 /**
- * Which rule of NewPet's `name` a string breaks, or undefined when the API would accept it: the
- * same rules as the schema below, worded for a line of a data file, which must refuse exactly the
- * names the API refuses (test/store/format.test.ts holds the two to each other).
+ * The pet-name rule, the one place it is written: which rule a name breaks, or undefined when the
+ * API accepts it (well-formed UTF-16, no control character, not blank, at most NAME_LENGTH.max code
+ * points). The NewPet schema's refinement, the validator and the data-file reader all call it, so
+ * a line of the file is refused for exactly the names the API refuses. Worded to follow "name".
  */
 export function nameFlaw(name: string): string | undefined {
   if (!name.isWellFormed()) return "contains a lone surrogate";
   if (CONTROL_CHARACTER.test(name)) return "contains a control character";
   if (name.trim() === "") return name === "" ? "is empty" : "is blank";
-  let codePoints = 0;
-  for (const _ of name) codePoints++;
-  if (codePoints > NAME_LENGTH.max) return `is longer than ${NAME_LENGTH.max} characters`;
+  // A string of at most max UTF-16 units has at most max code points: count only longer ones.
+  if (name.length > NAME_LENGTH.max) {
+    let codePoints = 0;
+    for (const _ of name) codePoints++;
+    if (codePoints > NAME_LENGTH.max) return `is longer than ${NAME_LENGTH.max} characters`;
+  }
   return undefined;
 }
 
@@ -57,16 +56,16 @@ const PetName = Type.Refine(
   Type.String({
     minLength: NAME_LENGTH.min,
     maxLength: NAME_LENGTH.max,
-    // No control character, and one character that is not white space (`\s` is what `trim()`
-    // strips), so the OpenAPI document says "not blank" too; lone surrogates are left to the
-    // refinement. The leading white space and the first other character are disjoint classes,
+    // The document's form of `nameFlaw`, for clients: no control character, and one character
+    // that is not white space (`\s` is what `trim()` strips); lone surrogates are left to the
+    // refinement, which calls `nameFlaw` itself. The leading white space and the first other character are disjoint classes,
     // so matching stays linear: an overlapping form backtracks quadratically on a long name.
     pattern:
       "^[^\\S\\u0000-\\u001F\\u007F-\\u009F]*[^\\s\\u0000-\\u001F\\u007F-\\u009F][^\\u0000-\\u001F\\u007F-\\u009F]*$",
     description:
       `${NAME_LENGTH.min} to ${NAME_LENGTH.max} Unicode characters (code points), not only white space, no control characters, no lone surrogates; stored exactly as sent`,
   }),
-  isAcceptableName,
+  (name: string) => nameFlaw(name) === undefined,
   () =>
     `must be ${NAME_LENGTH.min} to ${NAME_LENGTH.max} characters, not blank, without control characters or lone surrogates`,
 );

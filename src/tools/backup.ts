@@ -7,7 +7,7 @@
  * Why the copy is consistent, step by step:
  *   1. The file's size S is taken first. Every pet answered 201 before that moment was written
  *      and fdatasync'd before it, so it lies within [0, S).
- *   2. The lines of [0, S) are copied (records.ts), with the judgement the start applies: bytes
+ *   2. The lines of [0, S) are copied (read_records.ts), with the judgement the start applies: bytes
  *      after the last newline within S are left out when they are not a whole record (most often
  *      a line the writer is in the middle of writing). A whole record there is kept, as the start
  *      keeps it: it may be one an operator's `truncate -s -1` left without its newline, or, in

@@ -7,7 +7,7 @@
  *   2. A directory that holds pets (or a damaged data file) is refused: a restore never merges
  *      and never overwrites.
  *   3. The backup is copied to a temporary file in the directory, judged line by line as the
- *      start and `verify` judge (records.ts), its check line included: a backup cut short or
+ *      start and `verify` judge (read_records.ts), its check line included: a backup cut short or
  *      altered, or any damaged line, stops the restore with the line number and what is wrong, and
  *      the directory is left as it was. The copy holds the pet lines (a last one missing its
  *      newline gets it), without the backup's first and check lines. A backup with no check (an

@@ -11,14 +11,13 @@
  * text of `petJson`, so the response is a slice of the line. A backup's first line announces the
  * check line that ends it; the check counts the pet lines between the two and gives the SHA-256 of
  * their bytes (newlines included), so a backup cut short or altered is told from a whole one
- * (records.ts applies it). Here are each line's one writer and the one reader (`PetLine.parse`, no
- * JSON.parse or string per pet line), which says why a line is refused.
+ * (read_records.ts applies it). Here are each line's one writer and the one reader
+ * (`PetLine.parse`, which makes no JSON.parse per pet line), which says why a line is refused.
  */
 import {
   INT64_MAX,
   INT64_MIN,
   isPetStatus,
-  NAME_LENGTH,
   nameFlaw,
   type NewPet,
   PET_STATUSES,
@@ -133,7 +132,7 @@ export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): b
   return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
 }
 
-/** The first line of a backup: a check line follows the pet lines (records.ts). */
+/** The first line of a backup: a check line follows the pet lines (read_records.ts). */
 export const BACKUP_LINE = `{"type":"backup","v":${RECORD_VERSION}}\n`;
 
 /** The last line of a backup: how many pet lines it holds, and the SHA-256 (hex) of their bytes. */
@@ -169,7 +168,6 @@ const CLOSE_BRACE = 0x7d;
 const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
-const DELETE = 0x7f;
 
 /** The kinds of line: a pet record, or the first or the check line of a backup. */
 export type LineType = "pet" | "backup" | "check";
@@ -205,7 +203,7 @@ export class PetLine {
   parse(bytes: Uint8Array, start: number, end: number): string | undefined {
     if (this.#scan(bytes, start, end)) {
       this.type = "pet";
-      const flaw = this.#nameFlaw(bytes);
+      const flaw = nameFlaw(this.#name(bytes));
       return flaw === undefined ? undefined : `has a pet name that ${flaw}`;
     }
     if (end - start === BACKUP_BYTES.length && matches(bytes, start, end, BACKUP_BYTES)) {
@@ -221,32 +219,29 @@ export class PetLine {
 
   /** The pet's fields as the store was asked to keep them (for `import`). */
   pet(bytes: Uint8Array): NewPet {
-    const name = JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd)));
+    const name = this.#name(bytes);
     const categoryId = BigInt(decoder.decode(bytes.subarray(this.categoryStart, this.categoryEnd)));
     return { name, categoryId, ...(this.status && { status: this.status }) };
   }
 
   /**
-   * The name's flaw by the API's rules. Most names are told sound from their bytes alone, with no
-   * string made: no escape, no DEL or C1 control (raw C0 bytes were refused by the scan, and valid
-   * UTF-8 holds no lone surrogate), at most NAME_LENGTH.max code points, one character that is
-   * not white space. Any other name is decoded and judged by `nameFlaw` itself.
+   * The name of the pet line just scanned, as a string: only a name with an escape needs
+   * JSON.parse (the scan found it a well-formed JSON string); an ASCII one is its own bytes.
    */
-  #nameFlaw(bytes: Uint8Array): string | undefined {
-    let codePoints = 0;
-    let visible = false;
-    for (let p = this.nameStart + 1; p < this.nameEnd - 1; p++) {
-      const byte = bytes[p];
-      if (byte === BACKSLASH || byte === DELETE || (byte === 0xc2 && bytes[p + 1] < 0xa0)) {
-        visible = false;
-        break;
+  #name(bytes: Uint8Array): string {
+    const start = this.nameStart + 1;
+    const end = this.nameEnd - 1;
+    let ascii = true;
+    for (let p = start; p < end; p++) {
+      if (bytes[p] === BACKSLASH) {
+        return JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd)));
       }
-      if ((byte & 0xc0) === 0x80) continue; // a continuation byte
-      codePoints++;
-      if (!visible && !isWhiteSpaceAt(bytes, p)) visible = true;
+      if (bytes[p] >= 0x80) ascii = false;
     }
-    if (visible && codePoints <= NAME_LENGTH.max) return undefined;
-    return nameFlaw(JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd))));
+    const inner = bytes.subarray(start, end);
+    return ascii
+      ? String.fromCharCode.apply(null, inner as unknown as number[])
+      : decoder.decode(inner);
   }
 
   /** True when the bytes are a check line in its exact form; fills checkPets and checkSha256. */
@@ -280,7 +275,7 @@ export class PetLine {
     if (id > Number.MAX_SAFE_INTEGER) return false;
 
     // name: a JSON string, with no raw control byte and only escapes JSON allows, so the text
-    // served from these bytes is always valid JSON (its rules: #nameFlaw).
+    // served from these bytes is always valid JSON (its rules: `nameFlaw`, in `parse`).
     if (!matches(bytes, p, end, NAME_KEY) || bytes[p + NAME_KEY.length] !== QUOTE) return false;
     this.nameStart = p + NAME_KEY.length;
     p = this.nameStart + 1;
@@ -443,32 +438,4 @@ function notAbove(bytes: Uint8Array, at: number, limit: Uint8Array): boolean {
     if (bytes[at + i] !== limit[i]) return bytes[at + i] < limit[i];
   }
   return true;
-}
-
-/**
- * Whether the UTF-8 character starting at `at` is white space as `String.prototype.trim` strips it
- * (a C0 byte never reaches here): U+0020, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F,
- * U+205F, U+3000, U+FEFF.
- */
-function isWhiteSpaceAt(bytes: Uint8Array, at: number): boolean {
-  const second = bytes[at + 1];
-  const third = bytes[at + 2];
-  switch (bytes[at]) {
-    case 0x20:
-      return true;
-    case 0xc2:
-      return second === 0xa0;
-    case 0xe1:
-      return second === 0x9a && third === 0x80;
-    case 0xe2:
-      return second === 0x80
-        ? third <= 0x8a || third === 0xa8 || third === 0xa9 || third === 0xaf
-        : second === 0x81 && third === 0x9f;
-    case 0xe3:
-      return second === 0x80 && third === 0x80;
-    case 0xef:
-      return second === 0xbb && third === 0xbf;
-    default:
-      return false;
-  }
 }

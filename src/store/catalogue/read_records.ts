@@ -2,7 +2,7 @@
  * The one reader of a data file or a backup: the store's start, `verify`, `backup`, `restore` and
  * the PostgreSQL `import` all walk a file with `readRecords`, so, given the same bytes read as the
  * same `kind` of file, they accept and refuse exactly the same files, naming the same line for the
- * same reason (test/store/damage_judgement.test.ts).
+ * same reason (test/tools/damage_judgement.test.ts).
  *
  * Rules, in the order a line meets them:
  * - a complete line longer than MAX_LINE_BYTES, not UTF-8, or not a line in the exact written form

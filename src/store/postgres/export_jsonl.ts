@@ -1,6 +1,6 @@
 /**
  * `backup` with DATABASE_URL: writes the database's pets in the data file's own record format
- * (format.ts), in id order, with their idempotency keys, between a backup's first line and its
+ * (line_format.ts), in id order, with their idempotency keys, between a backup's first line and its
  * check line (backup_check.ts), so the result is a backup that `verify`, `restore` and `import`
  * take and prove as they take a file backup.
  *

@@ -6,7 +6,7 @@
  * Safety rules, in the order they apply:
  *   1. The data directory's lock is taken (not for a backup file, which no service writes): a
  *      service still writing the file refuses the import.
- *   2. `verify`'s judgement runs first (records.ts, as the start judges a file; a backup's check
+ *   2. `verify`'s judgement runs first (read_records.ts, as the start judges a file; a backup's check
  *      line included); any damaged line, or a backup cut short or altered, stops the import before
  *      the database is touched. A torn last line (never acknowledged to a client) is left out,
  *      with a warning. The copy then reads the same file again with the same judgement, up to the
