@@ -8,7 +8,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { keyDigest, type KeyRing } from "../http/auth.ts";
 import type { Logger } from "../log.ts";
-import { type Config, ConfigError } from "./config.ts";
+import type { Config } from "./config.ts";
+import { ConfigError } from "./settings.ts";
 import { errorCodeOf } from "../error_code.ts";
 
 /** The accepted keys as digests, and the generated key when one is in use. */

@@ -5,6 +5,7 @@
  * away or was timed out mid-body): `ClientGoneError`, a 499 in the log, never a 500.
  */
 import { ClientGoneError, HttpError } from "./errors.ts";
+import { ERROR_MESSAGES } from "../schemas/error.ts";
 import type { JsonValue } from "../schemas/json_value.ts";
 import { parseJsonExact } from "./json.ts";
 import { parseJsonBytes } from "./json_bytes.ts";
@@ -23,10 +24,10 @@ export function unsupportedBodyReason(
 ): string | undefined {
   // What nearly every create sends, answered without splitting it.
   if (contentType === "application/json" && contentEncoding === null) return undefined;
-  if (contentType === null) return "Content-Type must be application/json";
+  if (contentType === null) return ERROR_MESSAGES.notJson;
   const [mediaType, ...parameters] = contentType.split(";");
   if (mediaType.trim().toLowerCase() !== "application/json") {
-    return "Content-Type must be application/json";
+    return ERROR_MESSAGES.notJson;
   }
   for (const parameter of parameters) {
     const equals = parameter.indexOf("=");
@@ -53,7 +54,7 @@ function unquote(value: string): string {
 }
 
 function tooLarge(limit: number): HttpError {
-  return new HttpError(413, "payload_too_large", `Request body is larger than ${limit} bytes`);
+  return new HttpError(413, "payload_too_large", ERROR_MESSAGES.bodyTooLarge(limit));
 }
 
 const DECIMAL = /^[0-9]+$/;

@@ -34,6 +34,7 @@
  * failed lines until it can; a backup then may hold them, exactly as a crash at that moment
  * would leave them for the service's own next start.
  */
+import { setTimeout as delay } from "node:timers/promises";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Config } from "../config/config.ts";
@@ -127,7 +128,7 @@ export async function backupDataFile(options: BackupOptions): Promise<ToolResult
       // read-only descriptor on some systems) is ignored, and SETTLE_MS still applies.
       if (errorCodeOf(error) === "EIO") throw error;
     });
-    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    await delay(settleMs);
     await options.beforeRecheck?.();
     const end = read.length;
     const changed = {

@@ -8,7 +8,8 @@ import { BACKUP_LINE, checkLine, petRecordBytes } from "../../src/store/catalogu
 import { createHash } from "node:crypto";
 import type { NewPet } from "../../src/schemas/pet.ts";
 import type { ByteSource } from "../../src/store/catalogue/read_records.ts";
-import type { IdempotencyClaim, PageQuery, PetStore, StoredPet } from "../../src/store/store.ts";
+import type { PageQuery } from "../../src/schemas/page.ts";
+import type { IdempotencyClaim, PetStore, StoredPet } from "../../src/store/store.ts";
 
 const made: string[] = [];
 
