@@ -3,8 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { describe, it } from "node:test";
 import pg from "pg";
-import { postgresCpuSeconds, postmasterPidOf } from "../../scripts/bench/postgres_cpu.ts";
-import { cpuSecondsOf } from "../../scripts/bench/machine_load.ts";
+import { cpuSecondsOf, postgresCpuSeconds, postmasterPidOf } from "../../scripts/bench/machine.ts";
 import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 
 /** Both readings are sums of 10 ms clock ticks in floating point: compare them to half a tick. */

@@ -1,5 +1,5 @@
 /**
- * A churn of compressible requests for the memory test and scripts/bench/measure_service_memory.ts:
+ * A churn of compressible requests for the memory test:
  * a list page of 15 pets with names of 120 characters (about 2.7 KB, not full, so compressed on
  * every request whatever the cache), asked for in br, gzip and identity over a few keep-alive
  * connections.
