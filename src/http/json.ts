@@ -218,8 +218,8 @@ class ByteParser {
   }
 
   /**
-   * The digits from `start` to `end` as a bigint, summed in runs of at most SAFE_DIGITS: a
-   * bigint made from a string built here costs several times more on Bun.
+   * The digits from `start` to `end` as a bigint, summed in runs of at most SAFE_DIGITS: no string
+   * is built for `BigInt` to parse again.
    */
   private bigint(start: number, end: number, negative: boolean): bigint {
     const bytes = this.bytes;
