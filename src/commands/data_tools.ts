@@ -25,8 +25,9 @@ function warn(message: string): void {
 
 /** `verify [PATH]`: 0 for a sound file (warnings allowed: a torn last line, no check line), 1 for damage. */
 export async function runVerify([path]: readonly string[] = []): Promise<number> {
-  const dataDir = path === undefined ? loadConfig(process.env).dataDir : "";
-  const read = await verifyCatalogue(dataDir, path);
+  // Only the data file needs the settings (DATA_DIR): a backup is read without them.
+  const target = path === undefined ? { dataDir: loadConfig(process.env).dataDir } : { path };
+  const read = await verifyCatalogue(target);
   if (!read.ok) return fail(`Cannot verify: ${read.reason}`);
   printReport(read.value, process.stdout);
   return read.value.damage === undefined ? 0 : 1;

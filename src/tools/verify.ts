@@ -3,11 +3,13 @@ import { type RecordReport, verifySource } from "../store/catalogue/report.ts";
 import { verifyDataFile } from "../store/jsonl/verify.ts";
 import { readBackupAt } from "./backup_source.ts";
 
-/** The report of `dataDir`'s data file, or of the backup at `path` (`-`: stdin); or why not. */
+/** The report of a data directory's file, or of the backup at `path` (`-`: stdin); or why not. */
 export async function verifyCatalogue(
-  dataDir: string,
-  path: string | undefined,
+  target: { readonly dataDir: string } | { readonly path: string },
 ): Promise<{ ok: true; value: RecordReport } | { ok: false; reason: string }> {
-  if (path === undefined) return { ok: true, value: await verifyDataFile(dataDir) };
-  return await readBackupAt(path, (source, name) => verifySource(source, { name, kind: "backup" }));
+  if ("dataDir" in target) return { ok: true, value: await verifyDataFile(target.dataDir) };
+  return await readBackupAt(
+    target.path,
+    (source, name) => verifySource(source, { name, kind: "backup" }),
+  );
 }
