@@ -19,9 +19,9 @@ import type { JsonValue } from "../schemas/json_value.ts";
 export type ParseResult = { ok: true; value: JsonValue } | { ok: false; reason: string };
 
 /** Integer literals longer than this are far outside int64: kept as a number, not a bigint. */
-export const MAX_EXACT_DIGITS = 40;
+const MAX_EXACT_DIGITS = 40;
 /** Nesting beyond this is refused rather than risking the call stack. */
-export const MAX_DEPTH = 64;
+const MAX_DEPTH = 64;
 
 /** The single-character escapes (RFC 8259 §7), and at the same index what each stands for. */
 const ESCAPE_NAMES = '"\\/bfnrt';

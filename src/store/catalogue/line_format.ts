@@ -25,7 +25,7 @@ import { petJson } from "../pet_json.ts";
 import type { IdempotencyClaim } from "../store.ts";
 
 /** The format version this code writes and reads. */
-export const RECORD_VERSION = 1;
+const RECORD_VERSION = 1;
 
 /** No record comes near this; a longer line is damage. Pet texts must fit a Uint16 length. */
 export const MAX_LINE_BYTES = 65_535;
