@@ -3,13 +3,10 @@
  * (docs/configuration.md): 2 for a bad setting or usage, 1 for any other failure to start.
  */
 import process from "node:process";
-import { runBackup } from "./commands/backup.ts";
+import { runBackup, runImport, runRestore, runVerify } from "./commands/data_tools.ts";
 import { runHealthcheck } from "./commands/healthcheck.ts";
-import { runImport } from "./commands/import.ts";
 import { runOpenapi } from "./commands/openapi.ts";
-import { runRestore } from "./commands/restore.ts";
 import { runServe } from "./commands/serve.ts";
-import { runVerify } from "./commands/verify.ts";
 import { ConfigError, SETTINGS } from "./config/settings.ts";
 import { VERSION } from "./version.ts";
 

@@ -1,19 +1,10 @@
-/** How the sub-commands talk to the operator: one-line failures, reports, addresses, stdout. */
+/** How the sub-commands talk to the operator: one-line failures, addresses, stdout. */
 import process from "node:process";
-import { formatReport, type RecordReport } from "../store/jsonl/verify.ts";
 
 /** Prints `line` on stderr and returns the exit code `code`: a failure is one line. */
 export function fail(line: string, code = 1): number {
   process.stderr.write(`${line}\n`);
   return code;
-}
-
-/** Prints what a tool of the store found: counts per status, then a warning or error, or ok. */
-export function printReport(
-  report: RecordReport,
-  stream: { write(text: string): unknown } = process.stdout,
-): void {
-  stream.write(formatReport(report).join("\n") + "\n");
 }
 
 /** `host:port`, an IPv6 literal in brackets. */

@@ -8,7 +8,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { keyDigest, type KeyRing } from "../http/auth.ts";
 import type { Logger } from "../log.ts";
-import { type Config, ConfigError } from "./config.ts";
+import type { Config } from "./config.ts";
+import { ConfigError } from "./settings.ts";
 import { errorCodeOf } from "../error_code.ts";
 
 /** The accepted keys as digests, and the generated key when one is in use. */
@@ -84,7 +85,7 @@ function readOrCreateGeneratedKey(dataDir: string, file: string): string {
     const existing = readFileSync(file, "utf8").trim();
     if (existing !== "") return existing;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    if (errorCodeOf(error) !== "ENOENT") throw error;
   }
   mkdirSync(dataDir, { recursive: true });
   // 256 bits, well over the 128 the contract asks for.
@@ -93,7 +94,7 @@ function readOrCreateGeneratedKey(dataDir: string, file: string): string {
     writeFileSync(file, `${key}\n`, { mode: 0o600, flag: "wx" });
   } catch (error) {
     // Another process wrote it first: use that one, so both agree.
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    if (errorCodeOf(error) !== "EEXIST") throw error;
     return readFileSync(file, "utf8").trim();
   }
   return key;

@@ -6,8 +6,6 @@
 import { ConfigError, type Environment, SETTINGS, settingsOf } from "./settings.ts";
 import { readCertificates, readTlsPair } from "./tls_pair.ts";
 
-export { ConfigError } from "./settings.ts";
-
 /** The service's settings, validated. */
 export type Config = Readonly<ReturnType<typeof loadConfig>>;
 

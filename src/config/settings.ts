@@ -3,6 +3,7 @@
  * `loadConfig` reads the variables through this table, `--help` prints it, and
  * test/config/settings.test.ts holds docs/configuration.md to it.
  */
+import { DEFAULT_MAX_BODY_BYTES } from "../schemas/limits.ts";
 
 /** A setting that stops the start; `setting` is the environment variable's name. */
 export class ConfigError extends Error {
@@ -134,7 +135,12 @@ export const SETTINGS = {
   API_KEYS: row("comma-separated keys", "accepted API keys", apiKeys),
   API_KEYS_FILE: text("file path", "one key (or sha256:<hex> digest) per line; re-read on SIGHUP"),
   BASE_PATH: row("a path prefix", "prefix of every API path; empty or / for none", basePath, "/v1"),
-  MAX_BODY_BYTES: integer(65536, 1, 1024 * 1024 * 1024, "largest accepted request body"),
+  MAX_BODY_BYTES: integer(
+    DEFAULT_MAX_BODY_BYTES,
+    1,
+    1024 * 1024 * 1024,
+    "largest accepted request body",
+  ),
   PUBLIC_URL: row("an origin only", "makes Link and Location URLs absolute", publicUrl),
   CORS_ORIGINS: row("comma-separated origins, or *", "origins browsers may call from", corsOrigins),
   RATE_LIMIT: integer(0, 0, 1_000_000_000, "requests per minute per API key; 0: off"),

@@ -11,6 +11,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { HttpError } from "./errors.ts";
+import { ERROR_MESSAGES } from "../schemas/error.ts";
 
 /** The SHA-256 digest of a key. */
 export function keyDigest(key: string): Uint8Array {
@@ -89,7 +90,7 @@ export function authenticate(keys: KeyRing, authorization: string | null): strin
   }
   const token = authorization === null ? undefined : BEARER.exec(authorization)?.[1];
   if (token === undefined) {
-    throw new HttpError(401, "unauthorized", "Missing API key: send Authorization: Bearer <key>", {
+    throw new HttpError(401, "unauthorized", ERROR_MESSAGES.missingKey, {
       headers: { "www-authenticate": CHALLENGE_NO_KEY },
     });
   }

@@ -5,9 +5,9 @@
  * away or was timed out mid-body): `ClientGoneError`, a 499 in the log, never a 500.
  */
 import { ClientGoneError, HttpError } from "./errors.ts";
+import { ERROR_MESSAGES } from "../schemas/error.ts";
 import type { JsonValue } from "../schemas/json_value.ts";
-import { parseJsonExact } from "./json.ts";
-import { parseJsonBytes } from "./json_bytes.ts";
+import { parseJson } from "./json.ts";
 import type { AppRequest } from "./responses.ts";
 
 /**
@@ -23,10 +23,10 @@ export function unsupportedBodyReason(
 ): string | undefined {
   // What nearly every create sends, answered without splitting it.
   if (contentType === "application/json" && contentEncoding === null) return undefined;
-  if (contentType === null) return "Content-Type must be application/json";
+  if (contentType === null) return ERROR_MESSAGES.notJson;
   const [mediaType, ...parameters] = contentType.split(";");
   if (mediaType.trim().toLowerCase() !== "application/json") {
-    return "Content-Type must be application/json";
+    return ERROR_MESSAGES.notJson;
   }
   for (const parameter of parameters) {
     const equals = parameter.indexOf("=");
@@ -53,7 +53,7 @@ function unquote(value: string): string {
 }
 
 function tooLarge(limit: number): HttpError {
-  return new HttpError(413, "payload_too_large", `Request body is larger than ${limit} bytes`);
+  return new HttpError(413, "payload_too_large", ERROR_MESSAGES.bodyTooLarge(limit));
 }
 
 const DECIMAL = /^[0-9]+$/;
@@ -214,15 +214,12 @@ function readFailed(error: unknown): never {
 }
 
 /**
- * A body's JSON value: parsed from its bytes (`json_bytes.ts`) when it can be, else decoded and
- * parsed as text, which gives every verdict on a body that is not JSON (400 `invalid_body`).
+ * A body's JSON value (`json.ts`), or 400 `invalid_body` saying why it is not JSON: first a body
+ * that is not UTF-8 or holds nothing but white space, then the parser's reason and position.
  */
 export function parseJsonBody(bytes: Uint8Array): JsonValue {
-  return parseJsonBytes(bytes) ?? parseJsonText(bytes);
-}
-
-/** The text reader: a fatal UTF-8 decode, then the exact parser of `json.ts`. */
-export function parseJsonText(bytes: Uint8Array): JsonValue {
+  const parsed = parseJson(bytes);
+  if (parsed.ok) return parsed.value;
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -232,9 +229,5 @@ export function parseJsonText(bytes: Uint8Array): JsonValue {
   if (text.trim() === "") {
     throw new HttpError(400, "invalid_body", "Cannot parse body: it is empty");
   }
-  const parsed = parseJsonExact(text);
-  if (!parsed.ok) {
-    throw new HttpError(400, "invalid_body", `Cannot parse body as JSON: ${parsed.reason}`);
-  }
-  return parsed.value;
+  throw new HttpError(400, "invalid_body", `Cannot parse body as JSON: ${parsed.reason}`);
 }

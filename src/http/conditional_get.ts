@@ -7,7 +7,8 @@
  * a key) and `Vary: Accept-Encoding`, the 304 as the 200 (RFC 9110 §15.4.5: a 304 carries the
  * headers the 200 would have, for caches to update).
  */
-import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
+import type { MaybePromise, PageFacts, PetPageJson } from "../schemas/page.ts";
+import { PET_STATUSES } from "../schemas/pet.ts";
 import {
   type BrotliEncoder,
   compressBody,
@@ -34,20 +35,6 @@ import { type CachedResponse, ResponseCache } from "./response_cache.ts";
  * means other bytes.
  */
 export const FORMAT_VERSION = "animal-store/etag/1";
-
-/**
- * What fixes a list page's bytes: the request's position and filter, the first and last ids
- * served (0 when none), their count, and whether a `next` link is sent.
- */
-export interface PageFacts {
-  readonly status: PetStatus | undefined;
-  readonly afterId: number;
-  readonly limit: number;
-  readonly firstId: number;
-  readonly lastId: number;
-  readonly count: number;
-  readonly hasMore: boolean;
-}
 
 const PAGE_PREFIX = digest64State(`${FORMAT_VERSION}|page|`);
 const PET_PREFIX = digest64State(`${FORMAT_VERSION}|pet|`);
@@ -134,19 +121,12 @@ export function negotiateCoding(acceptEncoding: string | null): ContentCoding {
 
 // ---- The two reads ----
 
-type MaybePromise<T> = T | Promise<T>;
-
-/** A page as the store serialises it: the JSON array's UTF-8 and the facts of its tag. */
-type PageJson = Omit<PageFacts, "status" | "afterId" | "limit"> & {
-  readonly body: Uint8Array<ArrayBuffer>;
-};
-
 /** What a read needs (a route's context fits); `store` throws 503 when not ready. */
 interface ReadContext {
   readonly request: AppRequest;
   readonly store: () => {
     get(id: number): MaybePromise<{ readonly json: string } | undefined>;
-    listJson(query: PageRequest): MaybePromise<PageJson>;
+    listJson(query: PageRequest): MaybePromise<PetPageJson>;
   };
   readonly headers: ReplyHeaders;
 }
@@ -180,7 +160,7 @@ export function createConditionalGet(
   function pageReply(
     context: ReadContext,
     query: PageRequest,
-    built: PageJson,
+    built: PetPageJson,
     wanted: ContentCoding,
     key: number | string | undefined,
   ): Reply {

@@ -39,7 +39,10 @@ export function digest64Hex(text: string, from: Digest64State = START): string {
 }
 
 /** Two hex digits per byte value, looked up rather than formatted. */
-const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+export const HEX_BYTES = Array.from(
+  { length: 256 },
+  (_, byte) => byte.toString(16).padStart(2, "0"),
+);
 
 function hex8(value: number): string {
   return HEX_BYTES[value >>> 24] + HEX_BYTES[(value >>> 16) & 0xff] +

@@ -23,6 +23,9 @@ export class HttpError extends Error {
   }
 }
 
+/** The headers of a 503 or 409 whose request may be sent again in a second. */
+export const RETRY_IN_A_SECOND: Readonly<Record<string, string>> = { "retry-after": "1" };
+
 /** The Error body of the contract as a JSON reply, on top of the path's constant `base` headers. */
 export function errorReply(error: HttpError, requestId: string, base: HeaderSet): Reply {
   const { code, message, status, details } = error;

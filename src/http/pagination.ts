@@ -12,13 +12,11 @@
  */
 import { CURSOR_MAX_LENGTH } from "../schemas/limits.ts";
 import { digest64Hex, digest64State } from "./digest64.ts";
+import type { PageQuery } from "../schemas/page.ts";
 import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
 /** A list request as the conditional GET sees it (a validated `GET /pets` query). */
-export interface PageRequest {
-  readonly status: PetStatus | undefined;
-  readonly afterId: number;
-  readonly limit: number;
+export interface PageRequest extends PageQuery {
   /** Whether `limit` was given, so the next page's link repeats exactly what was asked. */
   readonly limitGiven: boolean;
 }

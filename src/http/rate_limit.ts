@@ -9,6 +9,7 @@
  * where `t` is the seconds until the bucket is full again.
  */
 import { HttpError } from "./errors.ts";
+import { ERROR_MESSAGES } from "../schemas/error.ts";
 
 const WINDOW_MS = 60_000;
 const POLICY = '"per-key"';
@@ -103,8 +104,7 @@ export function enforceRateLimit(limiter: RateLimiter, key: string): Record<stri
   if (decision.allowed) return headers;
   const retry = decision.retryAfterSeconds;
   headers["retry-after"] = String(retry);
-  const message =
-    `Rate limit of ${limiter.limit} requests per minute exceeded; retry in ${retry} s`;
+  const message = ERROR_MESSAGES.rateLimited(limiter.limit, retry);
   throw new HttpError(429, "rate_limited", message, { headers });
 }
 

@@ -1,5 +1,6 @@
 /** Request ids: a client's `X-Request-Id` is echoed when it is safe to, otherwise one is made. */
 import { REQUEST_ID } from "../schemas/limits.ts";
+import { HEX_BYTES } from "./digest64.ts";
 
 /**
  * Made ids have the shape of a version-4 UUID: the random first four groups of one UUID drawn
@@ -17,9 +18,6 @@ export function newRequestId(): string {
   counter = (counter + 1) % 2 ** 48;
   return `${PREFIX}-${hex48(counter)}`;
 }
-
-/** Two hex digits per byte value, looked up rather than formatted. */
-const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
 /**
  * 12 hex digits of a 48-bit value: the last group of the UUID shape. Six lookups cost less than

@@ -6,18 +6,17 @@
 import { CHALLENGE_INVALID_KEY, CHALLENGE_NO_KEY } from "../http/auth.ts";
 import { DEPRECATION_VALUE, SUCCESSOR_REL, SUNSET_VALUE } from "../http/deprecation.ts";
 import { AUTHENTICATED_CACHE_CONTROL, REVALIDATE } from "../http/responses.ts";
-import type { ErrorCode } from "../schemas/error.ts";
+import { ERROR_MESSAGES, type ErrorCode } from "../schemas/error.ts";
 import {
   DEFAULT_LIMIT,
+  DEFAULT_MAX_BODY_BYTES,
   IDEMPOTENCY_KEY,
   IDEMPOTENCY_KEY_LENGTH,
   MAX_LIMIT,
   PET_ID_MAX,
   REQUEST_ID,
 } from "../schemas/limits.ts";
-import type { ExactJsonValue } from "./exact_json.ts";
-
-type Json = { [key: string]: ExactJsonValue | undefined };
+import type { ExactJsonObject as Json, ExactJsonValue } from "./exact_json.ts";
 
 /** `components.securitySchemes`: the seed's HTTP bearer scheme. */
 export const SECURITY_SCHEMES: Json = {
@@ -190,7 +189,7 @@ const STATUSES: Record<number, [description: string, headers?: Json]> = {
   404: ["No pet with this id"],
   409: ["A create with the same Idempotency-Key is still being written; retry later", RETRY_AFTER],
   410: ["The endpoint is past its sunset date and was removed"],
-  413: ["The body is larger than MAX_BODY_BYTES (65536 by default)"],
+  413: [`The body is larger than MAX_BODY_BYTES (${DEFAULT_MAX_BODY_BYTES} by default)`],
   415: ["The body is not sent as application/json in UTF-8, without a content coding"],
   422: ["The Idempotency-Key was used before with a different body"],
   429: ["Over the rate limit of this API key (RATE_LIMIT)", RETRY_AFTER],
@@ -203,23 +202,20 @@ const STATUSES: Record<number, [description: string, headers?: Json]> = {
 
 /** Each code an operation can answer: its status and an example message. */
 const CODES: Partial<Record<ErrorCode, [status: number, message: string]>> = {
-  invalid_body: [400, "Cannot use body: it must be a JSON object (a NewPet)"],
-  validation_failed: [400, "Invalid NewPet: name is required"],
-  invalid_query: [400, 'limit must be an integer from 1 to 100, got "0"'],
-  invalid_path: [400, 'petId must be an integer from 1 to 9223372036854775807, got "abc"'],
-  unauthorized: [401, "Missing API key: send Authorization: Bearer <key>"],
-  not_found: [404, "No pet with id 42"],
-  idempotency_key_in_flight: [
-    409,
-    "A request with this Idempotency-Key is still being processed; retry later",
-  ],
-  gone: [410, `This endpoint was removed on ${SUNSET_VALUE}; use GET /v1/pets`],
-  payload_too_large: [413, "Request body is larger than 65536 bytes"],
-  unsupported_media_type: [415, "Content-Type must be application/json"],
-  idempotency_key_reused: [422, "Idempotency-Key was already used with a different body"],
-  rate_limited: [429, "Rate limit exceeded; retry after 1 s"],
-  internal_error: [500, "Internal error; the request id identifies it in the logs"],
-  unavailable: [503, "The store is still loading"],
+  invalid_body: [400, ERROR_MESSAGES.notJsonObject],
+  validation_failed: [400, ERROR_MESSAGES.invalidNewPet("name is required")],
+  invalid_query: [400, ERROR_MESSAGES.badLimit(MAX_LIMIT, '"0"')],
+  invalid_path: [400, ERROR_MESSAGES.badPetId(PET_ID_MAX, '"abc"')],
+  unauthorized: [401, ERROR_MESSAGES.missingKey],
+  not_found: [404, ERROR_MESSAGES.noPet("42")],
+  idempotency_key_in_flight: [409, ERROR_MESSAGES.keyInFlight],
+  gone: [410, ERROR_MESSAGES.removed(SUNSET_VALUE, "/v1/pets")],
+  payload_too_large: [413, ERROR_MESSAGES.bodyTooLarge(DEFAULT_MAX_BODY_BYTES)],
+  unsupported_media_type: [415, ERROR_MESSAGES.notJson],
+  idempotency_key_reused: [422, ERROR_MESSAGES.keyReused],
+  rate_limited: [429, ERROR_MESSAGES.rateLimited(100, 1)],
+  internal_error: [500, ERROR_MESSAGES.internal],
+  unavailable: [503, ERROR_MESSAGES.loading],
 };
 
 /**

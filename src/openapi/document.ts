@@ -19,10 +19,8 @@ import {
   PARAMETERS,
   SECURITY_SCHEMES,
 } from "./components.ts";
-import type { ExactJsonValue } from "./exact_json.ts";
+import type { ExactJsonObject as Json, ExactJsonValue } from "./exact_json.ts";
 import { componentSchemas } from "./schema_to_json.ts";
-
-type Json = { [key: string]: ExactJsonValue | undefined };
 
 const SCHEMAS = { PetStatus, NewPet, Pet, Pets, Error: ErrorBody };
 

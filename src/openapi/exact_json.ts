@@ -12,7 +12,10 @@ export type ExactJsonValue =
   | bigint
   | string
   | readonly ExactJsonValue[]
-  | { readonly [key: string]: ExactJsonValue | undefined };
+  | ExactJsonObject;
+
+/** A JSON object of the document; an undefined member is left out, as `JSON.stringify` does. */
+export type ExactJsonObject = { [key: string]: ExactJsonValue | undefined };
 
 /** Serialises `value` like `JSON.stringify(value, null, indent)`, writing bigints exactly. */
 export function stringifyExact(value: ExactJsonValue, indent = 2): string {

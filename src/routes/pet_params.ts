@@ -3,6 +3,7 @@
  * coercion: `Number("")` is 0 and `parseInt("5abc")` is 5, and both would hide a client's bug.
  */
 import { HttpError } from "../http/errors.ts";
+import { ERROR_MESSAGES } from "../schemas/error.ts";
 import { decodeCursor, type PageRequest } from "../http/pagination.ts";
 import {
   DEFAULT_LIMIT,
@@ -65,7 +66,7 @@ export function parseListQuery(query: string): PageRequest {
   if (rawLimit !== undefined) {
     limit = Number(rawLimit);
     if (!LIMIT_PATTERN.test(rawLimit) || limit > MAX_LIMIT) {
-      throw invalidQuery(`limit must be an integer from 1 to ${MAX_LIMIT}, got ${quote(rawLimit)}`);
+      throw invalidQuery(ERROR_MESSAGES.badLimit(MAX_LIMIT, quote(rawLimit)));
     }
   }
   let status: PetStatus | undefined;
@@ -101,7 +102,7 @@ export function parsePetId(raw: string): number | undefined {
   // Below 16 digits an id is a safe integer, and far below the maximum: no BigInt needed.
   if (raw.length < 16 && PET_ID_PATTERN.test(raw)) return Number(raw);
   if (!PET_ID_PATTERN.test(raw) || BigInt(raw) > PET_ID_MAX) {
-    const message = `petId must be an integer from 1 to ${PET_ID_MAX}, got ${quote(raw)}`;
+    const message = ERROR_MESSAGES.badPetId(PET_ID_MAX, quote(raw));
     throw new HttpError(400, "invalid_path", message);
   }
   const id = Number(raw);

@@ -2,9 +2,10 @@
 import type { AppRoute, RequestContext } from "./context.ts";
 import type { Config } from "../config/config.ts";
 import { readJsonBody, unsupportedBodyReason } from "../http/body.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError, RETRY_IN_A_SECOND } from "../http/errors.ts";
 import type { Reply } from "../http/responses.ts";
 import { validateNewPet } from "../schemas/validate.ts";
+import { ERROR_MESSAGES } from "../schemas/error.ts";
 import { parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { idempotencyClaim } from "../store/idempotency.ts";
 import { MAX_PET_ID } from "../store/store.ts";
@@ -18,11 +19,9 @@ const newTom = { name: "Tom", categoryId: INT64_MAX };
 const rex = { id: 1, ...newRex };
 const tom = { id: 2, ...newTom };
 
-const RETRY_LATER = { headers: { "retry-after": "1" } };
-const KEY_REUSED = "Idempotency-Key was already used with a different body";
+const RETRY_LATER = { headers: RETRY_IN_A_SECOND };
 const ID_SPACE_EXHAUSTED_MESSAGE =
   `The pet could not be stored: the id space is exhausted (ids stop at ${MAX_PET_ID}); nothing was saved`;
-const KEY_IN_FLIGHT = "A request with this Idempotency-Key is still being processed; retry later";
 const SAFE_RETRY = "so it may or may not have been saved. A retry with the same Idempotency-Key " +
   "is safe (it returns the pet if it was saved)";
 /** A 503 whose create may have been stored after all, by why the store cannot tell. */
@@ -127,13 +126,12 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
     const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
     const body = await readJsonBody(request, config.maxBodyBytes);
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
-      const message = "Cannot use body: it must be a JSON object (a NewPet)";
-      throw new HttpError(400, "invalid_body", message);
+      throw new HttpError(400, "invalid_body", ERROR_MESSAGES.notJsonObject);
     }
     const validation = validateNewPet(body);
     if (!validation.ok) {
       const fields = validation.details.map((detail) => detail.message).join("; ");
-      throw new HttpError(400, "validation_failed", `Invalid NewPet: ${fields}`, {
+      throw new HttpError(400, "validation_failed", ERROR_MESSAGES.invalidNewPet(fields), {
         details: validation.details,
       });
     }
@@ -153,9 +151,14 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
         return { status: 201, body: outcome.pet.json, headers };
       }
       case "key_reused":
-        throw new HttpError(422, "idempotency_key_reused", KEY_REUSED);
+        throw new HttpError(422, "idempotency_key_reused", ERROR_MESSAGES.keyReused);
       case "key_in_flight":
-        throw new HttpError(409, "idempotency_key_in_flight", KEY_IN_FLIGHT, RETRY_LATER);
+        throw new HttpError(
+          409,
+          "idempotency_key_in_flight",
+          ERROR_MESSAGES.keyInFlight,
+          RETRY_LATER,
+        );
       case "unavailable":
         if (outcome.idSpaceExhausted) {
           // No retry helps: the ids will not come back (docs/operations.md, "The id ceiling").
@@ -180,7 +183,7 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
   }
 
   function noSuchPet(context: RequestContext): never {
-    throw new HttpError(404, "not_found", `No pet with id ${context.params.petId}`);
+    throw new HttpError(404, "not_found", ERROR_MESSAGES.noPet(context.params.petId));
   }
 
   const handlers = { listPets, createPet, getPet };

@@ -45,3 +45,27 @@ export type ErrorCode = ErrorBody["code"];
 
 /** One offending field of a validation failure; `path` is a JSON Pointer such as `/name`. */
 export type ErrorDetail = Readonly<NonNullable<ErrorBody["details"]>[number]>;
+
+/**
+ * The messages of the Error body, by what went wrong: the code throws them from here and the
+ * OpenAPI document's examples are made from here, so an example never drifts from what is sent.
+ */
+export const ERROR_MESSAGES = {
+  notJsonObject: "Cannot use body: it must be a JSON object (a NewPet)",
+  invalidNewPet: (problems: string) => `Invalid NewPet: ${problems}`,
+  badLimit: (max: number, got: string) => `limit must be an integer from 1 to ${max}, got ${got}`,
+  badPetId: (max: bigint, got: string) => `petId must be an integer from 1 to ${max}, got ${got}`,
+  missingKey: "Missing API key: send Authorization: Bearer <key>",
+  noPet: (id: string) => `No pet with id ${id}`,
+  keyInFlight: "A request with this Idempotency-Key is still being processed; retry later",
+  removed: (sunset: string, successor: string) =>
+    `This endpoint was removed on ${sunset}; use GET ${successor}`,
+  bodyTooLarge: (limit: number) => `Request body is larger than ${limit} bytes`,
+  notJson: "Content-Type must be application/json",
+  keyReused: "Idempotency-Key was already used with a different body",
+  rateLimited: (perMinute: number, retrySeconds: number) =>
+    `Rate limit of ${perMinute} requests per minute exceeded; retry in ${retrySeconds} s`,
+  internal: "Internal error; the request id identifies it in the logs",
+  loading: "The store is still loading",
+  shuttingDown: "The service is shutting down",
+} as const;

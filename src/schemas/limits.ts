@@ -4,6 +4,9 @@
  */
 import { INT64_MAX } from "./pet.ts";
 
+/** The largest request body when MAX_BODY_BYTES does not say (the setting's default). */
+export const DEFAULT_MAX_BODY_BYTES = 65_536;
+
 /** `limit` of `GET /pets` when the query does not give one. */
 export const DEFAULT_LIMIT = 20;
 /** The largest `limit` of `GET /pets`; the smallest is 1. */

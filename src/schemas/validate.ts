@@ -5,7 +5,7 @@
 import { Compile } from "typebox/compile";
 import type { ErrorDetail } from "./error.ts";
 import type { JsonValue } from "./json_value.ts";
-import { INT64_MAX, INT64_MIN, isPetStatus, NAME_LENGTH, NewPet, PET_STATUSES } from "./pet.ts";
+import { INT64_MAX, INT64_MIN, isPetStatus, nameFlaw, NewPet, PET_STATUSES } from "./pet.ts";
 
 const newPetValidator = Compile(NewPet);
 
@@ -28,11 +28,9 @@ export function validateNewPet(body: JsonValue): Validation<NewPet> {
  * The NewPet of a body that a few plain checks show valid, or undefined when they cannot tell:
  * then the schema decides, and gives the reasons. They accept only what the schema accepts (a
  * property test holds them to it): exactly the fields `name`, `categoryId` and maybe `status`; a
- * name of 1 to `NAME_LENGTH.max` printable ASCII characters, not all spaces (in ASCII, every other
- * white space is a control character); an int64 `categoryId`; a known status. Most creates are
- * that, and the schema's check runs a regular expression per field name and two over the name on
- * the parser's null-prototype object: parse and check of the bench body 999 → 578 ns on Deno, 383
- * → 266 ns on Bun (docs/performance.md, "Durable POST").
+ * name `nameFlaw` finds no flaw in; an int64 `categoryId`; a known status. Most creates are that,
+ * and the schema's check costs more: it runs a regular expression per field name and two over the
+ * name (docs/performance.md, "Durable POST").
  */
 export function plainNewPet(body: JsonValue): NewPet | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
@@ -43,22 +41,9 @@ export function plainNewPet(body: JsonValue): NewPet | undefined {
   if (typeof categoryId !== "bigint" || categoryId < INT64_MIN || categoryId > INT64_MAX) {
     return undefined;
   }
-  if (typeof name !== "string" || !isPlainAsciiName(name)) return undefined;
+  if (typeof name !== "string" || nameFlaw(name) !== undefined) return undefined;
   if (status === undefined) return { name, categoryId };
   return isPetStatus(status) ? { name, categoryId, status } : undefined;
-}
-
-/** 1 to NAME_LENGTH.max characters from space to `~`, at least one of them not a space. */
-function isPlainAsciiName(name: string): boolean {
-  const length = name.length;
-  if (length < NAME_LENGTH.min || length > NAME_LENGTH.max) return false;
-  let visible = false;
-  for (let i = 0; i < length; i++) {
-    const unit = name.charCodeAt(i);
-    if (unit < 0x20 || unit > 0x7e) return false;
-    if (unit !== 0x20) visible = true;
-  }
-  return visible;
 }
 
 const ONE_OF_STATUSES = `must be one of ${PET_STATUSES.map((s) => JSON.stringify(s)).join(", ")}`;

@@ -4,7 +4,11 @@
  * an int64 `categoryId` never passes through a JavaScript number. Also what the backends share.
  */
 import type { Registry } from "../metrics/registry.ts";
+import type { MaybePromise, PageQuery, PetPageJson } from "../schemas/page.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
+
+// The PostgreSQL store still imports the page shapes from here; they are defined in schemas/.
+export type { PageQuery, PetPageJson };
 
 /** A pet as the store holds it. `json` is the Pet body exactly as clients receive it. */
 export interface StoredPet {
@@ -59,25 +63,6 @@ export interface PendingCreate {
   readonly resolve: (outcome: CreateOutcome) => void;
 }
 
-/** Which pets a page holds: ids strictly greater than `afterId`, at most `limit` of them. */
-export interface PageQuery {
-  readonly status: PetStatus | undefined;
-  readonly afterId: number;
-  readonly limit: number;
-}
-
-/** One page, in ascending id order, already serialised: the JSON array of Pet, in UTF-8. */
-export interface PetPageJson {
-  /** `[pet,pet,…]`: the pets' `json` texts joined. */
-  readonly body: Uint8Array<ArrayBuffer>;
-  /** Ids of the page's first and last pet (0 for an empty page); the next page starts after. */
-  readonly firstId: number;
-  readonly lastId: number;
-  readonly count: number;
-  /** True when at least one more matching pet exists after the last one of this page. */
-  readonly hasMore: boolean;
-}
-
 const encoder = new TextEncoder();
 
 /** The page `[pet,pet,…]` from the pets' JSON texts, for a store that holds pets as text. */
@@ -95,8 +80,6 @@ export function joinPageJson(pets: readonly StoredPet[], hasMore: boolean): PetP
   };
 }
 
-type MaybePromise<T> = T | Promise<T>;
-
 /** A pet store. `create` resolves only once the pet is durable. */
 export interface PetStore {
   create(pet: NewPet, idempotency?: IdempotencyClaim): Promise<CreateOutcome>;
@@ -113,6 +96,11 @@ export interface PetStore {
 
 /** Pets per status; `none` counts pets stored without a status. */
 export type StatusCounts = Record<PetStatus | "none", number>;
+
+/** Counts of none, to count into. */
+export function emptyStatusCounts(): StatusCounts {
+  return { available: 0, pending: 0, sold: 0, none: 0 };
+}
 
 /** Declares `animal_store_pets`, which every store reports; returns what sets it at a scrape. */
 export function petCountsGauge(registry: Registry): (counts: Readonly<StatusCounts>) => void {

@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { keyDigest, KeyRing } from "../../src/http/auth.ts";
-import { parseJsonExact } from "../../src/http/json.ts";
+import { parseJsonText } from "../../src/http/json.ts";
 import { createMemoryLogger } from "../support/memory_logger.ts";
 import { validateNewPet } from "../../src/schemas/validate.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
@@ -48,7 +48,7 @@ function isValidNewPet(generated: HostileRequest): boolean {
   } catch {
     return false;
   }
-  const parsed = parseJsonExact(text);
+  const parsed = parseJsonText(text);
   return parsed.ok && parsed.value !== null && typeof parsed.value === "object" &&
     !Array.isArray(parsed.value) && validateNewPet(parsed.value).ok;
 }

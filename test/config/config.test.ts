@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "../../src/config/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { ConfigError } from "../../src/config/settings.ts";
 import { parseKeysFile } from "../../src/config/api_keys.ts";
 
 function settingOf(env: Record<string, string>): string | undefined {

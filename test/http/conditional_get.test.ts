@@ -4,11 +4,11 @@ import {
   createConditionalGet,
   ifNoneMatchMatches,
   negotiateCoding,
-  type PageFacts,
   pageTag,
   petTag,
 } from "../../src/http/conditional_get.ts";
 import { type Reply, replyHeaders } from "../../src/http/responses.ts";
+import type { PageFacts } from "../../src/schemas/page.ts";
 
 const facts: PageFacts = {
   status: "sold",

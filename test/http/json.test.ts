@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseJsonExact } from "../../src/http/json.ts";
+import { parseJsonText } from "../../src/http/json.ts";
 
 function parsed(text: string) {
-  const result = parseJsonExact(text);
+  const result = parseJsonText(text);
   assert.ok(result.ok, `${text}: ${!result.ok && result.reason}`);
   return result.value;
 }
 
-describe("parseJsonExact()", () => {
+describe("parseJsonText()", () => {
   it("turns plain integer literals into exact bigints", () => {
     assert.equal(parsed("9007199254740993"), 9007199254740993n);
     assert.equal(parsed("-9223372036854775808"), -9223372036854775808n);
@@ -63,14 +63,14 @@ describe("parseJsonExact()", () => {
         "tru",
       ]
     ) {
-      const result = parseJsonExact(text);
+      const result = parseJsonText(text);
       assert.equal(result.ok, false, text);
       if (!result.ok) assert.match(result.reason, /at position \d+$/);
     }
   });
 
   it("refuses nesting deeper than 64 levels instead of overflowing the stack", () => {
-    assert.equal(parseJsonExact("[".repeat(100_000) + "]".repeat(100_000)).ok, false);
-    assert.equal(parseJsonExact("[".repeat(60) + "]".repeat(60)).ok, true);
+    assert.equal(parseJsonText("[".repeat(100_000) + "]".repeat(100_000)).ok, false);
+    assert.equal(parseJsonText("[".repeat(60) + "]".repeat(60)).ok, true);
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseJsonExact } from "../../src/http/json.ts";
+import { parseJsonText } from "../../src/http/json.ts";
 import type { JsonValue } from "../../src/schemas/json_value.ts";
 import { openApiJson } from "../../src/routes/openapi.ts";
 import { testApp } from "../support/app.ts";
@@ -9,7 +9,7 @@ import { schemaErrors } from "../support/json_schema.ts";
 type Json = { [key: string]: JsonValue };
 
 function parse(text: string): Json {
-  const parsed = parseJsonExact(text);
+  const parsed = parseJsonText(text);
   if (!parsed.ok) throw new Error(parsed.reason);
   return withPrototypes(parsed.value) as Json;
 }

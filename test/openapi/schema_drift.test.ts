@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseJsonExact } from "../../src/http/json.ts";
+import { parseJsonText } from "../../src/http/json.ts";
 import type { JsonValue } from "../../src/schemas/json_value.ts";
 import { SUNSET_AT } from "../../src/http/deprecation.ts";
 import { openApiJson } from "../../src/routes/openapi.ts";
@@ -23,7 +23,7 @@ import { candidatesFor, objectCandidates } from "./samples.ts";
 type Json = { [key: string]: JsonValue };
 
 function parseExact(text: string): JsonValue {
-  const parsed = parseJsonExact(text);
+  const parsed = parseJsonText(text);
   if (!parsed.ok) throw new Error(`not JSON: ${parsed.reason}: ${text.slice(0, 200)}`);
   return parsed.value;
 }

@@ -84,6 +84,19 @@ describe("the layers of src/", () => {
     }
   });
 
+  it("store/catalogue/ imports neither store, and nothing under store/ imports tools/ or commands/", () => {
+    for (const file of sourcesUnder("src/store/catalogue")) {
+      for (const target of importsOf(file)) {
+        assert.doesNotMatch(target, /^\.\.\/(jsonl|postgres)\//, `${file} imports ${target}`);
+      }
+    }
+    for (const file of sourcesUnder("src/store")) {
+      for (const target of importsOf(file)) {
+        assert.doesNotMatch(target, /\/(tools|commands)\//, `${file} imports ${target}`);
+      }
+    }
+  });
+
   it("no two folders of src/ import each other, directly or through others", () => {
     assert.equal(findCycle(folderGraph()), undefined);
   });

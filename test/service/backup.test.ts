@@ -11,7 +11,7 @@ import process from "node:process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { BACKUP_LINE, PET_RECORD_PREFIX } from "../../src/store/jsonl/format.ts";
+import { BACKUP_LINE, PET_RECORD_PREFIX } from "../../src/store/catalogue/line_format.ts";
 import { nextLink } from "../support/link_header.ts";
 import {
   runService,

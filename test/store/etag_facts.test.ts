@@ -11,7 +11,8 @@ import { pageTag } from "../../src/http/conditional_get.ts";
 import type { PetStatus } from "../../src/schemas/pet.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres_store.ts";
-import type { PageQuery, PetStore } from "../../src/store/store.ts";
+import type { PageQuery } from "../../src/schemas/page.ts";
+import type { PetStore } from "../../src/store/store.ts";
 import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 import { removeTempDirs, tempDir } from "./helpers.ts";
 

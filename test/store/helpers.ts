@@ -4,11 +4,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { DataFile, FileLayer } from "../../src/store/jsonl/file_layer.ts";
 import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
-import { BACKUP_LINE, checkLine, petRecordBytes } from "../../src/store/jsonl/format.ts";
+import { BACKUP_LINE, checkLine, petRecordBytes } from "../../src/store/catalogue/line_format.ts";
 import { createHash } from "node:crypto";
 import type { NewPet } from "../../src/schemas/pet.ts";
-import type { ByteSource } from "../../src/store/jsonl/records.ts";
-import type { IdempotencyClaim, PageQuery, PetStore, StoredPet } from "../../src/store/store.ts";
+import type { ByteSource } from "../../src/store/catalogue/read_records.ts";
+import type { PageQuery } from "../../src/schemas/page.ts";
+import type { IdempotencyClaim, PetStore, StoredPet } from "../../src/store/store.ts";
 
 const made: string[] = [];
 

@@ -1,6 +1,6 @@
 /**
  * A small JSON Schema 2020-12 checker for the keywords the OpenAPI document uses, with exact
- * integers: the document and the samples are parsed with `parseJsonExact`, so integers are
+ * integers: the document and the samples are parsed with `parseJsonText`, so integers are
  * bigints and the int64 bounds compare exactly (a float-based validator sees
  * 9223372036854775807 and 9223372036854775808 as the same number and cannot test them). It
  * reads the document as written; it shares no code with the service's TypeBox checks.

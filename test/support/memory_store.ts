@@ -2,6 +2,7 @@
  * An in-memory PetStore for handler tests: the same observable behaviour as the file store
  * (ids from 1, ascending pages, idempotency outcomes), plus switches to make writes fail or hang.
  */
+import type { PageQuery, PetPageJson } from "../../src/schemas/page.ts";
 import type { Registry } from "../../src/metrics/registry.ts";
 import type { NewPet } from "../../src/schemas/pet.ts";
 import { keyId } from "../../src/store/idempotency.ts";
@@ -10,9 +11,7 @@ import {
   type CreateOutcome,
   type IdempotencyClaim,
   joinPageJson,
-  type PageQuery,
   petCountsGauge,
-  type PetPageJson,
   type PetStore,
   type StoredPet,
   StoreUnavailableError,

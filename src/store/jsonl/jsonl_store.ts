@@ -15,6 +15,8 @@
  *      and only then are their callers answered; or `#fail`: their keys leave flight, their
  *      callers get 503.
  */
+import { setTimeout as delay } from "node:timers/promises";
+import type { PageQuery, PetPageJson } from "../../schemas/page.ts";
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Registry } from "../../metrics/registry.ts";
@@ -26,10 +28,8 @@ import {
   ID_SPACE_EXHAUSTED,
   type IdempotencyClaim,
   MAX_PET_ID,
-  type PageQuery,
   type PendingCreate,
   petCountsGauge,
-  type PetPageJson,
   type PetStore,
   type StoredPet,
   StoreOpenError,
@@ -50,10 +50,10 @@ import {
   maxRecordBytes,
   type PetRecord,
   petRecord,
-} from "./format.ts";
+} from "../catalogue/line_format.ts";
 import { acquireLock, type DirectoryLock } from "./lock.ts";
 import { PetTexts } from "./pet_texts.ts";
-import { fileSource, readRecords } from "./records.ts";
+import { fileSource, readRecords } from "../catalogue/read_records.ts";
 import { GroupWriter, type WriterBatch } from "./writer.ts";
 
 export const DATA_FILE = "pets.jsonl";
@@ -106,7 +106,7 @@ async function acquireLockWithin(dataDir: string, files: FileLayer, waitMs: numb
   for (;;) {
     const lock = await acquireLock(dataDir, files);
     if (!("refused" in lock) || Date.now() >= deadline) return lock;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await delay(100);
   }
 }
 

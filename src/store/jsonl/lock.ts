@@ -21,9 +21,10 @@ import { link, readFile, rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { errorCodeOf } from "../../error_code.ts";
 import { type FileLayer, nodeFileLayer, writeFully } from "./file_layer.ts";
 
-export const LOCK_FILE = "animal-store.lock";
+const LOCK_FILE = "animal-store.lock";
 
 /** Lock paths this process holds now, to tell its own live locks from a dead namesake's. */
 const heldHere = new Set<string>();
@@ -77,7 +78,7 @@ export async function processStartTime(pid: number): Promise<string | null | und
   } catch (error) {
     // No readable /proc (macOS, or Deno without --allow-all): fall back to the pid alone.
     if (!(await procAvailable())) return isRunning(pid) ? null : undefined;
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? undefined : null;
+    return errorCodeOf(error) === "ENOENT" ? undefined : null;
   }
   // The command name (field 2) may hold spaces and parentheses: count fields after the last ")".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -101,7 +102,7 @@ async function createLockFile(path: string, me: LockOwner, files: FileLayer): Pr
     await link(draft, path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    if (errorCodeOf(error) === "EEXIST") return false;
     throw error;
   } finally {
     await unlink(draft).catch(() => {});
@@ -172,6 +173,6 @@ function isRunning(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+    return errorCodeOf(error) !== "ESRCH";
   }
 }

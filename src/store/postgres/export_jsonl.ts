@@ -1,6 +1,6 @@
 /**
  * `backup` with DATABASE_URL: writes the database's pets in the data file's own record format
- * (format.ts), in id order, with their idempotency keys, between a backup's first line and its
+ * (line_format.ts), in id order, with their idempotency keys, between a backup's first line and its
  * check line (backup_check.ts), so the result is a backup that `verify`, `restore` and `import`
  * take and prove as they take a file backup.
  *
@@ -10,11 +10,11 @@
  * block the service's writers.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
-import { CheckedBackup } from "../jsonl/backup_check.ts";
-import { encodePetRecord, maxRecordBytes, petRecord } from "../jsonl/format.ts";
-import type { ByteSink } from "../jsonl/records.ts";
-import type { ToolResult } from "../jsonl/verify.ts";
-import type { StatusCounts } from "../store.ts";
+import { CheckedBackup } from "../catalogue/backup_check.ts";
+import { encodePetRecord, maxRecordBytes, petRecord } from "../catalogue/line_format.ts";
+import type { ByteSink } from "../catalogue/read_records.ts";
+import type { ToolResult } from "../catalogue/report.ts";
+import { emptyStatusCounts } from "../store.ts";
 import { connectDatabase, type Database, describeDatabaseError, settleSslMode } from "./connect.ts";
 import { petOf, type PetRow } from "./pet_rows.ts";
 
@@ -42,7 +42,7 @@ export async function exportDatabase(options: {
     return await db.transaction(async (tx) => {
       const backup = new CheckedBackup(sink);
       await backup.begin();
-      const byStatus: StatusCounts = { available: 0, pending: 0, sold: 0, none: 0 };
+      const byStatus = emptyStatusCounts();
       let pets = 0;
       let lastId = "0";
       for (;;) {

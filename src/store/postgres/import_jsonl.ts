@@ -6,7 +6,7 @@
  * Safety rules, in the order they apply:
  *   1. The data directory's lock is taken (not for a backup file, which no service writes): a
  *      service still writing the file refuses the import.
- *   2. `verify`'s judgement runs first (records.ts, as the start judges a file; a backup's check
+ *   2. `verify`'s judgement runs first (read_records.ts, as the start judges a file; a backup's check
  *      line included); any damaged line, or a backup cut short or altered, stops the import before
  *      the database is touched. A torn last line (never acknowledged to a client) is left out,
  *      with a warning. The copy then reads the same file again with the same judgement, up to the
@@ -18,13 +18,14 @@ import type { DatabaseConfig } from "../../config/config.ts";
 import { errorCodeOf } from "../../error_code.ts";
 import { type DataFile, nodeFileLayer } from "../jsonl/file_layer.ts";
 import { acquireLock } from "../jsonl/lock.ts";
-import { type FileKind, fileSource, readRecords } from "../jsonl/records.ts";
+import { type FileKind, fileSource, readRecords } from "../catalogue/read_records.ts";
 import {
-  noCheckLineWarning,
+  copyWarnings,
   type RecordReport,
-  verifyDataFile,
+  type ToolResult,
   verifySource,
-} from "../jsonl/verify.ts";
+} from "../catalogue/report.ts";
+import { verifyDataFile } from "../jsonl/verify.ts";
 import {
   connectDatabase,
   type Database,
@@ -35,17 +36,8 @@ import {
 import { insertPets, type PetInsert } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
 
-/** How an import ended; `ok: false` carries a one-line reason. */
-export type ImportResult =
-  | {
-    readonly ok: true;
-    /** The data file that was read. */
-    readonly file: string;
-    readonly pets: number;
-    readonly keys: number;
-    readonly lastId: number;
-  }
-  | { readonly ok: false; readonly reason: string };
+/** How an import ended: the file read, the keys and the highest id copied; or why not. */
+export type ImportResult = ToolResult<{ file: string; keys: number; lastId: number }>;
 
 /** Rows per INSERT: large enough to be fast, small enough for one statement's parameters. */
 const ROWS_PER_INSERT = 5000;
@@ -76,18 +68,9 @@ export async function importJsonlFile(options: {
         reason: `${report.file} line ${damage.line} ${damage.reason}; nothing imported`,
       };
     }
-    if (report.tornTail !== undefined) {
-      onWarning(
-        `Leaving out the torn last line of ${report.file} (byte offset ${report.tornTail.offset}): it was never acknowledged`,
-      );
-    }
-    if (report.missingNewline !== undefined) {
-      onWarning(
-        `The last record of ${report.file} (line ${report.missingNewline.line}) lacks its newline; it is imported`,
-      );
-    }
-    if (backup !== undefined && !report.checked) {
-      onWarning(noCheckLineWarning(report.file));
+    const asBackup = backup !== undefined;
+    for (const warning of copyWarnings("import", report.file, report, asBackup)) {
+      onWarning(warning);
     }
     // Only the lines verify kept: a torn last fragment is left out.
     const length = report.tornTail?.offset ?? Infinity;
@@ -161,5 +144,6 @@ async function copyRecords(
     throw new Error(`${path} changed during the import: ${read.damage.reason}`);
   }
   await tx.query("UPDATE pet_id_counter SET last_id = GREATEST(last_id, $1)", [read.lastId]);
-  return { ok: true, file: path, pets: read.pets, keys, lastId: read.lastId };
+  const { pets, byStatus, lastId } = read;
+  return { ok: true, file: path, pets, byStatus, keys, lastId };
 }

@@ -2,7 +2,7 @@
  * The one reader of a data file or a backup: the store's start, `verify`, `backup`, `restore` and
  * the PostgreSQL `import` all walk a file with `readRecords`, so, given the same bytes read as the
  * same `kind` of file, they accept and refuse exactly the same files, naming the same line for the
- * same reason (test/store/damage_judgement.test.ts).
+ * same reason (test/tools/damage_judgement.test.ts).
  *
  * Rules, in the order a line meets them:
  * - a complete line longer than MAX_LINE_BYTES, not UTF-8, or not a line in the exact written form
@@ -34,9 +34,8 @@
 import { isUtf8 } from "node:buffer";
 import { createHash, type Hash } from "node:crypto";
 import { keyId } from "../idempotency.ts";
-import type { StatusCounts } from "../store.ts";
-import type { DataFile } from "./file_layer.ts";
-import { BACKUP_LINE, MAX_LINE_BYTES, PetLine } from "./format.ts";
+import { emptyStatusCounts, type StatusCounts } from "../store.ts";
+import { BACKUP_LINE, MAX_LINE_BYTES, PetLine } from "./line_format.ts";
 
 /** Where bytes come from, in order; `read` returns 0 at the end. */
 export interface ByteSource {
@@ -105,6 +104,9 @@ interface OpenBackup {
   readonly sha256: Hash;
 }
 
+/** Called for each sound pet: see `readRecords`. */
+export type OnRecord = (record: PetLine, bytes: Uint8Array, key: string | undefined) => void;
+
 /**
  * Reads every line of `source`; calls `onRecord(record, bytes, key)` for each sound pet (the
  * record's ranges point into `bytes`, which is reused after its chunk; `key` is the `keyId` of its
@@ -114,35 +116,117 @@ interface OpenBackup {
 export async function readRecords(
   source: ByteSource,
   options: ReadOptions,
-  onRecord?: (record: PetLine, bytes: Uint8Array, key: string | undefined) => void,
+  onRecord?: OnRecord,
 ): Promise<RecordsRead> {
-  const { kind = "data file", all = false, onChunk, onCopy } = options;
-  const record = new PetLine();
-  const byStatus: StatusCounts = { available: 0, pending: 0, sold: 0, none: 0 };
-  const keyLines = new Map<string, number>();
-  let pets = 0;
-  let lastId = 0;
-  let line = 0;
-  let damage: Damage | undefined;
-  let damagedLines = 0;
-  let backup: OpenBackup | undefined;
+  const walk = new RecordWalk(options, onRecord);
+  const { bytes } = walk;
+  for (;;) {
+    const read = await source.read(bytes, walk.carried, bytes.length - walk.carried);
+    if (read === 0) break;
+    const filled = walk.carried + read;
+    const end = bytes.lastIndexOf(NEWLINE, filled - 1) + 1;
+    if (end === 0) {
+      walk.carried = filled;
+      if (filled <= MAX_LINE_BYTES) continue;
+      // A line over the limit and no newline yet: damage if one follows, else a torn tail.
+      const rest = await skipToNewline(source, bytes);
+      if (rest.newline) {
+        walk.fail(++walk.line, `is longer than ${MAX_LINE_BYTES} bytes`);
+        return walk.result();
+      }
+      return walk.close(walk.result({ offset: walk.offset, length: filled + rest.skipped }));
+    }
+    const framing = walk.judgeLines(end);
+    if (framing === undefined) return walk.result();
+    if (walk.damage === undefined) {
+      await options.onChunk?.(bytes.subarray(0, end), walk.offset);
+      if (options.onCopy !== undefined) {
+        await copyRuns(bytes.subarray(0, end), framing, options.onCopy);
+      }
+    }
+    bytes.copyWithin(0, end, filled);
+    walk.carried = filled - end;
+    walk.offset += end;
+  }
+  return walk.carried === 0 ? walk.close(walk.result()) : await readLastLine(walk, options);
+}
+
+/**
+ * Bytes after the last newline: a complete pet record the rules accept is kept (its newline
+ * added); anything else is a torn tail.
+ */
+async function readLastLine(walk: RecordWalk, options: ReadOptions): Promise<RecordsRead> {
+  const { bytes, carried, record } = walk;
+  const form = walk.judgeForm(0, carried, true);
+  const kept = form === undefined && record.type === "pet" && walk.judgePet() === undefined;
+  if (!kept) {
+    if (walk.offset === 0 && isBackupLineStart(bytes.subarray(0, carried))) {
+      // Bytes no service writes to its file: a backup cut short inside its first line.
+      walk.fail(
+        ++walk.line,
+        "is the start of a backup's first line: the backup was cut short inside it",
+      );
+    }
+    const checkLacksNewline = form === undefined && record.type === "check";
+    return walk.close(walk.result({ offset: walk.offset, length: carried }), checkLacksNewline);
+  }
+  walk.line++;
+  const outsideReason = walk.backup === undefined ? walk.judgeOutside() : undefined;
+  if (outsideReason !== undefined) {
+    walk.fail(walk.line, outsideReason);
+    return walk.result();
+  }
+  walk.acceptPet();
+  if (walk.damage === undefined) {
+    await options.onChunk?.(bytes.subarray(0, carried), walk.offset);
+    bytes[carried] = NEWLINE;
+    await options.onCopy?.(bytes.subarray(0, carried + 1));
+  }
+  walk.offset += carried;
+  return walk.close(walk.result(undefined, { offset: walk.offset, line: walk.line }));
+}
+
+/** The state of one read: what was accepted so far, the open backup run, the first damage. */
+class RecordWalk {
+  readonly record = new PetLine();
+  readonly kind: FileKind;
+  readonly all: boolean;
+  readonly onRecord: OnRecord | undefined;
+  readonly byStatus: StatusCounts = emptyStatusCounts();
+  readonly keyLines = new Map<string, number>();
+  pets = 0;
+  lastId = 0;
+  line = 0;
+  damage: Damage | undefined;
+  damagedLines = 0;
+  backup: OpenBackup | undefined;
   // Backup runs: whether one was opened, the check line of the last one closed, and whether one
   // failed its check (damage, so it matters only with `all`).
-  let framed = false;
-  let lastCheck = 0;
-  let checkFailed = false;
+  framed = false;
+  lastCheck = 0;
+  checkFailed = false;
   // The first pet line outside every run, and how many there are.
-  let firstOutside: number | undefined;
-  let outside = 0;
+  firstOutside: number | undefined;
+  outside = 0;
   // One buffer for the whole read (garbage chunks would raise the peak RSS of a large replay),
   // with room for a whole line beside a full read, and for a newline after a kept last record.
-  const bytes = new Uint8Array(CHUNK_BYTES + MAX_LINE_BYTES + 1);
-  let carried = 0;
-  let offset = 0;
-  const result = (tornTail?: TornTail, missingNewline?: MissingNewline): RecordsRead => {
-    const length = offset;
-    const checked = damage === undefined && framed && outside === 0 && !checkFailed &&
-      backup === undefined;
+  readonly bytes = new Uint8Array(CHUNK_BYTES + MAX_LINE_BYTES + 1);
+  /** Bytes at the start of `bytes` not yet judged (a line still without its newline). */
+  carried = 0;
+  /** The file offset of `bytes[0]`. */
+  offset = 0;
+
+  constructor(options: ReadOptions, onRecord: OnRecord | undefined) {
+    this.kind = options.kind ?? "data file";
+    this.all = options.all ?? false;
+    this.onRecord = onRecord;
+  }
+
+  result(tornTail?: TornTail, missingNewline?: MissingNewline): RecordsRead {
+    const { pets, byStatus, lastId, damage, damagedLines } = this;
+    const checked = damage === undefined && this.framed && this.outside === 0 &&
+      !this.checkFailed && this.backup === undefined;
+    const length = this.offset;
     return {
       pets,
       byStatus,
@@ -154,182 +238,143 @@ export async function readRecords(
       damage,
       damagedLines,
     };
-  };
-  const fail = (at: number, reason: string) => {
-    damagedLines++;
-    damage ??= { line: at, reason };
-  };
+  }
 
-  /** The line bytes[start, end) (no newline) as a line of the format: why not, or undefined. */
-  const judgeForm = (start: number, end: number, checkUtf8: boolean): string | undefined => {
-    if (end - start > MAX_LINE_BYTES) return `is longer than ${MAX_LINE_BYTES} bytes`;
-    if (checkUtf8 && !isUtf8(bytes.subarray(start, end))) return "is not valid UTF-8";
-    return record.parse(bytes, start, end);
-  };
-
-  /** The pet just parsed, against the lines before it: why it is damage, or undefined. */
-  const judgePet = (): string | undefined => {
-    if (record.id <= lastId) return `has id ${record.id}, not above the id ${lastId} before it`;
-    if (record.claim === undefined) return undefined;
-    const earlier = keyLines.get(keyId(record.claim));
-    if (earlier === undefined) return undefined;
-    return `repeats the idempotency key ${JSON.stringify(record.claim.key)} of line ${earlier}`;
-  };
-
-  /** Why the line being read, outside every run, is damage in a backup with runs; or undefined. */
-  const judgeOutside = (): string | undefined => {
-    if (kind !== "backup" || !framed) return undefined;
-    return `is outside the backup's checked lines: it follows the check line ${lastCheck} (lines were added to the backup)`;
-  };
-
-  /** Takes in the pet just judged sound. */
-  const acceptPet = () => {
-    if (backup === undefined) {
-      firstOutside ??= line;
-      outside++;
-    }
-    lastId = record.id;
-    pets++;
-    if (backup !== undefined) backup.pets++;
-    byStatus[record.status ?? "none"]++;
-    let key: string | undefined;
-    if (record.claim !== undefined) {
-      key = keyId(record.claim);
-      keyLines.set(key, line);
-    }
-    onRecord?.(record, bytes, key);
-  };
+  fail(at: number, reason: string): void {
+    this.damagedLines++;
+    this.damage ??= { line: at, reason };
+  }
 
   /**
-   * A backup's first or check line just parsed, whose run of pet lines was hashed up to it: opens
-   * or closes the run whatever the verdict (so `all` reads on sensibly); why it is damage, or not.
+   * Judges the whole lines of bytes[0, end): the [start, end) pairs of a backup's first and check
+   * lines among them (left out of a copy), or undefined when the read stops at damage. A line
+   * outside a backup's runs is named when the backup line after it is read.
    */
-  const judgeFraming = (): string | undefined => {
-    const open = backup;
-    if (record.type === "backup") {
-      backup = { line, pets: 0, sha256: createHash("sha256") };
-      if (!framed && kind === "backup" && firstOutside !== undefined) {
-        // Pets read before the file turned out to be a checked backup: added to it.
-        fail(
-          firstOutside,
-          `is outside the backup's checked lines: it comes before the backup's first line, line ${line} (lines were added to the backup)`,
-        );
-      }
-      framed = true;
-      if (open === undefined) return undefined;
-      return `starts a backup inside the one line ${open.line} starts, which has no check line: that backup was cut short`;
-    }
-    backup = undefined;
-    lastCheck = line;
-    const reason = judgeCheck(open);
-    if (reason !== undefined) checkFailed = true;
-    return reason;
-  };
-
-  /** The check line just parsed, against the run `open` it closes: why it is damage, or not. */
-  const judgeCheck = (open: OpenBackup | undefined): string | undefined => {
-    if (open === undefined) return "is a backup's check line with no backup line before it";
-    if (record.checkPets !== open.pets) {
-      return `is the check of the backup line ${open.line} starts: it counts ${record.checkPets} pets, but ${open.pets} pet lines lie between them (lines were removed or added)`;
-    }
-    if (record.checkSha256 !== open.sha256.digest("hex")) {
-      return `is the check of the backup line ${open.line} starts: the SHA-256 of the ${open.pets} pet lines between them is not the one it holds (the backup was altered)`;
-    }
-    return undefined;
-  };
-
-  for (;;) {
-    const read = await source.read(bytes, carried, bytes.length - carried);
-    if (read === 0) break;
-    const filled = carried + read;
-    const end = bytes.lastIndexOf(NEWLINE, filled - 1) + 1;
-    if (end === 0) {
-      carried = filled;
-      if (carried <= MAX_LINE_BYTES) continue;
-      // A line over the limit and no newline yet: damage if one follows, else a torn tail.
-      const rest = await skipToNewline(source, bytes);
-      if (rest.newline) {
-        fail(++line, `is longer than ${MAX_LINE_BYTES} bytes`);
-        return result();
-      }
-      return closeRead(result({ offset, length: carried + rest.skipped }));
-    }
+  judgeLines(end: number): number[] | undefined {
+    const { bytes } = this;
     // One native pass per chunk: pet texts are served as they are, so they must be UTF-8.
     const checkEachLine = !isUtf8(bytes.subarray(0, end));
-    // A backup's first and check lines in this chunk, [start, end) pairs: left out of the copy.
     const framing: number[] = [];
     // Where the bytes of an open backup run not yet hashed start.
     let hashFrom = 0;
     for (let start = 0; start < end;) {
       const newline = bytes.indexOf(NEWLINE, start);
-      line++;
-      let reason = judgeForm(start, newline, checkEachLine);
-      if (reason === undefined && record.type !== "pet") {
-        backup?.sha256.update(bytes.subarray(hashFrom, start));
-        reason = judgeFraming();
+      this.line++;
+      let reason = this.judgeForm(start, newline, checkEachLine);
+      if (reason === undefined && this.record.type !== "pet") {
+        this.backup?.sha256.update(bytes.subarray(hashFrom, start));
+        reason = this.judgeFraming();
         hashFrom = newline + 1;
         framing.push(start, newline + 1);
       } else if (reason === undefined) {
-        reason = judgePet() ?? (backup === undefined ? judgeOutside() : undefined);
-        if (reason === undefined && backup !== undefined && onRecord !== undefined) {
+        reason = this.judgePet() ?? (this.backup === undefined ? this.judgeOutside() : undefined);
+        if (reason === undefined && this.backup !== undefined && this.onRecord !== undefined) {
           // onRecord may rewrite the line's bytes (the store's replay moves pet texts down).
-          backup.sha256.update(bytes.subarray(hashFrom, newline + 1));
+          this.backup.sha256.update(bytes.subarray(hashFrom, newline + 1));
           hashFrom = newline + 1;
         }
-        if (reason === undefined) acceptPet();
+        if (reason === undefined) this.acceptPet();
       }
       start = newline + 1;
-      if (reason !== undefined) fail(line, reason);
-      // A line outside a backup's runs is named when the backup line after it is read.
-      if (damage !== undefined && !all) return result();
+      if (reason !== undefined) this.fail(this.line, reason);
+      if (this.damage !== undefined && !this.all) return undefined;
     }
-    backup?.sha256.update(bytes.subarray(hashFrom, end));
-    if (damage === undefined) {
-      await onChunk?.(bytes.subarray(0, end), offset);
-      if (onCopy !== undefined) await copyRuns(bytes.subarray(0, end), framing, onCopy);
-    }
-    bytes.copyWithin(0, end, filled);
-    carried = filled - end;
-    offset += end;
+    this.backup?.sha256.update(bytes.subarray(hashFrom, end));
+    return framing;
   }
-  if (carried === 0) return closeRead(result());
 
-  // Bytes after the last newline: a complete pet record the rules accept is kept (its newline
-  // added); anything else is a torn tail.
-  const form = judgeForm(0, carried, true);
-  const kept = form === undefined && record.type === "pet" && judgePet() === undefined;
-  if (!kept) {
-    if (offset === 0 && isBackupLineStart(bytes.subarray(0, carried))) {
-      // Bytes no service writes to its file: a backup cut short inside its first line.
-      fail(++line, "is the start of a backup's first line: the backup was cut short inside it");
+  /** The line bytes[start, end) (no newline) as a line of the format: why not, or undefined. */
+  judgeForm(start: number, end: number, checkUtf8: boolean): string | undefined {
+    if (end - start > MAX_LINE_BYTES) return `is longer than ${MAX_LINE_BYTES} bytes`;
+    if (checkUtf8 && !isUtf8(this.bytes.subarray(start, end))) return "is not valid UTF-8";
+    return this.record.parse(this.bytes, start, end);
+  }
+
+  /** The pet just parsed, against the lines before it: why it is damage, or undefined. */
+  judgePet(): string | undefined {
+    const { id, claim } = this.record;
+    if (id <= this.lastId) return `has id ${id}, not above the id ${this.lastId} before it`;
+    if (claim === undefined) return undefined;
+    const earlier = this.keyLines.get(keyId(claim));
+    if (earlier === undefined) return undefined;
+    return `repeats the idempotency key ${JSON.stringify(claim.key)} of line ${earlier}`;
+  }
+
+  /** Why the line being read, outside every run, is damage in a backup with runs; or undefined. */
+  judgeOutside(): string | undefined {
+    if (this.kind !== "backup" || !this.framed) return undefined;
+    return `is outside the backup's checked lines: it follows the check line ${this.lastCheck} (lines were added to the backup)`;
+  }
+
+  /** Takes in the pet just judged sound. */
+  acceptPet(): void {
+    const { record } = this;
+    if (this.backup === undefined) {
+      this.firstOutside ??= this.line;
+      this.outside++;
+    } else {
+      this.backup.pets++;
     }
-    const checkLacksNewline = form === undefined && record.type === "check";
-    return closeRead(result({ offset, length: carried }), checkLacksNewline);
+    this.lastId = record.id;
+    this.pets++;
+    this.byStatus[record.status ?? "none"]++;
+    let key: string | undefined;
+    if (record.claim !== undefined) {
+      key = keyId(record.claim);
+      this.keyLines.set(key, this.line);
+    }
+    this.onRecord?.(record, this.bytes, key);
   }
-  line++;
-  const outsideReason = backup === undefined ? judgeOutside() : undefined;
-  if (outsideReason !== undefined) {
-    fail(line, outsideReason);
-    return result();
+
+  /**
+   * A backup's first or check line just parsed, whose run of pet lines was hashed up to it: opens
+   * or closes the run whatever the verdict (so `all` reads on sensibly); why it is damage, or not.
+   */
+  judgeFraming(): string | undefined {
+    const open = this.backup;
+    if (this.record.type === "backup") {
+      this.backup = { line: this.line, pets: 0, sha256: createHash("sha256") };
+      if (!this.framed && this.kind === "backup" && this.firstOutside !== undefined) {
+        // Pets read before the file turned out to be a checked backup: added to it.
+        this.fail(
+          this.firstOutside,
+          `is outside the backup's checked lines: it comes before the backup's first line, line ${this.line} (lines were added to the backup)`,
+        );
+      }
+      this.framed = true;
+      if (open === undefined) return undefined;
+      return `starts a backup inside the one line ${open.line} starts, which has no check line: that backup was cut short`;
+    }
+    this.backup = undefined;
+    this.lastCheck = this.line;
+    const reason = this.judgeCheck(open);
+    if (reason !== undefined) this.checkFailed = true;
+    return reason;
   }
-  acceptPet();
-  if (damage === undefined) {
-    await onChunk?.(bytes.subarray(0, carried), offset);
-    bytes[carried] = NEWLINE;
-    await onCopy?.(bytes.subarray(0, carried + 1));
+
+  /** The check line just parsed, against the run `open` it closes: why it is damage, or not. */
+  judgeCheck(open: OpenBackup | undefined): string | undefined {
+    if (open === undefined) return "is a backup's check line with no backup line before it";
+    const { checkPets, checkSha256 } = this.record;
+    if (checkPets !== open.pets) {
+      return `is the check of the backup line ${open.line} starts: it counts ${checkPets} pets, but ${open.pets} pet lines lie between them (lines were removed or added)`;
+    }
+    if (checkSha256 !== open.sha256.digest("hex")) {
+      return `is the check of the backup line ${open.line} starts: the SHA-256 of the ${open.pets} pet lines between them is not the one it holds (the backup was altered)`;
+    }
+    return undefined;
   }
-  offset += carried;
-  return closeRead(result(undefined, { offset, line }));
 
   /**
    * The end of the read: a backup run still open means the backup was cut short (by its check
    * line's newline alone, when `checkLacksNewline`: the torn tail is that whole line); a torn tail
    * after a backup's runs was added to it.
    */
-  function closeRead(read: RecordsRead, checkLacksNewline = false): RecordsRead {
+  close(read: RecordsRead, checkLacksNewline = false): RecordsRead {
+    const { backup, line } = this;
     if (backup !== undefined) {
       const where = read.tornTail === undefined ? `after line ${line}` : `inside line ${line + 1}`;
-      fail(
+      this.fail(
         backup.line,
         checkLacksNewline
           ? `starts a backup whose check line, line ${
@@ -338,11 +383,11 @@ export async function readRecords(
           : `starts a backup whose check line is missing: the backup was cut short ${where}`,
       );
     } else {
-      const reason = read.tornTail === undefined ? undefined : judgeOutside();
+      const reason = read.tornTail === undefined ? undefined : this.judgeOutside();
       if (reason === undefined) return read;
-      fail(line + 1, reason);
+      this.fail(line + 1, reason);
     }
-    return { ...read, damage, damagedLines, checked: false };
+    return { ...read, damage: this.damage, damagedLines: this.damagedLines, checked: false };
   }
 }
 
@@ -377,8 +422,18 @@ async function skipToNewline(
   return { newline: false, skipped };
 }
 
+/** A file open for reading, as `node:fs/promises` gives it. */
+export interface ReadableFile {
+  read(
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<{ bytesRead: number }>;
+}
+
 /** Reads [start, end) of a file in order. */
-export function fileSource(file: Pick<DataFile, "read">, start = 0, end = Infinity): ByteSource {
+export function fileSource(file: ReadableFile, start = 0, end = Infinity): ByteSource {
   let position = start;
   return {
     async read(into, offset, length) {

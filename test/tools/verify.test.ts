@@ -2,8 +2,9 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { formatReport, verifyDataFile } from "../../src/store/jsonl/verify.ts";
-import { bytesOf, line, removeTempDirs, tempDir } from "./helpers.ts";
+import { formatReport } from "../../src/store/catalogue/report.ts";
+import { verifyDataFile } from "../../src/store/jsonl/verify.ts";
+import { bytesOf, line, removeTempDirs, tempDir } from "../store/helpers.ts";
 
 after(removeTempDirs);
 

@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
-import { restoreDataFile } from "../../src/store/jsonl/restore.ts";
-import { byteSource, line, removeTempDirs, tempDir } from "./helpers.ts";
+import { restoreDataFile } from "../../src/tools/restore.ts";
+import { byteSource, line, removeTempDirs, tempDir } from "../store/helpers.ts";
 
 const claim = { scope: "k1", key: "retry-7", digest: "d".repeat(64) };
 const backup = line(1) + line(4, { status: "sold" }, claim) + line(9, { status: "available" });

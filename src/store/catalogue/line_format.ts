@@ -11,14 +11,11 @@
  * text of `petJson`, so the response is a slice of the line. A backup's first line announces the
  * check line that ends it; the check counts the pet lines between the two and gives the SHA-256 of
  * their bytes (newlines included), so a backup cut short or altered is told from a whole one
- * (records.ts applies it). Here are each line's one writer and the one reader (`PetLine.parse`, no
- * JSON.parse or string per pet line), which says why a line is refused.
+ * (read_records.ts applies it). Here are each line's one writer and the one reader
+ * (`PetLine.parse`, which makes no JSON.parse per pet line), which says why a line is refused.
  */
 import {
-  INT64_MAX,
-  INT64_MIN,
-  isPetStatus,
-  NAME_LENGTH,
+  isPlainAsciiName,
   nameFlaw,
   type NewPet,
   PET_STATUSES,
@@ -28,7 +25,7 @@ import { petJson } from "../pet_json.ts";
 import type { IdempotencyClaim } from "../store.ts";
 
 /** The format version this code writes and reads. */
-export const RECORD_VERSION = 1;
+const RECORD_VERSION = 1;
 
 /** No record comes near this; a longer line is damage. Pet texts must fit a Uint16 length. */
 export const MAX_LINE_BYTES = 65_535;
@@ -133,7 +130,7 @@ export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): b
   return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
 }
 
-/** The first line of a backup: a check line follows the pet lines (records.ts). */
+/** The first line of a backup: a check line follows the pet lines (read_records.ts). */
 export const BACKUP_LINE = `{"type":"backup","v":${RECORD_VERSION}}\n`;
 
 /** The last line of a backup: how many pet lines it holds, and the SHA-256 (hex) of their bytes. */
@@ -154,6 +151,7 @@ const HEAD = encoder.encode(`${PET_RECORD_PREFIX}{"id":`);
 const NAME_KEY = encoder.encode(`,"name":`);
 const CATEGORY_KEY = encoder.encode(`,"categoryId":`);
 const STATUS_KEY = encoder.encode(`,"status":"`);
+const STATUS_MEMBER = STATUS_KEY.subarray(0, -1);
 const CLAIM_KEY = encoder.encode(CLAIM_FIELD);
 const STATUS_TAILS = PET_STATUSES.map((status) => encoder.encode(`${status}"}`));
 const INT64_MAX_DIGITS = encoder.encode("9223372036854775807");
@@ -169,7 +167,6 @@ const CLOSE_BRACE = 0x7d;
 const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
-const DELETE = 0x7f;
 
 /** The kinds of line: a pet record, or the first or the check line of a backup. */
 export type LineType = "pet" | "backup" | "check";
@@ -196,18 +193,23 @@ export class PetLine {
    * when it is a line in the exact form this service writes, else why it is not. This is the one
    * judgement of a line, which the start, `verify`, `backup`, `restore` and `import` all apply.
    *
-   * Checked on every pet line: the record type and version, the field names and order, the id (a
-   * positive safe integer), the name by the API's own rules (`nameFlaw`: a name the API refuses
-   * is refused here too, and one it accepts is accepted in any JSON spelling, `"Caf\u00e9"` as
-   * well as `"Café"`), the categoryId as a plain int64 literal, the status, the claim; so every pet
-   * text served from these bytes is valid JSON in the Pet shape.
+   * Checked on every pet line, in the order the line is read: the record type and version, the
+   * field names and order, the id (a positive safe integer), the name by the API's own rules
+   * (`nameFlaw`: a name the API refuses is refused here too, and one it accepts is accepted in any
+   * JSON spelling, `"Caf\u00e9"` as well as `"Café"`), the categoryId as a plain int64 literal,
+   * the status, the claim; so every pet text served from these bytes is valid JSON in the Pet
+   * shape. The first rule broken is the reason; only a line that leaves the written form (other
+   * keys, another order, spaces, a record kind it does not know) is parsed as JSON, to say how.
    */
   parse(bytes: Uint8Array, start: number, end: number): string | undefined {
-    if (this.#scan(bytes, start, end)) {
+    const flaw = this.#scan(bytes, start, end);
+    // A damaged line is decoded: a broken rule is named only in a line that is JSON at all.
+    const text = () => decoder.decode(bytes.subarray(start, end));
+    if (flaw === undefined) {
       this.type = "pet";
-      const flaw = this.#nameFlaw(bytes);
-      return flaw === undefined ? undefined : `has a pet name that ${flaw}`;
+      return undefined;
     }
+    if (flaw !== OFF_FORM) return flaw === NOT_JSON || isJson(text()) ? flaw : NOT_JSON;
     if (end - start === BACKUP_BYTES.length && matches(bytes, start, end, BACKUP_BYTES)) {
       this.type = "backup";
       return undefined;
@@ -216,37 +218,19 @@ export class PetLine {
       this.type = "check";
       return undefined;
     }
-    return explain(decoder.decode(bytes.subarray(start, end)));
+    return describeForm(text());
   }
 
   /** The pet's fields as the store was asked to keep them (for `import`). */
   pet(bytes: Uint8Array): NewPet {
-    const name = JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd)));
+    const name = this.#name(bytes);
     const categoryId = BigInt(decoder.decode(bytes.subarray(this.categoryStart, this.categoryEnd)));
     return { name, categoryId, ...(this.status && { status: this.status }) };
   }
 
-  /**
-   * The name's flaw by the API's rules. Most names are told sound from their bytes alone, with no
-   * string made: no escape, no DEL or C1 control (raw C0 bytes were refused by the scan, and valid
-   * UTF-8 holds no lone surrogate), at most NAME_LENGTH.max code points, one character that is
-   * not white space. Any other name is decoded and judged by `nameFlaw` itself.
-   */
-  #nameFlaw(bytes: Uint8Array): string | undefined {
-    let codePoints = 0;
-    let visible = false;
-    for (let p = this.nameStart + 1; p < this.nameEnd - 1; p++) {
-      const byte = bytes[p];
-      if (byte === BACKSLASH || byte === DELETE || (byte === 0xc2 && bytes[p + 1] < 0xa0)) {
-        visible = false;
-        break;
-      }
-      if ((byte & 0xc0) === 0x80) continue; // a continuation byte
-      codePoints++;
-      if (!visible && !isWhiteSpaceAt(bytes, p)) visible = true;
-    }
-    if (visible && codePoints <= NAME_LENGTH.max) return undefined;
-    return nameFlaw(JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd))));
+  /** The name of the pet line just scanned (the scan found it a well-formed JSON string). */
+  #name(bytes: Uint8Array): string {
+    return JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd)));
   }
 
   /** True when the bytes are a check line in its exact form; fills checkPets and checkSha256. */
@@ -268,43 +252,57 @@ export class PetLine {
     return true;
   }
 
-  /** True when the bytes are a pet line in the exact written form; fills the fields (partly when false). */
-  #scan(bytes: Uint8Array, start: number, end: number): boolean {
-    if (!matches(bytes, start, end, HEAD)) return false;
+  /**
+   * Reads a pet line in the written form, filling the fields (partly, when it fails): undefined,
+   * the first rule it breaks, or OFF_FORM where a byte is not the one the form has there.
+   */
+  #scan(bytes: Uint8Array, start: number, end: number): string | undefined {
+    if (!matches(bytes, start, end, HEAD)) return OFF_FORM;
     let p = start + HEAD.length;
 
     // id: a positive safe integer without leading zeros.
-    if (p >= end || bytes[p] <= ZERO || bytes[p] > NINE) return false;
+    if (isWhiteSpace(bytes[p])) return OFF_FORM;
+    const idStart = p;
     let id = 0;
     while (p < end && bytes[p] >= ZERO && bytes[p] <= NINE) id = id * 10 + (bytes[p++] - ZERO);
-    if (id > Number.MAX_SAFE_INTEGER) return false;
+    if (p === idStart || bytes[idStart] === ZERO || id > Number.MAX_SAFE_INTEGER) return BAD_ID;
+    if (!matches(bytes, p, end, NAME_KEY)) return isNumberPart(bytes[p]) ? BAD_ID : OFF_FORM;
 
     // name: a JSON string, with no raw control byte and only escapes JSON allows, so the text
-    // served from these bytes is always valid JSON (its rules: #nameFlaw).
-    if (!matches(bytes, p, end, NAME_KEY) || bytes[p + NAME_KEY.length] !== QUOTE) return false;
+    // served from these bytes is always valid JSON; then the API's own rules (`nameFlaw`).
+    if (bytes[p + NAME_KEY.length] !== QUOTE) {
+      return isWhiteSpace(bytes[p + NAME_KEY.length]) ? OFF_FORM : NOT_STRING;
+    }
     this.nameStart = p + NAME_KEY.length;
     p = this.nameStart + 1;
     while (p < end && bytes[p] !== QUOTE) {
       const length = bytes[p] === BACKSLASH ? escapeLength(bytes, p, end) : 1;
-      if (bytes[p] < 0x20 || length === 0) return false;
+      if (bytes[p] < 0x20 || length === 0) return NOT_JSON;
       p += length;
     }
-    if (p >= end) return false;
+    if (p >= end) return NOT_JSON;
     this.nameEnd = ++p;
+    if (!isPlainAsciiName(bytes, this.nameStart + 1, this.nameEnd - 1)) {
+      const flaw = nameFlaw(this.#name(bytes));
+      if (flaw !== undefined) return `has a pet name that ${flaw}`;
+    }
 
-    // categoryId: a plain int64 literal (no leading zero, no "-0").
-    if (!matches(bytes, p, end, CATEGORY_KEY)) return false;
+    // categoryId: a plain int64 literal (no leading zero, no "-0", no fraction or exponent).
+    if (!matches(bytes, p, end, CATEGORY_KEY)) return OFF_FORM;
     p += CATEGORY_KEY.length;
+    if (isWhiteSpace(bytes[p])) return OFF_FORM;
     this.categoryStart = p;
     const negative = bytes[p] === MINUS;
     if (negative) p++;
     const digitsStart = p;
     while (p < end && bytes[p] >= ZERO && bytes[p] <= NINE) p++;
     const digits = p - digitsStart;
-    if (digits === 0 || digits > 19) return false;
-    if (bytes[digitsStart] === ZERO && (digits > 1 || negative)) return false;
+    if (digits === 0 || isNumberPart(bytes[p])) return NOT_INTEGER;
+    if (bytes[digitsStart] === ZERO && (digits > 1 || negative)) return NOT_INTEGER;
     const limit = negative ? INT64_MIN_DIGITS : INT64_MAX_DIGITS;
-    if (digits === 19 && !notAbove(bytes, digitsStart, limit)) return false;
+    if (digits > 19 || (digits === 19 && !notAbove(bytes, digitsStart, limit))) {
+      return "has a categoryId outside int64";
+    }
     this.categoryEnd = p;
 
     // status: absent, or one of the values; then the pet object closes.
@@ -314,10 +312,12 @@ export class PetLine {
       for (let i = 0; i < STATUS_TAILS.length && status === undefined; i++) {
         if (matches(bytes, p, end, STATUS_TAILS[i])) status = PET_STATUSES[i];
       }
-      if (status === undefined) return false;
+      if (status === undefined) return "has an unknown pet status";
       p += status.length + 2;
+    } else if (matches(bytes, p, end, STATUS_MEMBER)) {
+      return isWhiteSpace(bytes[p + STATUS_MEMBER.length]) ? OFF_FORM : "has an unknown pet status";
     } else if (bytes[p++] !== CLOSE_BRACE) {
-      return false;
+      return OFF_FORM;
     }
     this.petStart = start + PREFIX_BYTES.length;
     this.petEnd = p;
@@ -325,37 +325,76 @@ export class PetLine {
     // the record closes, or an idempotency claim follows (few lines have one: JSON.parse it).
     let claim: IdempotencyClaim | undefined;
     if (p + 1 !== end || bytes[p] !== CLOSE_BRACE) {
-      if (!matches(bytes, p, end, CLAIM_KEY) || bytes[end - 1] !== CLOSE_BRACE) return false;
+      if (!matches(bytes, p, end, CLAIM_KEY) || bytes[end - 1] !== CLOSE_BRACE) return OFF_FORM;
       const text = decoder.decode(bytes.subarray(p + CLAIM_KEY.length, end - 1));
-      let parsed = "malformed" as ReturnType<typeof parseClaim>;
+      let parsed: unknown;
       try {
-        parsed = parseClaim(JSON.parse(text));
-      } catch { /* not JSON: refused below */ }
-      if (typeof parsed !== "object" || claimJson(parsed) !== text) return false;
-      claim = parsed;
+        parsed = JSON.parse(text);
+      } catch {
+        return NOT_JSON;
+      }
+      const read = parseClaim(parsed);
+      if (typeof read !== "object") return BAD_CLAIM;
+      if (claimJson(read) !== text) return OFF_FORM;
+      claim = read;
     }
 
     this.id = id;
     this.status = status;
     this.claim = claim;
-    return true;
+    return undefined;
   }
 }
 
+/** `#scan`'s answer for a byte the written form does not have there: `describeForm` says how. */
+const OFF_FORM = "off form";
 const NOT_EXACT = "is not in the exact form this service writes";
+const NOT_JSON = "is not valid JSON";
+const BAD_ID = "has a pet id that is not a positive safe integer";
+const NOT_STRING = "has a pet name that is not a string";
+const NOT_INTEGER = "has a categoryId that is not an integer";
+const BAD_CLAIM = `has an "idempotency" member that is not {scope, key, digest}`;
 const RECORD_FIELDS = ["type", "v", "pet", "idempotency"];
 const PET_FIELDS = ["id", "name", "categoryId", "status"];
-const CATEGORY_ID_DIGITS = /^-?(?:0|[1-9][0-9]*)/;
-const CATEGORY_ID_LITERAL = /"categoryId":\s*(-?[0-9][0-9.eE+-]*)/;
+/** The pet's members a record must have, and the reason when one is missing. */
+const REQUIRED: readonly [string, string][] = [
+  ["id", BAD_ID],
+  ["name", NOT_STRING],
+  ["categoryId", NOT_INTEGER],
+];
 const LINE_TYPES: readonly unknown[] = ["pet", "backup", "check"] satisfies LineType[];
 
-/** Why a line that is not in the exact written form fails, from its first flaw a reader can name. */
-function explain(line: string): string {
+/** Whether the byte is white space between JSON tokens. */
+function isWhiteSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+}
+
+/** Whether `text` is JSON. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a number's text goes on with this byte: a fraction, an exponent or more digits. */
+function isNumberPart(byte: number): boolean {
+  return byte === 0x2e || byte === 0x65 || byte === 0x45 || (byte >= ZERO && byte <= NINE);
+}
+
+/**
+ * How a line leaves the written form (the reader found a byte the form does not have there): not
+ * JSON, a record kind or version this version does not know, an unknown or a missing field; else
+ * it is another spelling of a record (keys in another order, spaces), not the one written here.
+ */
+function describeForm(line: string): string {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
-    return "is not valid JSON";
+    return NOT_JSON;
   }
   if (!isPlainObject(value)) return "is not a JSON object";
   if (typeof value.type !== "string") return `has no record "type"`;
@@ -378,30 +417,7 @@ function explain(line: string): string {
   if (!isPlainObject(pet)) return `has no "pet" object`;
   const petField = Object.keys(pet).find((field) => !PET_FIELDS.includes(field));
   if (petField !== undefined) return `has a pet with an unknown field ${JSON.stringify(petField)}`;
-  const { id, name, status } = pet;
-  if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) {
-    return "has a pet id that is not a positive safe integer";
-  }
-  if (typeof name !== "string") return "has a pet name that is not a string";
-  const flaw = nameFlaw(name);
-  if (flaw !== undefined) return `has a pet name that ${flaw}`;
-  if (status !== undefined && !isPetStatus(status)) {
-    return "has an unknown pet status";
-  }
-  if (typeof pet.categoryId !== "number") return "has a categoryId that is not an integer";
-  if (typeof parseClaim(value.idempotency) === "string") {
-    return `has an "idempotency" member that is not {scope, key, digest}`;
-  }
-  // categoryId must be read from the text: JSON.parse rounds values beyond 2^53−1. Its member is
-  // the one `"categoryId":` of the line: inside a JSON string that quote would be escaped.
-  const literal = CATEGORY_ID_LITERAL.exec(line)?.[1];
-  const digits = literal === undefined ? undefined : CATEGORY_ID_DIGITS.exec(literal)?.[0];
-  if (digits === undefined || digits !== literal || digits === "-0") {
-    return "has a categoryId that is not an integer";
-  }
-  const categoryId = BigInt(digits);
-  if (categoryId < INT64_MIN || categoryId > INT64_MAX) return "has a categoryId outside int64";
-  return NOT_EXACT;
+  return REQUIRED.find(([field]) => !(field in pet))?.[1] ?? NOT_EXACT;
 }
 
 /** The `idempotency` member: undefined when absent, the claim, or "malformed". */
@@ -443,32 +459,4 @@ function notAbove(bytes: Uint8Array, at: number, limit: Uint8Array): boolean {
     if (bytes[at + i] !== limit[i]) return bytes[at + i] < limit[i];
   }
   return true;
-}
-
-/**
- * Whether the UTF-8 character starting at `at` is white space as `String.prototype.trim` strips it
- * (a C0 byte never reaches here): U+0020, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F,
- * U+205F, U+3000, U+FEFF.
- */
-function isWhiteSpaceAt(bytes: Uint8Array, at: number): boolean {
-  const second = bytes[at + 1];
-  const third = bytes[at + 2];
-  switch (bytes[at]) {
-    case 0x20:
-      return true;
-    case 0xc2:
-      return second === 0xa0;
-    case 0xe1:
-      return second === 0x9a && third === 0x80;
-    case 0xe2:
-      return second === 0x80
-        ? third <= 0x8a || third === 0xa8 || third === 0xa9 || third === 0xaf
-        : second === 0x81 && third === 0x9f;
-    case 0xe3:
-      return second === 0x80 && third === 0x80;
-    case 0xef:
-      return second === 0xbb && third === 0xbf;
-    default:
-      return false;
-  }
 }

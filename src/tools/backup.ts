@@ -1,11 +1,13 @@
 /**
- * `backup` of the JSON-lines store: copies `DATA_DIR/pets.jsonl` while a service keeps writing
- * it, without the directory lock and without touching the file (it is only read).
+ * `backup`: a consistent copy of the catalogue while the service keeps running: with DATABASE_URL
+ * the database's pets (store/postgres/export_jsonl.ts), else the data file's records, copied here
+ * from `DATA_DIR/pets.jsonl` while a service keeps writing it, without the directory lock and
+ * without touching the file (it is only read).
  *
  * Why the copy is consistent, step by step:
  *   1. The file's size S is taken first. Every pet answered 201 before that moment was written
  *      and fdatasync'd before it, so it lies within [0, S).
- *   2. The lines of [0, S) are copied (records.ts), with the judgement the start applies: bytes
+ *   2. The lines of [0, S) are copied (read_records.ts), with the judgement the start applies: bytes
  *      after the last newline within S are left out when they are not a whole record (most often
  *      a line the writer is in the middle of writing). A whole record there is kept, as the start
  *      keeps it: it may be one an operator's `truncate -s -1` left without its newline, or, in
@@ -32,21 +34,51 @@
  * failed lines until it can; a backup then may hold them, exactly as a crash at that moment
  * would leave them for the service's own next start.
  */
+import { setTimeout as delay } from "node:timers/promises";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { openIfExists } from "./file_layer.ts";
-import { MAX_LINE_BYTES } from "./format.ts";
-import { CheckedBackup } from "./backup_check.ts";
-import { DATA_FILE } from "./jsonl_store.ts";
-import { type ByteSink, fileSource, readRecords } from "./records.ts";
-import type { ToolResult } from "./verify.ts";
-import { MAX_BATCH } from "./writer.ts";
+import type { Config } from "../config/config.ts";
+import { errorCodeOf } from "../error_code.ts";
+import { CheckedBackup } from "../store/catalogue/backup_check.ts";
+import { MAX_LINE_BYTES } from "../store/catalogue/line_format.ts";
+import { type ByteSink, fileSource, readRecords } from "../store/catalogue/read_records.ts";
+import type { ToolResult } from "../store/catalogue/report.ts";
+import { installFile, openIfExists } from "../store/jsonl/file_layer.ts";
+import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
+import { MAX_BATCH } from "../store/jsonl/writer.ts";
 
 /** Most bytes the writer can have written past its durable end: the part a cut-back may remove. */
 const IN_FLIGHT_WINDOW = MAX_BATCH * MAX_LINE_BYTES;
 
 /** Time for the writer to answer a batch whose sync returned, or to cut a failed one back. */
 const SETTLE_MS = 250;
+
+/** Copies taken before giving up when the service keeps cutting the file back. */
+const ATTEMPTS = 3;
+
+/**
+ * Writes a backup of the catalogue to `path`, installed atomically and durably (`installFile`: a
+ * crash never leaves half a backup under its name), taken again when the service cut its file back
+ * meanwhile; or to `sink` as it is read (stdout, which cannot be taken back).
+ */
+export async function backupCatalogue(
+  config: Config,
+  to: { readonly path: string } | { readonly sink: ByteSink },
+): Promise<ToolResult> {
+  if ("sink" in to) return await copyCatalogue(config, to.sink);
+  let outcome: ToolResult;
+  let attempt = 0;
+  do {
+    outcome = await installFile(to.path, (sink) => copyCatalogue(config, sink));
+  } while (!outcome.ok && outcome.changed && ++attempt < ATTEMPTS);
+  return outcome;
+}
+
+async function copyCatalogue(config: Config, sink: ByteSink): Promise<ToolResult> {
+  if (config.database === undefined) return await backupDataFile({ dataDir: config.dataDir, sink });
+  const { exportDatabase } = await import("../store/postgres/export_jsonl.ts");
+  return await exportDatabase({ database: config.database, sink });
+}
 
 /** Options of a backup; the hooks are for tests. */
 export interface BackupOptions {
@@ -94,9 +126,9 @@ export async function backupDataFile(options: BackupOptions): Promise<ToolResult
     await file.datasync().catch((error) => {
       // Best effort: only EIO (bytes lost) fails the backup; another error (EBADF on a
       // read-only descriptor on some systems) is ignored, and SETTLE_MS still applies.
-      if ((error as NodeJS.ErrnoException).code === "EIO") throw error;
+      if (errorCodeOf(error) === "EIO") throw error;
     });
-    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    await delay(settleMs);
     await options.beforeRecheck?.();
     const end = read.length;
     const changed = {

@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { validateNewPet } from "../../src/schemas/validate.ts";
-import { INT64_MAX, INT64_MIN, type NewPet, PET_STATUSES } from "../../src/schemas/pet.ts";
+import { validateNewPet } from "../../../src/schemas/validate.ts";
+import { INT64_MAX, INT64_MIN, type NewPet, PET_STATUSES } from "../../../src/schemas/pet.ts";
 import {
   BACKUP_LINE,
   checkLine,
@@ -12,8 +12,8 @@ import {
   PetLine,
   petRecord,
   petRecordBytes,
-} from "../../src/store/jsonl/format.ts";
-import { line } from "./helpers.ts";
+} from "../../../src/store/catalogue/line_format.ts";
+import { line } from "../helpers.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -120,6 +120,62 @@ describe("PetLine", () => {
       read('{"type":"check","v":2,"pets":1}'),
       "has format version 2; this version reads only version 1",
     );
+  });
+});
+
+describe("PetLine.parse() reasons", () => {
+  const P = PET_RECORD_PREFIX;
+  const cases: [string, string][] = [
+    [`${P}{"id":0,"name":"a","categoryId":1}}`, "has a pet id that is not a positive safe integer"],
+    [
+      `${P}{"id":"1","name":"a","categoryId":1}}`,
+      "has a pet id that is not a positive safe integer",
+    ],
+    [
+      `${P}{"id":1.5,"name":"a","categoryId":1}}`,
+      "has a pet id that is not a positive safe integer",
+    ],
+    [`${P}{"id":1,"name":5,"categoryId":1}}`, "has a pet name that is not a string"],
+    [`${P}{"id":1,"name":"a\\qb","categoryId":1}}`, "is not valid JSON"],
+    [`${P}{"id":1,"name":"   ","categoryId":1}}`, "has a pet name that is blank"],
+    [`${P}{"id":1,"name":"a","categoryId":1.5}}`, "has a categoryId that is not an integer"],
+    [`${P}{"id":1,"name":"a","categoryId":1e3}}`, "has a categoryId that is not an integer"],
+    [`${P}{"id":1,"name":"a","categoryId":-0}}`, "has a categoryId that is not an integer"],
+    [`${P}{"id":1,"name":"a","categoryId":"5"}}`, "has a categoryId that is not an integer"],
+    [`${P}{"id":1,"name":"a","categoryId":9223372036854775808}}`, "has a categoryId outside int64"],
+    [
+      `${P}{"id":1,"name":"a","categoryId":-9223372036854775809}}`,
+      "has a categoryId outside int64",
+    ],
+    [`${P}{"id":1,"name":"a"}}`, "has a categoryId that is not an integer"],
+    [`${P}{"id":1,"name":"a","categoryId":1,"status":"gone"}}`, "has an unknown pet status"],
+    [`${P}{"id":1,"name":"a","categoryId":1,"status":null}}`, "has an unknown pet status"],
+    [
+      `${P}{"id":1,"name":"a","categoryId":1},"idempotency":{"scope":"s","key":"k"}}`,
+      'has an "idempotency" member that is not {scope, key, digest}',
+    ],
+    [
+      `${P}{"id":1,"name":"a","categoryId":1},"idempotency":{"key":"k","scope":"s","digest":"d"}}`,
+      "is not in the exact form this service writes",
+    ],
+    [`${P}{"id":1,"name":"a","categoryId":1},"extra":1}`, 'has an unknown field "extra"'],
+    [
+      `${P}{"id":1,"name":"a","categoryId":1,"colour":"red"}}`,
+      'has a pet with an unknown field "colour"',
+    ],
+    [`${P}{"id":1, "name":"a","categoryId":1}}`, "is not in the exact form this service writes"],
+    ['{"type":"pet","v":1}', 'has no "pet" object'],
+    [
+      '{"v":1,"type":"pet","pet":{"id":1,"name":"a","categoryId":1}}',
+      "is not in the exact form this service writes",
+    ],
+    ['{"type":"pet","v":"1","pet":{}}', 'has an invalid format version "1"'],
+    ["[1]", "is not a JSON object"],
+    ["{oops", "is not valid JSON"],
+    ['{"v":1}', 'has no record "type"'],
+  ];
+  it("parse() names the first rule a line breaks, as it reads the line", () => {
+    for (const [text, reason] of cases) assert.equal(parse(text), reason, text);
   });
 });
 

@@ -1,15 +1,17 @@
 /**
- * The byte parser (`json_bytes.ts`) against the text reader it stands in for (`parseJsonText` of
- * `body.ts`: a fatal UTF-8 decode, then `parseJsonExact`): for every body, the byte parser decides
- * exactly the bodies the text reader accepts, with the same value, and the body reader the route
- * calls (`parseJsonBody`) gives the same value or the same error (status, code, message).
+ * The body parser (`json.ts`, from the bytes) against the text reader the service used before
+ * (test/support/json_text_reference.ts: a fatal UTF-8 decode, then a parser over the text): for
+ * every body, the parser accepts exactly the bodies the reference accepts, with the same value,
+ * and the body reader the route calls (`parseJsonBody`) gives the same value or the same error
+ * (status, code, message, position).
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { parseJsonBody, parseJsonText } from "../../src/http/body.ts";
+import { parseJsonBody } from "../../src/http/body.ts";
 import { HttpError } from "../../src/http/errors.ts";
-import { parseJsonBytes } from "../../src/http/json_bytes.ts";
+import { parseJson } from "../../src/http/json.ts";
+import { referenceBodyReader } from "../support/json_text_reference.ts";
 import type { JsonValue } from "../../src/schemas/json_value.ts";
 
 /** The properties are cheap (a body each): more runs than the request fuzzing by default. */
@@ -41,17 +43,13 @@ function outcome(read: (bytes: Uint8Array) => JsonValue, bytes: Uint8Array): Out
 
 /** The property every test below checks, for one body. */
 function agrees(bytes: Uint8Array): void {
-  const text = outcome(parseJsonText, bytes);
-  const decided = parseJsonBytes(bytes);
+  const text = outcome(referenceBodyReader, bytes);
+  const parsed = parseJson(bytes);
   if ("value" in text) {
-    assert.notEqual(
-      decided,
-      undefined,
-      `the byte parser left a valid body undecided: ${text.value}`,
-    );
-    assert.equal(shape(decided!), text.value);
+    assert.ok(parsed.ok, `the parser refused a valid body: ${text.value}`);
+    assert.equal(shape(parsed.value), text.value);
   } else {
-    assert.equal(decided, undefined, `the byte parser accepted what the text reader refuses`);
+    assert.ok(!parsed.ok, `the parser accepted what the reference refuses`);
   }
   assert.deepEqual(outcome(parseJsonBody, bytes), text);
 }
@@ -219,7 +217,7 @@ const validJson: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
   ),
 })).value;
 
-describe("parseJsonBytes() against the text reader", () => {
+describe("parseJson() against the text reader it replaced", () => {
   it("agrees on arbitrary bytes", () => {
     fc.assert(fc.property(fc.uint8Array({ maxLength: 48 }), agrees), { numRuns: RUNS });
   });
@@ -238,7 +236,7 @@ describe("parseJsonBytes() against the text reader", () => {
     fc.assert(fc.property(jsonishBody, agrees), { numRuns: RUNS });
   });
 
-  it("decides every valid body, with the text reader's value", () => {
+  it("accepts every valid body, with the text reader's value", () => {
     fc.assert(
       fc.property(
         validJson,
@@ -246,7 +244,7 @@ describe("parseJsonBytes() against the text reader", () => {
         fc.boolean(),
         (text, after, bom) => {
           const body = concat(bom ? BOM : "", text, after);
-          assert.notEqual(parseJsonBytes(body), undefined, text);
+          assert.ok(parseJson(body).ok, text);
           agrees(body);
         },
       ),
@@ -311,7 +309,9 @@ describe("parseJsonBytes() against the text reader", () => {
   it("answers the route's common body from the bytes, integers exact", () => {
     const body = bytesOf('{"name":"Rex","categoryId":9007199254740993,"status":"sold"}');
     for (let i = 0; i < 3; i++) { // the second and third from the recent strings
-      const value = parseJsonBytes(body) as Record<string, JsonValue>;
+      const parsed = parseJson(body);
+      assert.ok(parsed.ok);
+      const value = parsed.value as Record<string, JsonValue>;
       assert.equal(Object.getPrototypeOf(value), null);
       assert.deepEqual(Object.keys(value), ["name", "categoryId", "status"]);
       assert.equal(value.categoryId, 9007199254740993n);

@@ -3,12 +3,12 @@
  * backup whole: a backup opens with `{"type":"backup","v":1}` and closes with a check line that
  * counts its pet lines and gives the SHA-256 of their bytes (format.ts). The digest is computed as
  * the lines pass on their way out, so a streamed backup (`backup -`, through gzip and back) carries
- * it too; records.ts proves it on every read. Both ways of taking a backup (the file's, and the
+ * it too; read_records.ts proves it on every read. Both ways of taking a backup (the file's, and the
  * PostgreSQL export) write through this one framing.
  */
 import { createHash } from "node:crypto";
-import { BACKUP_LINE, checkLine } from "./format.ts";
-import type { ByteSink } from "./records.ts";
+import { BACKUP_LINE, checkLine } from "./line_format.ts";
+import type { ByteSink } from "./read_records.ts";
 
 const encoder = new TextEncoder();
 

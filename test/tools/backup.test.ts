@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { appendFileSync, readFileSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { backupDataFile } from "../../src/store/jsonl/backup.ts";
+import { backupDataFile } from "../../src/tools/backup.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
-import { backupOf, line, removeTempDirs, tempDir } from "./helpers.ts";
+import { backupOf, line, removeTempDirs, tempDir } from "../store/helpers.ts";
 
 const decoder = new TextDecoder();
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type ByteSource, readRecords } from "../../src/store/jsonl/records.ts";
-import { byteSource, line } from "./helpers.ts";
+import { type ByteSource, readRecords } from "../../../src/store/catalogue/read_records.ts";
+import { byteSource, line } from "../helpers.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

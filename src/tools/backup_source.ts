@@ -2,7 +2,7 @@
 import { open } from "node:fs/promises";
 import process from "node:process";
 import { errorCodeOf } from "../error_code.ts";
-import { type ByteSource, fileSource, streamSource } from "../store/jsonl/records.ts";
+import { type ByteSource, fileSource, streamSource } from "../store/catalogue/read_records.ts";
 
 /**
  * Calls `read` with the backup at `path` as a source and the name messages give it (`stdin` for

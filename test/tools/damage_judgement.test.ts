@@ -13,14 +13,19 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadConfig } from "../../src/config/config.ts";
-import { backupDataFile } from "../../src/store/jsonl/backup.ts";
-import { BACKUP_LINE, MAX_LINE_BYTES, PET_RECORD_PREFIX } from "../../src/store/jsonl/format.ts";
+import { backupDataFile } from "../../src/tools/backup.ts";
+import {
+  BACKUP_LINE,
+  MAX_LINE_BYTES,
+  PET_RECORD_PREFIX,
+} from "../../src/store/catalogue/line_format.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
-import { restoreDataFile } from "../../src/store/jsonl/restore.ts";
-import { verifyDataFile, verifySource } from "../../src/store/jsonl/verify.ts";
+import { restoreDataFile } from "../../src/tools/restore.ts";
+import { verifySource } from "../../src/store/catalogue/report.ts";
+import { verifyDataFile } from "../../src/store/jsonl/verify.ts";
 import { importJsonlFile } from "../../src/store/postgres/import_jsonl.ts";
 import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
-import { backupOf, byteSource, line, removeTempDirs, tempDir } from "./helpers.ts";
+import { backupOf, byteSource, line, removeTempDirs, tempDir } from "../store/helpers.ts";
 
 after(removeTempDirs);
 

@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CheckedBackup } from "../../src/store/jsonl/backup_check.ts";
-import { readRecords } from "../../src/store/jsonl/records.ts";
-import { formatReport, verifySource } from "../../src/store/jsonl/verify.ts";
-import { backupOf, byteSource, line } from "./helpers.ts";
+import { CheckedBackup } from "../../../src/store/catalogue/backup_check.ts";
+import { readRecords } from "../../../src/store/catalogue/read_records.ts";
+import { formatReport, verifySource } from "../../../src/store/catalogue/report.ts";
+import { backupOf, byteSource, line } from "../helpers.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

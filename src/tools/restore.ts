@@ -7,7 +7,7 @@
  *   2. A directory that holds pets (or a damaged data file) is refused: a restore never merges
  *      and never overwrites.
  *   3. The backup is copied to a temporary file in the directory, judged line by line as the
- *      start and `verify` judge (records.ts), its check line included: a backup cut short or
+ *      start and `verify` judge (read_records.ts), its check line included: a backup cut short or
  *      altered, or any damaged line, stops the restore with the line number and what is wrong, and
  *      the directory is left as it was. The copy holds the pet lines (a last one missing its
  *      newline gets it), without the backup's first and check lines. A backup with no check (an
@@ -19,12 +19,14 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { errorCodeOf } from "../../error_code.ts";
-import { installFile } from "./file_layer.ts";
-import { DATA_FILE } from "./jsonl_store.ts";
-import { acquireLock } from "./lock.ts";
-import { type ByteSource, readRecords } from "./records.ts";
-import { type ToolResult, verifyDataFile } from "./verify.ts";
+import { errorCodeOf } from "../error_code.ts";
+import { type ByteSource, readRecords } from "../store/catalogue/read_records.ts";
+import type { ToolResult } from "../store/catalogue/report.ts";
+import { installFile } from "../store/jsonl/file_layer.ts";
+import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
+import { acquireLock } from "../store/jsonl/lock.ts";
+import { verifyDataFile } from "../store/jsonl/verify.ts";
+import { readBackupAt } from "./backup_source.ts";
 
 /** Restores `source` (a backup's bytes; `name` says where they come from) into `dataDir`. */
 export async function restoreDataFile(options: {
@@ -61,4 +63,16 @@ export async function restoreDataFile(options: {
   } finally {
     await lock.release();
   }
+}
+
+/** Restores the backup at `path` (`-`: stdin) into `dataDir`; `name` is what messages call it. */
+export async function restoreBackup(
+  dataDir: string,
+  path: string,
+): Promise<ToolResult<{ name: string }>> {
+  const read = await readBackupAt(path, async (source, name) => {
+    const result = await restoreDataFile({ dataDir, source, name });
+    return result.ok ? { ...result, name } : result;
+  });
+  return read.ok ? read.value : read;
 }

@@ -1,0 +1,80 @@
+/**
+ * The data tools' sub-commands: `verify [PATH]`, `backup PATH`, `restore PATH` and `import [PATH]`
+ * (docs/operations.md). Each reads its arguments and settings, calls its tool (src/tools/) and
+ * prints the one report; exit 0 when it did its work, 1 when it did not, 2 for usage.
+ */
+import { join } from "node:path";
+import process from "node:process";
+import { loadConfig } from "../config/config.ts";
+import { copyWarnings, formatReport, type RecordReport } from "../store/catalogue/report.ts";
+import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
+import { backupCatalogue } from "../tools/backup.ts";
+import { importCatalogue } from "../tools/import.ts";
+import { restoreBackup } from "../tools/restore.ts";
+import { verifyCatalogue } from "../tools/verify.ts";
+import { fail, writeStdout } from "./output.ts";
+
+/** Prints what a tool found: counts per status, then a warning or error, or ok. */
+function printReport(report: RecordReport, stream: { write(text: string): unknown }): void {
+  stream.write(formatReport(report).join("\n") + "\n");
+}
+
+function warn(message: string): void {
+  process.stderr.write(`warning: ${message}\n`);
+}
+
+/** `verify [PATH]`: 0 for a sound file (warnings allowed: a torn last line, no check line), 1 for damage. */
+export async function runVerify([path]: readonly string[] = []): Promise<number> {
+  // Only the data file needs the settings (DATA_DIR): a backup is read without them.
+  const target = path === undefined ? { dataDir: loadConfig(process.env).dataDir } : { path };
+  const read = await verifyCatalogue(target);
+  if (!read.ok) return fail(`Cannot verify: ${read.reason}`);
+  printReport(read.value, process.stdout);
+  return read.value.damage === undefined ? 0 : 1;
+}
+
+/** `backup PATH` (`-`: stdout): 0 when the copy is complete and durable; 1 when it failed. */
+export async function runBackup([path]: readonly string[] = []): Promise<number> {
+  if (!path) return fail("Cannot backup: give the file to write, or - for stdout", 2);
+  const config = loadConfig(process.env);
+  const toStdout = path === "-";
+  // A copy: the store reuses its buffer once the write settles, and a runtime may still hold it.
+  const sink = (bytes: Uint8Array) => writeStdout(bytes.slice());
+  const outcome = await backupCatalogue(config, toStdout ? { sink } : { path });
+  if (!outcome.ok) {
+    const again = outcome.changed && toStdout ? "; the output is incomplete, run it again" : "";
+    return fail(`Cannot backup: ${outcome.reason}${again}`);
+  }
+  const { pets, byStatus } = outcome;
+  // With `-` stdout carries the backup itself.
+  const report = { file: toStdout ? "stdout" : path, pets, byStatus, damagedLines: 0 };
+  printReport(report, toStdout ? process.stderr : process.stdout);
+  return 0;
+}
+
+/** `restore PATH` (`-`: stdin): 0 when installed; 1 when damaged or the directory is not empty. */
+export async function runRestore([path]: readonly string[] = []): Promise<number> {
+  if (!path) return fail("Cannot restore: give the backup file to read, or - for stdin", 2);
+  const { dataDir } = loadConfig(process.env);
+  const result = await restoreBackup(dataDir, path);
+  if (!result.ok) return fail(`Cannot restore: ${result.reason}`);
+  for (const warning of copyWarnings("restore", result.name, result, true)) warn(warning);
+  const { pets, byStatus } = result;
+  const report = { file: join(dataDir, DATA_FILE), pets, byStatus, damagedLines: 0 };
+  printReport(report, process.stdout);
+  return 0;
+}
+
+/** `import [PATH]`: 0 when every pet was copied; 1 when nothing was; 2 without DATABASE_URL. */
+export async function runImport([path]: readonly string[] = []): Promise<number> {
+  const { dataDir, database } = loadConfig(process.env);
+  if (database === undefined) {
+    return fail("Cannot import: DATABASE_URL must name the database to import into", 2);
+  }
+  const result = await importCatalogue({ dataDir, database, path, onWarning: warn });
+  if (!result.ok) return fail(`Cannot import: ${result.reason}`);
+  process.stdout.write(
+    `Imported ${result.pets} pets (highest id ${result.lastId}) and ${result.keys} idempotency keys from ${result.file}\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,152 @@
+/**
+ * What the data tools (verify, backup, restore, and the PostgreSQL import and export) found, in one
+ * result type, and the one report the commands print from it: the counts, then each warning
+ * (a torn last line, a missing newline, no check line, ids near the ceiling), then ok or error.
+ */
+import { MAX_PET_ID, type StatusCounts } from "../store.ts";
+import {
+  type ByteSource,
+  type Damage,
+  type FileKind,
+  type MissingNewline,
+  readRecords,
+  type TornTail,
+} from "./read_records.ts";
+
+/** What a tool read or wrote: pets per status, and what it left out or repaired at the end. */
+export interface RecordCounts {
+  readonly pets: number;
+  readonly byStatus: StatusCounts;
+  readonly tornTail?: TornTail;
+  readonly missingNewline?: MissingNewline;
+  /** Of a backup read: its check line matched (false: it has none, an earlier version's). */
+  readonly checked?: boolean;
+}
+
+/**
+ * How a tool ended: what it copied (with `T`'s extra facts), or why nothing was. `changed`: the
+ * file was cut back during a backup, take it again.
+ */
+export type ToolResult<T = unknown> =
+  | ({ readonly ok: true } & RecordCounts & T)
+  | { readonly ok: false; readonly reason: string; readonly changed?: boolean };
+
+/** What verify found in a file. */
+export interface RecordReport extends RecordCounts {
+  readonly file: string;
+  /** A data file (the start reads it) or a backup (restore reads it): what the warnings say. */
+  readonly kind?: FileKind;
+  /** The highest id read, for the warning near the id ceiling. */
+  readonly lastId?: number;
+  /** The first damaged line; the store refuses to start while it is there. */
+  readonly damage?: Damage;
+  /** How many lines are damaged in all. */
+  readonly damagedLines: number;
+}
+
+/** Checks the lines of a data file or a backup read from `source` (`name` says where from). */
+export async function verifySource(
+  source: ByteSource,
+  options: { name: string; kind: FileKind },
+): Promise<RecordReport> {
+  const read = await readRecords(source, { kind: options.kind, all: true });
+  const { pets, byStatus, lastId, tornTail, missingNewline, checked, damage, damagedLines } = read;
+  return {
+    file: options.name,
+    kind: options.kind,
+    pets,
+    byStatus,
+    lastId,
+    damagedLines,
+    tornTail,
+    missingNewline,
+    checked,
+    damage,
+  };
+}
+
+/** How near MAX_PET_ID the highest id of a file may come before `verify` warns. */
+const ID_CEILING_WARNING_DISTANCE = 1_000;
+
+/** The warning for a file whose ids come near MAX_PET_ID, or undefined. */
+function idCeilingWarning(lastId: number): string | undefined {
+  const left = MAX_PET_ID - lastId;
+  if (left > ID_CEILING_WARNING_DISTANCE) return undefined;
+  return `warning: the highest id is ${lastId}; ${left} ids are left before ids stop at ${MAX_PET_ID}, and then every create is refused (503 unavailable)`;
+}
+
+/**
+ * What `restore`, `verify PATH` and `import PATH` say of a backup read whole but with no check line
+ * (an earlier version's; `file` names it), for each to print after its `warning: `.
+ */
+export function noCheckLineWarning(file: string): string {
+  return `${file} has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one`;
+}
+
+/**
+ * What a copy of `file` (restore's, or import's) left out or repaired, one warning each, for the
+ * command to print after its `warning: `; `backup`: the file was read as one.
+ */
+export function copyWarnings(
+  tool: "restore" | "import",
+  file: string,
+  counts: RecordCounts,
+  backup: boolean,
+): string[] {
+  const { tornTail, missingNewline } = counts;
+  const warnings: string[] = [];
+  if (tornTail !== undefined) {
+    warnings.push(
+      tool === "restore"
+        ? `left out the torn last line of ${file} (${tornTail.length} bytes without a newline)`
+        : `Leaving out the torn last line of ${file} (byte offset ${tornTail.offset}): it was never acknowledged`,
+    );
+  }
+  if (missingNewline !== undefined) {
+    warnings.push(
+      tool === "restore"
+        ? `added the missing newline after the last record of ${file}`
+        : `The last record of ${file} (line ${missingNewline.line}) lacks its newline; it is imported`,
+    );
+  }
+  if (backup && !counts.checked) warnings.push(noCheckLineWarning(file));
+  return warnings;
+}
+
+/** The report as human-readable lines, for the `verify`, `backup` and `restore` commands. */
+export function formatReport(report: RecordReport): string[] {
+  const { byStatus, tornTail, missingNewline, damage, damagedLines } = report;
+  const backup = report.kind === "backup";
+  const lines = [
+    `${report.file}: ${report.pets} pets (available ${byStatus.available}, pending ${byStatus.pending}, sold ${byStatus.sold}, no status ${byStatus.none})`,
+  ];
+  if (tornTail !== undefined) {
+    const then = backup ? "restore leaves it out" : "it is cut off at the next start";
+    lines.push(
+      `warning: torn last line at byte offset ${tornTail.offset} (${tornTail.length} bytes without a newline); ${then}`,
+    );
+  }
+  if (missingNewline !== undefined) {
+    const then = backup ? "restore adds it" : "the next start adds it";
+    lines.push(
+      `warning: the last record (line ${missingNewline.line}) is whole but lacks its newline; ${then}`,
+    );
+  }
+  if (backup && report.checked === false && damage === undefined) {
+    lines.push(`warning: ${noCheckLineWarning(report.file)}`);
+  }
+  const nearCeiling = report.lastId === undefined ? undefined : idCeilingWarning(report.lastId);
+  if (nearCeiling !== undefined) lines.push(nearCeiling);
+  const more = damagedLines > 1 ? ` (${damagedLines} damaged lines in all)` : "";
+  const refused = backup ? "restore refuses it" : "the store will not start";
+  lines.push(
+    damage !== undefined
+      ? `error: line ${damage.line} ${damage.reason}${more}; ${refused}`
+      : backup && report.checked
+      ? "ok: the backup is whole: its check line matches every pet line"
+      : tornTail === undefined
+      ? `ok: the ${backup ? "backup" : "file"} is sound`
+      : "ok: no damage besides the torn last line",
+  );
+  return lines;
+}

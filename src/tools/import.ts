@@ -1,0 +1,19 @@
+/**
+ * `import [PATH]`: copies the data file of DATA_DIR (its service stopped), or the backup at PATH,
+ * into the empty PostgreSQL database of DATABASE_URL (store/postgres/import_jsonl.ts).
+ */
+import type { DatabaseConfig } from "../config/config.ts";
+import type { ImportResult } from "../store/postgres/import_jsonl.ts";
+
+/** Imports into `database`; `onWarning` hears what was left out or repaired on the way. */
+export async function importCatalogue(options: {
+  dataDir: string;
+  database: DatabaseConfig;
+  path: string | undefined;
+  onWarning: (message: string) => void;
+}): Promise<ImportResult> {
+  const { dataDir, database, path, onWarning } = options;
+  // Loaded only here: the PostgreSQL client is no part of a file-store service.
+  const { importJsonlFile } = await import("../store/postgres/import_jsonl.ts");
+  return await importJsonlFile({ dataDir, backup: path, database, onWarning });
+}
