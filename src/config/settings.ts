@@ -4,6 +4,8 @@
  * test/config/settings.test.ts holds docs/configuration.md to it.
  */
 
+import { DatabaseUrlError, parseDatabaseUrl } from "./database_url.ts";
+
 /** A setting that stops the start; `setting` is the environment variable's name. */
 export class ConfigError extends Error {
   constructor(readonly setting: string, message: string) {
@@ -110,11 +112,17 @@ function metrics(raw: string): boolean {
 
 function databaseUrl(raw: string): string | undefined {
   if (raw === "") return undefined;
-  const protocol = URL.canParse(raw) ? new URL(raw).protocol : "";
-  if (protocol === "postgres:" || protocol === "postgresql:") return raw;
-  // The URL is never echoed: it may hold a password.
-  const message = "DATABASE_URL must be a URL such as postgres://user:password@host:5432/database";
-  throw new ConfigError("DATABASE_URL", message);
+  try {
+    parseDatabaseUrl(raw);
+    return raw;
+  } catch (error) {
+    // The URL is never echoed: it may hold a password.
+    const example = "postgres://user:password@host:5432/database";
+    const why = error instanceof DatabaseUrlError && error.message !== "not a postgres:// URL"
+      ? `${example} (${error.message})`
+      : example;
+    throw new ConfigError("DATABASE_URL", `DATABASE_URL must be a URL such as ${why}`);
+  }
 }
 
 /** `DATABASE_SSL`, with libpq's meanings: `require` encrypts, only `verify-full` checks the server. */
@@ -144,7 +152,7 @@ export const SETTINGS = {
   TLS_CERT_FILE: text("file path", "PEM certificate chain: with TLS_KEY_FILE, PORT speaks HTTPS"),
   TLS_KEY_FILE: text("file path", "PEM private key of TLS_CERT_FILE"),
   DATABASE_URL: row(
-    "postgres://user:password@host:5432/database",
+    "postgres://user:password@host:5432/database, or host1:port1,host2:port2",
     "keep pets in PostgreSQL instead of DATA_DIR's file",
     databaseUrl,
   ),
