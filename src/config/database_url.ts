@@ -54,7 +54,9 @@ export function parseDatabaseUrl(url: string): DatabaseAddress {
     const host = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]*)(?::([0-9]*))?$/.exec(entry);
     // One host may be empty (libpq's default host); in a list, each must be named.
     if (host === null || (entries.length > 1 && host[1] === "")) {
-      throw new DatabaseUrlError("its hosts must be host or host:port, several separated by commas");
+      throw new DatabaseUrlError(
+        "its hosts must be host or host:port, several separated by commas",
+      );
     }
     const port = host[2] === undefined || host[2] === "" ? undefined : host[2];
     const single = `${scheme}${userinfo}${host[1]}${port === undefined ? "" : `:${port}`}${rest}`;
@@ -65,8 +67,9 @@ export function parseDatabaseUrl(url: string): DatabaseAddress {
       url: withoutTargetSessionAttrs(single),
     };
   });
-  const targetSessionAttrs = new URL(`${scheme}x${rest}`).searchParams.get("target_session_attrs") ??
-    "read-write";
+  const targetSessionAttrs =
+    new URL(`${scheme}x${rest}`).searchParams.get("target_session_attrs") ??
+      "read-write";
   if (!TARGETS.includes(targetSessionAttrs as TargetSessionAttrs)) {
     throw new DatabaseUrlError(
       `its target_session_attrs must be read-write or primary (the service writes only to a primary), got ${

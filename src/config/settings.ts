@@ -152,7 +152,7 @@ export const SETTINGS = {
   TLS_CERT_FILE: text("file path", "PEM certificate chain: with TLS_KEY_FILE, PORT speaks HTTPS"),
   TLS_KEY_FILE: text("file path", "PEM private key of TLS_CERT_FILE"),
   DATABASE_URL: row(
-    "postgres://user:password@host:5432/database, or host1:port1,host2:port2",
+    "postgres://user:password@host:5432/database",
     "keep pets in PostgreSQL instead of DATA_DIR's file",
     databaseUrl,
   ),

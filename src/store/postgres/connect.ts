@@ -75,7 +75,10 @@ export interface HostConfig {
 export function hostConfigs(config: DatabaseConfig) {
   const address = parseDatabaseUrl(config.url);
   return {
-    hosts: address.hosts.map((host): HostConfig => ({ host, config: { ...config, url: host.url } })),
+    hosts: address.hosts.map((host): HostConfig => ({
+      host,
+      config: { ...config, url: host.url },
+    })),
     targetSessionAttrs: address.targetSessionAttrs,
   };
 }

@@ -127,7 +127,8 @@ export class PostgresStore implements PetStore {
       let wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
       try {
         const { primary, answers } = await this.#finder.find();
-        this.#reportHosts(answers);
+        // Said as waiting: the line tells where the service listens meanwhile.
+        this.#reportHosts(answers, this.#onWaiting);
         if (primary === undefined) {
           const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
           if (errors.length === answers.length) {
@@ -139,7 +140,9 @@ export class PostgresStore implements PetStore {
         } else {
           this.#use(primary);
           const applied = await migrate(this.#db!);
-          if (applied.length > 0) this.#onInfo(`Database schema migrated to version ${applied.at(-1)}`);
+          if (applied.length > 0) {
+            this.#onInfo(`Database schema migrated to version ${applied.at(-1)}`);
+          }
           this.#schemaReady = true;
           await this.#enterCurrentTimeline();
           this.#available = true;
@@ -183,7 +186,7 @@ export class PostgresStore implements PetStore {
   }
 
   /** Logs each host that answered as a standby (or read-only), once until it is a primary. */
-  #reportHosts(answers: readonly HostAnswer[]): void {
+  #reportHosts(answers: readonly HostAnswer[], log = this.#onWarning): void {
     for (const answer of answers) {
       if (!("role" in answer)) continue;
       const { host, role } = answer;
@@ -191,8 +194,10 @@ export class PostgresStore implements PetStore {
         this.#warnedHosts.delete(host.name);
       } else if (!this.#warnedHosts.has(host.name)) {
         this.#warnedHosts.add(host.name);
-        this.#onWarning(
-          `Database host ${host.name} ${describeRole(role)}: the service writes only to a primary and waits for one`,
+        log(
+          `Database host ${host.name} ${
+            describeRole(role)
+          }: the service writes only to a primary and waits for one`,
         );
       }
     }
@@ -270,10 +275,11 @@ export class PostgresStore implements PetStore {
       const { standbys, synchronous } = await this.#synchronousStandbys();
       if (standbys === 0 || (synchronous ?? 0) > 0) return;
       const primary = this.#host!.name;
+      const has = `has ${standbys} ${standbys === 1 ? "standby" : "standbys"}`;
       this.#onWarning(
         synchronous === undefined
-          ? `Database primary ${primary} has ${standbys} standbys, and the database role may not see whether they are synchronous (grant it pg_monitor)`
-          : `Database primary ${primary} has ${standbys} standbys but none synchronous: a failover can lose acknowledged pets (set synchronous_standby_names, synchronous_commit = on)`,
+          ? `Database primary ${primary} ${has}, and the database role may not see whether they are synchronous (grant it pg_monitor)`
+          : `Database primary ${primary} ${has} but none synchronous: a failover can lose acknowledged pets (set synchronous_standby_names, synchronous_commit = on)`,
       );
     } catch (error) {
       this.#failed(error);
