@@ -193,8 +193,9 @@ describe(
         try {
           await sleep(1000);
           pair.crashPrimary();
+          const promoting = performance.now(); // the promotion counts from its start
           pair.promote();
-          backAfter = await firstCreateAfter(load, performance.now());
+          backAfter = await firstCreateAfter(load, promoting);
           await sleep(300);
         } finally {
           await load.stop();
@@ -327,8 +328,8 @@ describe(
         const named = `127.0.0.1:${pair.standbyPort} is a read-only standby`;
         assert.equal(logLines(service, "warn", named).length, 1, service.stdout());
 
-        pair.promote();
         const promoted = performance.now();
+        pair.promote();
         await waitFor(
           async () => await statusOf(service!, "/readyz") === 200,
           "ready after the promotion",
