@@ -39,13 +39,13 @@ const skip = findPostgresBin() !== undefined ? false : process.env.REQUIRE_POSTG
   ? false // run, and fail at the cluster's start: CI must not pass by skipping
   : "no local PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) to fail over";
 
-/** A pet answered 201: its key and name, whether it was a replay, when. */
+/** A pet answered 201: its key and name, whether it was a replay, when its request was sent. */
 interface Acknowledged {
   readonly id: number;
   readonly key: string;
   readonly name: string;
   readonly replayed: boolean;
-  readonly at: number;
+  readonly sent: number;
 }
 
 /**
@@ -62,6 +62,7 @@ function runCreators(service: ServiceProcess) {
       const name = `pet ${key}`;
       while (running) {
         try {
+          const sent = performance.now();
           const response = await api(service, "/v1/pets", {
             method: "POST",
             body: JSON.stringify({ name, categoryId: worker }),
@@ -70,7 +71,7 @@ function runCreators(service: ServiceProcess) {
           const body = await response.json();
           if (response.status === 201) {
             const replayed = response.headers.get("idempotent-replayed") === "true";
-            acknowledged.push({ id: body.id, key, name, replayed, at: performance.now() });
+            acknowledged.push({ id: body.id, key, name, replayed, sent });
             break;
           }
           if (response.status !== 503 && response.status !== 409) {
@@ -139,14 +140,18 @@ function idsOf(text: string): number[] {
   });
 }
 
-/** Waits until a create answered 201 after `since`; how long after it. */
+/**
+ * Waits for a create sent after `since` to be answered 201 (one sent before may have committed
+ * before the failover); how long after `since` its request was sent.
+ */
 async function firstCreateAfter(load: ReturnType<typeof runCreators>, since: number) {
   await waitFor(
-    () => load.acknowledged.some((pet) => pet.at > since),
-    "a 201 after the promotion",
+    () => load.acknowledged.some((pet) => pet.sent > since),
+    "a 201 for a create sent after the promotion",
     BACK_WITHIN_MS + 5000,
   );
-  return Math.min(...load.acknowledged.filter((pet) => pet.at > since).map((p) => p.at)) - since;
+  return Math.min(...load.acknowledged.filter((pet) => pet.sent > since).map((p) => p.sent)) -
+    since;
 }
 
 describe(

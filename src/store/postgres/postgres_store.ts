@@ -127,9 +127,9 @@ export class PostgresStore implements PetStore {
       let wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
       try {
         const { primary, answers } = await this.#finder.find();
-        // Said as waiting: the line tells where the service listens meanwhile.
-        this.#reportHosts(answers, this.#onWaiting);
         if (primary === undefined) {
+          // Said as waiting: the line tells where the service listens meanwhile.
+          this.#reportHosts(answers, this.#onWaiting);
           const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
           if (errors.length === answers.length) {
             throw errors.find((error) => fatalStartReason(error) !== undefined) ?? errors[0];
@@ -168,6 +168,7 @@ export class PostgresStore implements PetStore {
 
   /** Connections go to `primary` from now on (a pool made at the first, switched after). */
   #use(primary: FoundPrimary): void {
+    this.#warnedHosts.delete(primary.host.name); // named again if it is ever a standby
     if (this.#db !== undefined && this.#host?.url === primary.host.url) return;
     this.#host = primary.host;
     if (this.#db === undefined) {
@@ -185,14 +186,15 @@ export class PostgresStore implements PetStore {
     }
   }
 
-  /** Logs each host that answered as a standby (or read-only), once until it is a primary. */
+  /**
+   * When no host is a primary: logs each that answered as a standby (or read-only), once until it
+   * is the primary.
+   */
   #reportHosts(answers: readonly HostAnswer[], log = this.#onWarning): void {
     for (const answer of answers) {
-      if (!("role" in answer)) continue;
+      if (!("role" in answer) || answer.role === "primary") continue;
       const { host, role } = answer;
-      if (role === "primary") {
-        this.#warnedHosts.delete(host.name);
-      } else if (!this.#warnedHosts.has(host.name)) {
+      if (!this.#warnedHosts.has(host.name)) {
         this.#warnedHosts.add(host.name);
         log(
           `Database host ${host.name} ${
@@ -457,7 +459,7 @@ export class PostgresStore implements PetStore {
         return;
       }
       const { primary, answers } = await this.#finder.find();
-      this.#reportHosts(answers);
+      if (primary === undefined) this.#reportHosts(answers);
       if (primary === undefined || this.#closing !== undefined) return;
       const moved = primary.host.url !== this.#host!.url;
       this.#use(primary);

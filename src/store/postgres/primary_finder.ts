@@ -3,10 +3,10 @@
  * multi-host rule is kept here: a host qualifies when it is a writable primary
  * (`target_session_attrs`: `read-write`, a session that is not read-only; `primary`, a server not
  * in recovery), and a standby is passed over. The hosts are asked at once, each on a connection of
- * its own with the statement deadline, so a host that is down or frozen delays nothing beyond that
- * deadline; the first that proves to be a primary is taken. Two primaries at once is a split
- * brain that only the failover tool can prevent (by fencing the old one); the ids stay apart
- * even then when they are on different timelines (failover_ids.ts).
+ * its own with the statement deadline, so a host that is down or frozen delays the answer by that
+ * deadline at most; as in libpq, the first host in the URL's order that is a primary is taken.
+ * Two primaries at once is a split brain that only the failover tool can prevent (by fencing the
+ * old one); the ids stay apart even then when they are on different timelines (failover_ids.ts).
  */
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { DatabaseHost, TargetSessionAttrs } from "../../config/database_url.ts";
@@ -106,22 +106,28 @@ export class PrimaryFinder {
   }
 
   /**
-   * Resolves as soon as a host proves to be the primary (`primary` set), or once every host has
-   * answered or failed (`primary` undefined). `answers` holds what is known by then.
+   * Resolves with the first host, in the URL's order, that proves to be the primary, as soon as
+   * every host before it has answered or failed (`primary` set); or once all have, with none
+   * (`primary` undefined). `answers` holds what is known by then, in the URL's order.
    */
   find(): Promise<{ primary?: FoundPrimary; answers: HostAnswer[] }> {
-    const answers: HostAnswer[] = [];
+    const answers: (HostAnswer | undefined)[] = this.#hosts.map(() => undefined);
     return new Promise((resolve) => {
-      let pending = this.#hosts.length;
+      const settle = () => {
+        const known = answers.filter((answer) => answer !== undefined);
+        for (const [index, answer] of answers.entries()) {
+          if (answer === undefined) return; // an earlier host may still be the primary
+          if ("role" in answer && answer.role === "primary") {
+            const config = this.#settled.get(index)!;
+            return resolve({ primary: { host: answer.host, config }, answers: known });
+          }
+        }
+        resolve({ answers: known });
+      };
       this.#hosts.forEach((host, index) => {
         this.#ask(host, index).then((answer) => {
-          answers.push(answer);
-          pending--;
-          if ("role" in answer && answer.role === "primary") {
-            resolve({ primary: { host: host.host, config: this.#settled.get(index)! }, answers });
-          } else if (pending === 0) {
-            resolve({ answers });
-          }
+          answers[index] = answer;
+          settle();
         });
       });
     });
