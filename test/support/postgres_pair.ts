@@ -7,7 +7,7 @@
  * `holdBackStandby()` stops the primary's walsender with SIGSTOP, so the standby falls behind.
  */
 import { execFileSync } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -66,7 +66,9 @@ export async function startPostgresPair(): Promise<PostgresPair> {
   try {
     const conninfo =
       `host=127.0.0.1 port=${primary.port} user=postgres application_name=${STANDBY_NAME}`;
-    // --no-sync: the copy need not survive an operating-system crash, only the test.
+    // -R writes primary_conninfo from this conninfo, application_name included. --no-sync: the
+    // copy need not survive an operating-system crash, only the test; -c fast: no wait for a
+    // spread checkpoint.
     run("pg_basebackup", [
       "-D",
       data,
@@ -79,10 +81,6 @@ export async function startPostgresPair(): Promise<PostgresPair> {
       "-c",
       "fast",
     ]);
-    // -R wrote primary_conninfo; this one (the last line wins) names the application.
-    writeFileSync(join(data, "postgresql.auto.conf"), `primary_conninfo = '${conninfo}'\n`, {
-      flag: "a",
-    });
     const settings = [
       "-c listen_addresses=127.0.0.1",
       `-c port=${standbyPort}`,
