@@ -94,11 +94,12 @@ describe("AcknowledgedIds", () => {
     ids.add(1, 3);
     ids.add(4, 4);
     ids.add(10, 11);
-    assert.deepEqual(ids.take(), [[1, 4], [10, 11]]);
-    assert.deepEqual(ids.take(), []);
+    assert.deepEqual(ids.ranges(), [[1, 4], [10, 11]]);
+    ids.clear();
+    assert.deepEqual(ids.ranges(), []);
     ids.add(1, ACKNOWLEDGED_MEMORY);
     ids.add(ACKNOWLEDGED_MEMORY + 10, ACKNOWLEDGED_MEMORY + 14);
-    assert.deepEqual(ids.take(), [[6, ACKNOWLEDGED_MEMORY], [
+    assert.deepEqual(ids.ranges(), [[6, ACKNOWLEDGED_MEMORY], [
       ACKNOWLEDGED_MEMORY + 10,
       ACKNOWLEDGED_MEMORY + 14,
     ]]);

@@ -94,12 +94,15 @@ export class AcknowledgedIds {
     }
   }
 
-  /** Forgets them all, and returns what was remembered. */
-  take(): [number, number][] {
-    const ranges = this.#ranges;
+  /** The ranges remembered, oldest first. */
+  ranges(): [number, number][] {
+    return this.#ranges.map(([first, last]) => [first, last]);
+  }
+
+  /** Forgets them all (once they have been checked against a new primary). */
+  clear(): void {
     this.#ranges = [];
     this.#count = 0;
-    return ranges;
   }
 }
 

@@ -230,7 +230,9 @@ export class PostgresStore implements PetStore {
     this.#enteringTimeline ??= (async () => {
       const start = await enterTimeline(connection, timeline);
       if (this.#timeline !== undefined) {
-        const lost = await missingIds(connection, this.#acknowledged.take());
+        // Forgotten only once checked: a check that fails is made again on the next connection.
+        const lost = await missingIds(connection, this.#acknowledged.ranges());
+        this.#acknowledged.clear();
         if (lost.length > 0) {
           this.#lostInFailover += lost.length;
           this.#onError(
