@@ -5,6 +5,12 @@
  * creates answer 503 at once and `/readyz` says so; a probe notices when the database is back.
  * Every statement has a deadline (database.ts), so a database that stops answering costs a
  * request at most that long, and counts as lost.
+ *
+ * With several hosts in `DATABASE_URL`, the store writes to the one that is a writable primary
+ * (primary_finder.ts): a lost connection, or a host that turned standby or read-only, sends the
+ * probe asking every host again, and the pool moves to whichever is the primary now. A new
+ * timeline on it moves the id counter past what the old primary could have given, and the ids
+ * this instance acknowledged that the new primary lacks are logged (failover_ids.ts).
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { DatabaseConfig } from "../../config/config.ts";
