@@ -4,7 +4,7 @@
 // postgresql`); as root, the server runs as the `postgres` user, since it refuses to run as root.
 //
 //   node scripts/postgres_cluster.mjs   starts one, prints its URL, stops it on Ctrl-C
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import {
   chmodSync,
   chownSync,
@@ -55,7 +55,9 @@ function freePort() {
  * setting stands for that directory).
  *
  * For fault tests: `crash()` stops the server as a power cut would (`pg_ctl stop -m immediate`:
- * no checkpoint, connections dropped), `start()` starts it again on the same port and data,
+ * no checkpoint, connections dropped), `start()` starts it again on the same port and data
+ * (`startAsync()` the same without blocking the caller's event loop, so a test that times
+ * requests meanwhile measures the service, not its own wait for `pg_ctl`),
  * `freeze()` stops the postmaster and every backend with SIGSTOP (a server that no longer answers,
  * while the kernel still holds its sockets open) and `thaw()` lets them go on with SIGCONT.
  */
@@ -95,8 +97,8 @@ export async function startPostgresCluster(options = {}) {
     "-c max_connections=200",
     ...(options.settings ?? []).map((setting) => `-c ${setting.replaceAll("{dir}", dir)}`),
   ].join(" ");
-  const start = () =>
-    run("pg_ctl", ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", "start"]);
+  const startArgs = ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", "start"];
+  const start = () => run("pg_ctl", startArgs);
   start();
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const url = `postgres://postgres@127.0.0.1:${port}/animal_store`;
@@ -144,6 +146,14 @@ export async function startPostgresCluster(options = {}) {
       run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
     },
     start,
+    startAsync() {
+      const [file, argv] = asRoot
+        ? ["runuser", ["-u", "postgres", "--", join(bin, "pg_ctl"), ...startArgs]]
+        : [join(bin, "pg_ctl"), startArgs];
+      return new Promise((resolve, reject) =>
+        execFile(file, argv, (error) => (error ? reject(error) : resolve()))
+      );
+    },
     freeze() {
       signalServer("SIGSTOP");
     },

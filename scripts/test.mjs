@@ -99,7 +99,7 @@ if (only.length === 0 || only.includes("executable")) {
   // The single executable (scripts/compile_bun.sh): its smoke test, the operator's commands, a
   // real /metrics scrape, HTTPS, pipelining (Bun's, whose known bug the suite pins), the request
   // edges (Host, targets, clients that go away), shutdown, the fault suite, running out of file
-  // descriptors, and PostgreSQL crashing and freezing under it.
+  // descriptors, and PostgreSQL crashing, freezing and failing over under it.
   const [buildCode] = run("executable build", "bash", ["scripts/compile_bun.sh"]);
   if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
     record("executable", 1, { passed: 0, failed: 1 });
@@ -120,6 +120,7 @@ if (only.length === 0 || only.includes("executable")) {
       "test/service/descriptors.test.ts",
       "test/service/request_memory.test.ts",
       "test/service/postgres_outages.test.ts",
+      "test/service/postgres_failover.test.ts",
     ], { TARGET_RUNTIME: "executable" });
     record("executable", code, denoCounts(output));
   }

@@ -5,6 +5,8 @@
  */
 import { DEFAULT_MAX_BODY_BYTES } from "../schemas/limits.ts";
 
+import { DatabaseUrlError, parseDatabaseUrl } from "./database_url.ts";
+
 /** A setting that stops the start; `setting` is the environment variable's name. */
 export class ConfigError extends Error {
   constructor(readonly setting: string, message: string) {
@@ -111,11 +113,17 @@ function metrics(raw: string): boolean {
 
 function databaseUrl(raw: string): string | undefined {
   if (raw === "") return undefined;
-  const protocol = URL.canParse(raw) ? new URL(raw).protocol : "";
-  if (protocol === "postgres:" || protocol === "postgresql:") return raw;
-  // The URL is never echoed: it may hold a password.
-  const message = "DATABASE_URL must be a URL such as postgres://user:password@host:5432/database";
-  throw new ConfigError("DATABASE_URL", message);
+  try {
+    parseDatabaseUrl(raw);
+    return raw;
+  } catch (error) {
+    // The URL is never echoed: it may hold a password.
+    const example = "postgres://user:password@host:5432/database";
+    const why = error instanceof DatabaseUrlError && error.message !== "not a postgres:// URL"
+      ? `${example} (${error.message})`
+      : example;
+    throw new ConfigError("DATABASE_URL", `DATABASE_URL must be a URL such as ${why}`);
+  }
 }
 
 /** `DATABASE_SSL`, with libpq's meanings: `require` encrypts, only `verify-full` checks the server. */

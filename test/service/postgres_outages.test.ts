@@ -198,7 +198,8 @@ describe(`PostgreSQL crashing and freezing under creates on ${runtime}`, {
           // Long enough for the pool's reconnects to fail a few times (shorter outages rarely
           // ended the process with postgres.js 3.4.9; this one did in 2 of 3 runs).
           await sleep(OUTAGE_MS);
-          cluster.start();
+          // Not execFileSync: the creators' answers must be read, and timed, while it starts.
+          await cluster.startAsync();
           recoveries.push(await untilReady(service, 200, 5000));
         }
         for (let freeze = 0; freeze < FREEZES && exit === undefined; freeze++) {

@@ -263,7 +263,7 @@ export function storeContract(backend: StoreBackend): void {
         createdPet(await store.create({ name: "M", categoryId: 1n, status }));
       }
       const pets = (await registry.render()).split("\n").filter((l) =>
-        l.startsWith("animal_store_pets")
+        l.startsWith("animal_store_pets{")
       );
       assert.deepEqual(pets, [
         'animal_store_pets{status="available"} 1',

@@ -6,7 +6,8 @@
 import { checkServerIdentity } from "node:tls";
 import pg from "pg";
 import type { DatabaseConfig } from "../../config/config.ts";
-import { Database } from "./database.ts";
+import { type DatabaseHost, parseDatabaseUrl } from "../../config/database_url.ts";
+import { Database, type Queryable } from "./database.ts";
 
 export type { Queryable } from "./database.ts";
 export { Database };
@@ -19,7 +20,7 @@ export { Database };
 export const DEADLINE_MARGIN_MS = 250;
 
 /** Short: a database host that drops packets turns into a quick 503, not requests hanging. */
-const CONNECT_TIMEOUT_MS = 5000;
+export const CONNECT_TIMEOUT_MS = 5000;
 
 /** Idle connections are closed, so a pool sized for a peak does not hold the server's slots. */
 const IDLE_TIMEOUT_MS = 60_000;
@@ -32,24 +33,54 @@ const IDLE_TIMEOUT_MS = 60_000;
 export function connectDatabase(
   config: DatabaseConfig,
   applicationName: string,
-  options: { deadline?: boolean; onIdleConnectionLost?: (error: unknown) => void } = {},
+  options: {
+    deadline?: boolean;
+    onIdleConnectionLost?: (error: unknown) => void;
+    checkConnection?: (connection: Queryable) => Promise<void>;
+  } = {},
 ): Database {
   const timeout = config.statementTimeoutMs;
   return new Database({
-    pool: {
-      connectionString: withoutSslParameters(config.url),
-      max: config.poolSize,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      idleTimeoutMillis: IDLE_TIMEOUT_MS,
-      ssl: sslOption(config),
-      application_name: applicationName,
-      ...(timeout === 0 ? {} : { statement_timeout: timeout }),
-    },
+    pool: poolConfig(config, applicationName),
     deadlineMs: timeout === 0 || options.deadline === false
       ? undefined
       : timeout + DEADLINE_MARGIN_MS,
     onIdleConnectionLost: options.onIdleConnectionLost,
+    checkConnection: options.checkConnection,
   });
+}
+
+/** node-postgres's pool settings for the one host of `config.url`. */
+export function poolConfig(config: DatabaseConfig, applicationName: string): pg.PoolConfig {
+  const timeout = config.statementTimeoutMs;
+  return {
+    connectionString: withoutSslParameters(config.url),
+    max: config.poolSize,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: IDLE_TIMEOUT_MS,
+    ssl: sslOption(config),
+    application_name: applicationName,
+    ...(timeout === 0 ? {} : { statement_timeout: timeout }),
+  };
+}
+
+/** One host of `DATABASE_URL`, with the settings to reach it alone. */
+export interface HostConfig {
+  readonly host: DatabaseHost;
+  /** `config` with `url` naming this host only. */
+  readonly config: DatabaseConfig;
+}
+
+/** Each host of `config.url`, in the URL's order, and what the URL asks of them. */
+export function hostConfigs(config: DatabaseConfig) {
+  const address = parseDatabaseUrl(config.url);
+  return {
+    hosts: address.hosts.map((host): HostConfig => ({
+      host,
+      config: { ...config, url: host.url },
+    })),
+    targetSessionAttrs: address.targetSessionAttrs,
+  };
 }
 
 /** The URL's `sslmode` and other TLS parameters: `DATABASE_SSL` decides, with libpq's meanings. */
@@ -143,8 +174,15 @@ function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
  */
 const CONNECTION_CODES = new Set(
   "ECONNREFUSED ECONNRESET EPIPE ETIMEDOUT EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN".split(" ")
-    .concat(["CONNECTION_LOST", "DEADLINE_MISSED", "COMMIT_UNCONFIRMED"]),
+    .concat(["CONNECTION_LOST", "DEADLINE_MISSED", "COMMIT_UNCONFIRMED", "NOT_PRIMARY"]),
 );
+
+/**
+ * A write refused because the session is read-only (SQLSTATE 25006): the host is a standby now,
+ * or was made read-only. Nothing was written; the host is given up as if lost, so the store looks
+ * for the primary again.
+ */
+const READ_ONLY_TRANSACTION = "25006";
 
 /** SQLSTATEs no retry will cure: the operator must fix the settings. */
 const FATAL_AT_START: Record<string, string> = {
@@ -165,7 +203,8 @@ function codeOf(error: unknown): string {
  */
 export function isConnectionLost(error: unknown): boolean {
   const code = codeOf(error);
-  return CONNECTION_CODES.has(code) || code.startsWith("08") || /^57P0[123]$/.test(code);
+  return CONNECTION_CODES.has(code) || code.startsWith("08") || /^57P0[123]$/.test(code) ||
+    code === READ_ONLY_TRANSACTION;
 }
 
 /**
@@ -175,7 +214,8 @@ export function isConnectionLost(error: unknown): boolean {
  */
 export function isTransientDatabaseError(error: unknown): boolean {
   const code = codeOf(error);
-  return CONNECTION_CODES.has(code) || /^(08|40|53|57)[0-9A-Z]{3}$/.test(code);
+  return CONNECTION_CODES.has(code) || /^(08|40|53|57)[0-9A-Z]{3}$/.test(code) ||
+    code === READ_ONLY_TRANSACTION;
 }
 
 /** Why the store cannot start, when retrying cannot help; undefined when it may. */

@@ -53,7 +53,12 @@ import {
   type PendingCreate,
 } from "../store.ts";
 import { CommitUnconfirmedError, type Database, type Queryable } from "./database.ts";
+import { TIMELINE_ID_SPAN } from "./failover_ids.ts";
 import { type PetRow, storedPetOf } from "./pet_rows.ts";
+
+/** Why a create is refused at the end of a timeline's range (failover_ids.ts). */
+const TIMELINE_RANGE_USED_UP =
+  `the database timeline's ${TIMELINE_ID_SPAN} ids are used up; ids go on after the next promotion of a standby; nothing was saved`;
 
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
@@ -80,10 +85,20 @@ export class CreateBatches {
   #committing = false;
   readonly #gathering = new BatchGathering();
 
-  /** `onFailure` hears of each transaction that failed. */
-  constructor(database: Database, onFailure: (error: unknown) => void) {
+  readonly #onCreated: (firstId: number, lastId: number) => void;
+
+  /**
+   * `onFailure` hears of each transaction that failed; `onCreated` of the ids of each batch that
+   * committed, before they are answered 201 (a batch's new ids are consecutive).
+   */
+  constructor(
+    database: Database,
+    onFailure: (error: unknown) => void,
+    onCreated: (firstId: number, lastId: number) => void = () => {},
+  ) {
     this.#database = database;
     this.#onFailure = onFailure;
+    this.#onCreated = onCreated;
   }
 
   /** Resolves once the pet is committed (or with why not); never rejects. */
@@ -196,6 +211,13 @@ export class CreateBatches {
           queued: this.#queue.length,
           maxBatch: MAX_BATCH,
         });
+        let [firstId, lastId] = [0, 0];
+        for (const outcome of outcomes) {
+          if (outcome.kind !== "created") continue;
+          if (firstId === 0) firstId = outcome.pet.id;
+          lastId = outcome.pet.id;
+        }
+        if (firstId !== 0) this.#onCreated(firstId, lastId);
         batch.forEach((create, i) => this.#answer(create, outcomes[i]));
         await this.#gathering.wait(next, this.#queue.length);
       }
@@ -261,15 +283,19 @@ async function writeKeyedBatch(
  * backup of the pets must be a file that restores): the pets past it are not inserted. `before`
  * and `after` come as int8 text, so the counter never passes through a rounding number.
  *
+ * Ids also stop at the end of the database timeline's range (failover_ids.ts): past it, a
+ * failover could hand them out again.
+ *
  * The `LIMIT 1`s tell the planner what it cannot know of a table it has not analysed: that the
  * counter has one row. Without them it guesses thousands, multiplies the guesses of the joins,
  * and past `jit_above_cost` compiles the statement with JIT: 14–210 ms per statement under
  * EXPLAIN ANALYZE on a fresh database, against half a millisecond for the statement itself.
  */
 const TAKE_IDS_AND_INSERT = `
-  WITH old AS (SELECT last_id FROM pet_id_counter LIMIT 1 FOR UPDATE),
+  WITH old AS (SELECT last_id, range_start FROM pet_id_counter LIMIT 1 FOR UPDATE),
   counter AS (
-    UPDATE pet_id_counter SET last_id = LEAST(old.last_id + $1, $2::bigint)
+    UPDATE pet_id_counter
+    SET last_id = LEAST(old.last_id + $1, $2::bigint, old.range_start + ${TIMELINE_ID_SPAN})
     FROM old RETURNING old.last_id AS before, pet_id_counter.last_id AS after
   ),
   inserted AS (
@@ -303,9 +329,13 @@ async function insertWithIds(
   ]);
   const firstId = Number(counter.before) + 1;
   const given = Math.max(0, Number(BigInt(counter.after) - BigInt(counter.before)));
+  // Short of the ceiling, only the timeline's range can have stopped the ids.
+  const refused: CreateOutcome = Number(counter.after) === MAX_PET_ID
+    ? { kind: "unavailable", reason: ID_SPACE_EXHAUSTED, idSpaceExhausted: true }
+    : { kind: "unavailable", reason: TIMELINE_RANGE_USED_UP };
   return creates.map(({ pet }, i): CreateOutcome =>
     i < given
       ? { kind: "created", pet: { id: firstId + i, json: petJson(firstId + i, pet) } }
-      : { kind: "unavailable", reason: ID_SPACE_EXHAUSTED, idSpaceExhausted: true }
+      : refused
   );
 }

@@ -57,6 +57,12 @@ function asConnectionLost(error: unknown): unknown {
 export interface DatabaseOptions {
   /** node-postgres's pool settings (URL, pool size, TLS, connect timeout, start-up parameters). */
   readonly pool: pg.PoolConfig;
+  /**
+   * Runs once on each new connection before its first use, within that use's deadline (the
+   * store checks that the host is still a writable primary, and its timeline); a rejection
+   * discards the connection and fails the use.
+   */
+  readonly checkConnection?: (connection: Queryable) => Promise<void>;
   /** How long one statement or transaction may take before the connection is given up; undefined: no limit. */
   readonly deadlineMs: number | undefined;
   /** Hears of a pooled connection that broke while idle (the database restarted, say). */
@@ -65,17 +71,46 @@ export interface DatabaseOptions {
 
 /** The pool; see the module comment. */
 export class Database implements Queryable {
-  readonly #pool: pg.Pool;
+  #pool: pg.Pool;
+  #poolConfig: pg.PoolConfig;
   readonly #deadlineMs: number | undefined;
+  readonly #onIdleLost: (error: unknown) => void;
+  readonly #checkConnection: ((connection: Queryable) => Promise<void>) | undefined;
+  /** Connections that passed `checkConnection`. */
+  readonly #checked = new WeakSet<pg.PoolClient>();
   /** Connections checked out now: destroyed by `end`, so a stop never waits on a frozen server. */
   readonly #inUse = new Set<pg.PoolClient>();
 
   constructor(options: DatabaseOptions) {
-    this.#pool = new pg.Pool(options.pool);
     this.#deadlineMs = options.deadlineMs;
-    const onIdleLost = options.onIdleConnectionLost ?? (() => {});
+    this.#onIdleLost = options.onIdleConnectionLost ?? (() => {});
+    this.#checkConnection = options.checkConnection;
+    this.#poolConfig = options.pool;
+    this.#pool = this.#newPool(options.pool);
+  }
+
+  /** The connection string of the host the pool connects to (it may hold a password). */
+  get connectionString(): string | undefined {
+    return this.#poolConfig.connectionString;
+  }
+
+  /**
+   * From now on, connections go to another host (`pool` replaces the pool's settings): the old
+   * pool is closed, its idle connections at once, ones in use when they are given back (or at
+   * their deadline).
+   */
+  switchTo(pool: pg.PoolConfig): void {
+    const old = this.#pool;
+    this.#poolConfig = pool;
+    this.#pool = this.#newPool(pool);
+    old.end().catch(() => {});
+  }
+
+  #newPool(config: pg.PoolConfig): pg.Pool {
+    const pool = new pg.Pool(config);
     // The pool has already removed the connection; a later use opens a new one.
-    this.#pool.on("error", (error) => onIdleLost(asConnectionLost(error)));
+    pool.on("error", (error) => this.#onIdleLost(asConnectionLost(error)));
+    return pool;
   }
 
   /** A deadline `deadlineMs` from now (a `performance.now()` time), or undefined for none. */
@@ -182,6 +217,7 @@ export class Database implements Queryable {
       }
       this.#inUse.add(client);
       client.on("error", markBroken);
+      const checking = this.#checkConnection !== undefined && !this.#checked.has(client);
       const connection: Queryable = {
         query: async <Row>(text: string, values?: Values) => {
           try {
@@ -199,6 +235,13 @@ export class Database implements Queryable {
         },
       };
       try {
+        if (checking) {
+          await this.#checkConnection!(connection).catch((error) => {
+            broken = true; // a host that failed the check is not used again
+            throw error;
+          });
+          this.#checked.add(client);
+        }
         return await work(connection);
       } finally {
         this.#inUse.delete(client);

@@ -15,7 +15,8 @@ import { encodePetRecord, maxRecordBytes, petRecord } from "../catalogue/line_fo
 import type { ByteSink } from "../catalogue/read_records.ts";
 import type { ToolResult } from "../catalogue/report.ts";
 import { emptyStatusCounts } from "../store.ts";
-import { connectDatabase, type Database, describeDatabaseError, settleSslMode } from "./connect.ts";
+import { connectDatabase, type Database, describeDatabaseError } from "./connect.ts";
+import { findPrimaryOnce } from "./primary_finder.ts";
 import { petOf, type PetRow } from "./pet_rows.ts";
 
 /** Rows per page: large enough to be fast, small enough to keep memory flat. */
@@ -37,7 +38,7 @@ export async function exportDatabase(options: {
   let db: Database | undefined;
   try {
     // No deadline on the whole backup: it takes as long as the catalogue is big.
-    const settled = await settleSslMode({ ...database, poolSize: 1 });
+    const settled = { ...await findPrimaryOnce(database), poolSize: 1 };
     db = connectDatabase(settled, "animal-store backup", { deadline: false });
     return await db.transaction(async (tx) => {
       const backup = new CheckedBackup(sink);

@@ -31,8 +31,8 @@ import {
   type Database,
   describeDatabaseError,
   type Queryable,
-  settleSslMode,
 } from "./connect.ts";
+import { findPrimaryOnce } from "./primary_finder.ts";
 import { insertPets, type PetInsert } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
 
@@ -79,7 +79,7 @@ export async function importJsonlFile(options: {
     // statement timeout still bounds each statement).
     let db: Database | undefined;
     try {
-      db = connectDatabase(await settleSslMode(database), "animal-store import", {
+      db = connectDatabase(await findPrimaryOnce(database), "animal-store import", {
         deadline: false,
       });
       await migrate(db);
@@ -143,7 +143,11 @@ async function copyRecords(
   if (read.damage !== undefined) {
     throw new Error(`${path} changed during the import: ${read.damage.reason}`);
   }
-  await tx.query("UPDATE pet_id_counter SET last_id = GREATEST(last_id, $1)", [read.lastId]);
+  // The current timeline's range of ids starts after the imported ones (failover_ids.ts).
+  await tx.query(
+    "UPDATE pet_id_counter SET last_id = GREATEST(last_id, $1), range_start = GREATEST(last_id, $1)",
+    [read.lastId],
+  );
   const { pets, byStatus, lastId } = read;
   return { ok: true, file: path, pets, byStatus, keys, lastId };
 }

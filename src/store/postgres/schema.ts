@@ -39,6 +39,18 @@ const MIGRATIONS = [
       `INSERT INTO pet_id_counter (singleton, last_id) VALUES (true, 0)`,
     ],
   },
+  {
+    version: 2,
+    description: "the id counter's timeline and range, so a failover never reissues an id",
+    statements: [
+      // The range of the timeline the counter is on starts where the counter is now (failover_ids.ts).
+      `ALTER TABLE pet_id_counter ADD COLUMN timeline bigint, ADD COLUMN range_start bigint`,
+      `UPDATE pet_id_counter SET range_start = last_id, timeline =
+         ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint`,
+      `ALTER TABLE pet_id_counter ALTER COLUMN timeline SET NOT NULL,
+         ALTER COLUMN range_start SET NOT NULL`,
+    ],
+  },
 ];
 
 /**
