@@ -19,7 +19,9 @@
  * between two requests, so the proxy's next request would meet the close. So the drain first
  * answers with `Connection: close` for `IDLE_QUIET_MS` (Bun then closes the connection after the
  * answer), and only then calls `stop()`, which closes what stayed idle all along. The listener
- * thus stays open for the quiet period; connections opened then are served the same way.
+ * thus stays open for the quiet period; connections opened then are served the same way. For the
+ * last `HOLD_BEFORE_CLOSE_MS` of it, new requests are held until `stop()` is called (see there),
+ * so none waits unseen in a queue it empties.
  *
  * The path as sent: Bun's `request.url` is its URL parser's result, in which a `\` has become a
  * `/` and `..` segments are already applied, so `GET /v1\pets` would read as `/v1/pets`. Bun's
@@ -33,6 +35,7 @@ import type { AppRequest } from "../http/responses.ts";
 import { MAX_SEGMENTS } from "../http/url.ts";
 import {
   delay,
+  HOLD_BEFORE_CLOSE_MS,
   IDLE_QUIET_MS,
   onProcessSignal,
   processOutput,
@@ -84,6 +87,8 @@ export const bunRuntime: RuntimeAdapter = {
   version: Bun.version,
   serve(options: ServeOptions) {
     let draining = false;
+    // Set for HOLD_BEFORE_CLOSE_MS before stop(): new requests wait for it.
+    let held: Promise<void> | undefined;
     // From the drain on, each answer closes its connection: checked when the answer is made, so a
     // request in flight at the signal is answered that way too.
     const respond: Respond<Response> = (reply) => {
@@ -95,6 +100,7 @@ export const bunRuntime: RuntimeAdapter = {
       if (unroutable) {
         (request as { -readonly [K in keyof AppRequest]?: AppRequest[K] }).unroutable = true;
       }
+      if (held !== undefined) return held.then(() => options.handle(request, respond));
       return options.handle(request, respond);
     };
     const server = Bun.serve({
@@ -119,8 +125,14 @@ export const bunRuntime: RuntimeAdapter = {
       shutdown: async (graceMs: number) => {
         draining = true;
         const deadline = delay(graceMs).then(() => false);
-        await Promise.race([delay(Math.min(IDLE_QUIET_MS, graceMs)), deadline]);
+        const quietMs = Math.min(IDLE_QUIET_MS - HOLD_BEFORE_CLOSE_MS, graceMs);
+        await Promise.race([delay(quietMs), deadline]);
+        let release!: () => void;
+        held = new Promise<void>((resolve) => release = resolve);
+        await Promise.race([delay(Math.min(HOLD_BEFORE_CLOSE_MS, graceMs)), deadline]);
         const graceful = server.stop().then(() => true);
+        release();
+        held = undefined;
         if (!await Promise.race([graceful, deadline])) await server.stop(true);
       },
     });

@@ -19,7 +19,8 @@
  * header but keeps the connection open: the client, told, closes it), then calls `shutdown()`,
  * which sends HTTP/2 connections a GOAWAY (Deno drops a `Connection` header there) and closes
  * what stayed idle all along. The listener thus stays open for the quiet period; connections
- * opened then are served the same way.
+ * opened then are served the same way. For the last `HOLD_BEFORE_CLOSE_MS` of it, new requests
+ * are held until `shutdown()` is called (see there), so none waits unseen in a queue it empties.
  *
  * With TLS, `Deno.serve` takes the PEM pair once: it has no way to swap it while serving, so a
  * renewed certificate needs a restart (no `replaceTls`).
@@ -40,6 +41,7 @@ import { type Respond, webResponse } from "../http/responses.ts";
 import type { OutputStream } from "../log_sink.ts";
 import {
   delay,
+  HOLD_BEFORE_CLOSE_MS,
   IDLE_QUIET_MS,
   type RunningServer,
   type RuntimeAdapter,
@@ -96,6 +98,8 @@ function serve(options: ServeOptions): Promise<RunningServer> {
     // anything is let go, so a long run out of descriptors keeps no trail of them.
     const servers = new Set<Deno.HttpServer<Deno.NetAddr>>();
     let stopping = false;
+    // Set for HOLD_BEFORE_CLOSE_MS before shutdown(): new requests wait for it.
+    let held: Promise<void> | undefined;
     // From the drain on, each answer tells its client to close the connection: checked when the
     // answer is made, so a request in flight at the signal carries it too.
     const respond: Respond<Response> = (reply) => {
@@ -119,6 +123,9 @@ function serve(options: ServeOptions): Promise<RunningServer> {
         onError: () => new Response(null, { status: 500 }),
       }, (request) => {
         served = true;
+        if (held !== undefined) {
+          return held.then(() => options.handle(withTargetUrl(request), respond));
+        }
         return options.handle(withTargetUrl(request), respond);
       });
       servers.add(server);
@@ -150,8 +157,14 @@ function serve(options: ServeOptions): Promise<RunningServer> {
         shutdown: async (graceMs) => {
           stopping = true;
           const deadline = delay(graceMs);
-          await Promise.race([delay(Math.min(IDLE_QUIET_MS, graceMs)), deadline]);
+          const quietMs = Math.min(IDLE_QUIET_MS - HOLD_BEFORE_CLOSE_MS, graceMs);
+          await Promise.race([delay(quietMs), deadline]);
+          let release!: () => void;
+          held = new Promise<void>((resolve) => release = resolve);
+          await Promise.race([delay(Math.min(HOLD_BEFORE_CLOSE_MS, graceMs)), deadline]);
           const all = [...servers].map((server) => server.shutdown().catch(() => {}));
+          release();
+          held = undefined;
           await Promise.race([Promise.all(all), deadline]);
         },
       }));

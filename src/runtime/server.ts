@@ -55,6 +55,16 @@ export interface RunningServer {
  */
 export const IDLE_QUIET_MS = 500;
 
+/**
+ * Deno's and Bun's servers close the listener and every connection that is not serving a request
+ * in one move, so a request the runtime has accepted but not yet handed to the app (it waits in
+ * the kernel's or the runtime's queue while the event loop is busy) is reset, unanswered. For
+ * this long before that move, their adapters hold each new request until the move is made
+ * instead of handling it: the event loop goes idle, so whatever arrives is accepted and handed
+ * over at once, and a held request keeps its connection busy, so it is answered after the move.
+ */
+export const HOLD_BEFORE_CLOSE_MS = 100;
+
 /** One runtime: its name and version, how to serve, and how to hear shutdown signals. */
 export interface RuntimeAdapter {
   readonly name: string;
