@@ -98,8 +98,9 @@ if (only.length === 0 || only.includes("node")) {
 if (only.length === 0 || only.includes("executable")) {
   // The single executable (scripts/compile_bun.sh): its smoke test, the operator's commands, a
   // real /metrics scrape, HTTPS, pipelining (Bun's, whose known bug the suite pins), the request
-  // edges (Host, targets, clients that go away), shutdown, the fault suite, running out of file
-  // descriptors, and PostgreSQL crashing, freezing and failing over under it.
+  // edges (Host, targets, clients that go away), shutdown, restarts behind nginx and HAProxy, the
+  // fault suite, running out of file descriptors, and PostgreSQL crashing, freezing and failing
+  // over under it.
   const [buildCode] = run("executable build", "bash", ["scripts/compile_bun.sh"]);
   if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
     record("executable", 1, { passed: 0, failed: 1 });
@@ -114,6 +115,7 @@ if (only.length === 0 || only.includes("executable")) {
       "test/service/pipelining.test.ts",
       "test/service/request_edges.test.ts",
       "test/service/shutdown.test.ts",
+      "test/service/proxies.test.ts",
       "test/service/faults.test.ts",
       "test/service/logging.test.ts",
       "test/service/memory.test.ts",

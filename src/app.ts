@@ -45,7 +45,10 @@ export interface App {
   readonly fetch: (request: AppRequest) => Response | Promise<Response>;
   /** The store finished loading: API requests are served from now on. */
   ready(store: PetStore): void;
-  /** Shutting down: readiness goes 503 and requests that arrive from now on get 503. */
+  /**
+   * Shutting down: `/readyz` answers 503 from now on; every other request is still served as
+   * before (the runtime adapter's drain retires the connections).
+   */
   drain(): void;
   /** Resolves once no request is in flight (at once when none is). */
   idle(): Promise<void>;
@@ -64,7 +67,16 @@ export interface AppOptions {
   readonly store?: PetStore;
   /** Compresses br bodies; node:zlib's brotli unless the runtime adapter offers another. */
   readonly brotli?: BrotliEncoder;
+  /** How long a request that needs the store waits for it to load; `LOAD_WAIT_MS` by default. */
+  readonly loadWaitMs?: number;
 }
+
+/**
+ * How long a request that needs the store waits for it to load before its 503: an instance a
+ * balancer sends requests to as soon as it listens (before `/readyz` says 200) answers them late
+ * rather than failing them, within what a client or a proxy waits for an answer.
+ */
+export const LOAD_WAIT_MS = 10_000;
 
 /** Creates the service's handler. */
 export function createApp(options: AppOptions): App {
@@ -73,13 +85,17 @@ export function createApp(options: AppOptions): App {
   const clock = options.clock ?? Date.now;
   let readiness: Readiness = options.store === undefined ? "loading" : "ready";
   let store = options.store;
+  const loadWaitMs = options.loadWaitMs ?? LOAD_WAIT_MS;
+  let storeLoaded!: () => void;
+  const loaded = new Promise<void>((resolve) => storeLoaded = resolve);
 
   let inFlight = 0;
   let idleWaiters: (() => void)[] = [];
 
   /**
-   * The store for a request by the state it arrived in, so requests in flight at a drain finish.
-   * One function per state, made once, rather than a closure per request.
+   * The store for a request by the state it arrived in: a drain changes only `/readyz`, so
+   * requests go on being served until the adapter closes their connections. One function per
+   * state, made once, rather than a closure per request.
    */
   const unavailable = (message: string) => (): PetStore => {
     throw new HttpError(503, "unavailable", message, { headers: { "retry-after": "1" } });
@@ -87,7 +103,7 @@ export function createApp(options: AppOptions): App {
   const storeFor: Record<Readiness, () => PetStore> = {
     loading: unavailable("The store is still loading"),
     ready: () => store ?? storeFor.loading(),
-    draining: unavailable("The service is shutting down"),
+    draining: () => store ?? storeFor.loading(),
   };
 
   /** The store can answer at all (a lost database connection says no): `/readyz` and metrics. */
@@ -188,7 +204,22 @@ export function createApp(options: AppOptions): App {
       throw new HttpError(405, "method_not_allowed", message, { headers: { allow: match.allow } });
     }
     context.params = match.params;
+    // Step 9b: while the store loads, a request its route reads it for waits for the load (up to
+    // `loadWaitMs`, then the 503 of a store still loading); the health paths answer at once.
+    if (readiness === "loading" && match.options.readsStore === true) {
+      return untilLoaded().then(() => {
+        context.store = storeFor[readiness];
+        return handler(context);
+      });
+    }
     return handler(context);
+  }
+
+  /** Resolves once the store is loaded, or after `loadWaitMs`, whichever comes first. */
+  function untilLoaded(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => timer = setTimeout(resolve, loadWaitMs));
+    return Promise.race([loaded, waited]).finally(() => clearTimeout(timer));
   }
 
   /** The reply to a request whose steps threw `error`. */
@@ -291,10 +322,11 @@ export function createApp(options: AppOptions): App {
   return {
     handle,
     fetch: (request) => handle(request, webResponse),
-    ready(loaded: PetStore) {
-      store = loaded;
-      readiness = "ready";
-      if (metrics !== undefined) loaded.registerMetrics(metrics.registry);
+    ready(opened: PetStore) {
+      store = opened;
+      if (readiness === "loading") readiness = "ready";
+      if (metrics !== undefined) opened.registerMetrics(metrics.registry);
+      storeLoaded();
     },
     drain() {
       readiness = "draining";

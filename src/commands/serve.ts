@@ -1,7 +1,9 @@
 /**
- * `serve`: read the settings, listen, load the store, serve; on SIGTERM/SIGINT stop accepting,
- * finish requests in flight, close the store (flushing it and releasing the lock) and exit 0;
- * on SIGHUP re-read the keys file and the TLS pair.
+ * `serve`: read the settings, listen, load the store, serve; on SIGTERM/SIGINT turn `/readyz` to
+ * 503 for SHUTDOWN_DELAY while serving as before, then drain (the adapter's `shutdown`: stop
+ * accepting, answer with `Connection: close`, close connections left idle), finish requests in
+ * flight, close the store (flushing it and releasing the lock) and exit 0; on SIGHUP re-read the
+ * keys file and the TLS pair.
  */
 import process from "node:process";
 import { createApp } from "../app.ts";
@@ -19,7 +21,8 @@ import { authority } from "./output.ts";
 
 /**
  * After SHUTDOWN_TIMEOUT, how long the handlers cut off get to finish and the store to flush and
- * close, before the process exits anyway: the whole stop stays within SHUTDOWN_TIMEOUT + 3 s.
+ * close, before the process exits anyway: the whole stop stays within SHUTDOWN_DELAY +
+ * SHUTDOWN_TIMEOUT + 3 s.
  */
 const AFTER_DEADLINE_MS = 2_000;
 
@@ -59,9 +62,35 @@ export async function runServe(): Promise<number> {
   // Signals are heard from the start: a SIGTERM that arrives while the store is still loading
   // also ends in a clean exit 0, with the lock released.
   let stopping = false;
+  let serving = false;
+  // Ends SHUTDOWN_DELAY early: a second signal means "stop now", as an operator who presses
+  // Ctrl-C twice or a supervisor that repeats its SIGTERM expects.
+  let skipDelay: ((reason: string) => void) | undefined;
   const stop = async (reason: string) => {
-    if (stopping) return;
+    if (stopping) return skipDelay?.(reason);
     stopping = true;
+    app.drain();
+    stopLoading.abort();
+    // The drain delay: /readyz answers 503 while everything else is served as before, so a
+    // balancer's health check takes the instance out before it stops accepting. Not while the
+    // store is still loading: /readyz has said 503 all along.
+    const delayMs = config.shutdownDelaySeconds * 1000;
+    if (serving && delayMs > 0) {
+      log.info({
+        msg: `${reason}: /readyz answers 503 for SHUTDOWN_DELAY, serving as before meanwhile`,
+        delayMs,
+      });
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        skipDelay = (again) => {
+          skipDelay = undefined;
+          clearTimeout(timer);
+          log.info({ msg: `${again} again: ending SHUTDOWN_DELAY early` });
+          resolve();
+        };
+      });
+      skipDelay = undefined;
+    }
     const graceMs = config.shutdownTimeoutSeconds * 1000;
     const deadline = performance.now() + graceMs;
     const untilDeadline = () => Math.max(0, deadline - performance.now());
@@ -72,11 +101,6 @@ export async function runServe(): Promise<number> {
       log.error({ msg: "shutdown did not finish in time: exiting without closing the store" });
       void log.flush().then(() => process.exit(1));
     }, graceMs + AFTER_DEADLINE_MS);
-    app.drain();
-    stopLoading.abort();
-    // Let requests in flight finish before the runtime closes connections: Deno's shutdown()
-    // cuts off request bodies still being read.
-    await Promise.race([app.idle(), delay(untilDeadline())]);
     await server?.shutdown(untilDeadline());
     // Requests cut off at the deadline end at once (their connection is gone): their log lines.
     await Promise.race([app.idle(), delay(AFTER_DEADLINE_MS / 2)]);
@@ -146,6 +170,7 @@ export async function runServe(): Promise<number> {
   const loadMs = Math.round(performance.now() - loadStarted);
   app.metrics?.storeLoaded(loadMs / 1000);
   app.ready(opened.store);
+  serving = true;
 
   if (loaded.generatedKey !== undefined) {
     log.warn({

@@ -31,6 +31,8 @@ export function loadConfig(env: Environment) {
     metrics: setting("METRICS"),
     cacheBytes: setting("CACHE_BYTES"),
     shutdownTimeoutSeconds: setting("SHUTDOWN_TIMEOUT"),
+    /** Seconds between the signal and closing the listener, with `/readyz` 503 meanwhile. */
+    shutdownDelaySeconds: setting("SHUTDOWN_DELAY"),
     /** Undefined keeps the file store. */
     database: databaseSettings(env, setting),
     /** `TLS_CERT_FILE` and `TLS_KEY_FILE`, read and checked; undefined serves plain HTTP. */

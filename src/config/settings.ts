@@ -154,6 +154,7 @@ export const SETTINGS = {
   RATE_LIMIT: integer(0, 0, 1_000_000_000, "requests per minute per API key; 0: off"),
   CACHE_BYTES: integer(64 * 1024 * 1024, 0, 2 ** 40, "memory for cached responses; 0: off"),
   SHUTDOWN_TIMEOUT: integer(10, 0, 300, "seconds requests in flight get after SIGTERM"),
+  SHUTDOWN_DELAY: integer(0, 0, 300, "seconds /readyz answers 503 after SIGTERM before stopping"),
   METRICS: row("off or on", "on serves GET /metrics (Prometheus text format)", metrics, "off"),
   TLS_CERT_FILE: text("file path", "PEM certificate chain: with TLS_KEY_FILE, PORT speaks HTTPS"),
   TLS_KEY_FILE: text("file path", "PEM private key of TLS_CERT_FILE"),

@@ -15,6 +15,8 @@ interface PathOptions {
   readonly public?: boolean;
   /** Marks a deprecated path (headers on every response, 410 after sunset). */
   readonly deprecated?: boolean;
+  /** The handler reads the store: while it loads, the app holds the request until it is ready. */
+  readonly readsStore?: boolean;
   /** Asks for a key (the app works it out from `public` and where the path is). */
   readonly keyed?: boolean;
   /** The constant headers of the path's replies (the app makes them from the above). */

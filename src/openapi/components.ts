@@ -195,7 +195,7 @@ const STATUSES: Record<number, [description: string, headers?: Json]> = {
   429: ["Over the rate limit of this API key (RATE_LIMIT)", RETRY_AFTER],
   500: ["An unexpected error; the request id finds it in the log"],
   503: [
-    "The store is loading, the service is shutting down, or the disk refused the write (nothing was saved)",
+    "The store did not finish loading within 10 s, cannot reach its database, or the disk refused the write (nothing was saved)",
     RETRY_AFTER,
   ],
 };

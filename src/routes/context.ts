@@ -17,7 +17,7 @@ export interface RequestContext {
   readonly requestId: string;
   /** Fingerprint of the API key that authenticated the request (empty on public paths). */
   readonly keyScope: string;
-  /** The ready store; throws 503 while the store is loading or the service is shutting down. */
+  /** The ready store; throws 503 while the store is loading. */
   readonly store: () => PetStore;
   /** The constant headers of the matched path's replies, by kind: each reply starts from one. */
   readonly headers: ReplyHeaders;

@@ -191,6 +191,6 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
     method,
     pattern,
     handler: handlers[operationId],
-    options: { deprecated },
+    options: { deprecated, readsStore: true },
   }));
 }

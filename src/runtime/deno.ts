@@ -13,6 +13,16 @@
  * closes idle connections and waits for the others, so it is awaited only until the grace period
  * ends; the process then exits, which closes whatever is left.
  *
+ * A drain (docs/operations.md, "Stopping behind a proxy"): `Deno.serve`'s `shutdown()` closes the
+ * listener and every idle keep-alive connection in one move, and a connection in a busy proxy pool
+ * is idle only between two requests, so the proxy's next request would meet the close. So the
+ * drain first answers `Connection: close` on HTTP/1.1 for `IDLE_QUIET_MS` (Deno 2.9 sends the
+ * header but keeps the connection open: the client, told, closes it), then calls `shutdown()`,
+ * which sends HTTP/2 connections a GOAWAY (Deno drops a `Connection` header there) and closes
+ * what stayed idle all along. The listener thus stays open for the quiet period; connections
+ * opened then are served the same way. For the last `HOLD_BEFORE_CLOSE_MS` of it, new requests
+ * are held until `shutdown()` is called (see there), so none waits unseen in a queue it empties.
+ *
  * With TLS, `Deno.serve` takes the PEM pair once: it has no way to swap it while serving, so a
  * renewed certificate needs a restart (no `replaceTls`).
  *
@@ -28,9 +38,16 @@
  * non-blocking by another process), so the rest is written in turn.
  */
 import { loadWasmBrotli } from "../http/compression.ts";
-import { webResponse } from "../http/responses.ts";
+import { type Respond, webResponse } from "../http/responses.ts";
 import type { OutputStream } from "../log_sink.ts";
-import { delay, type RunningServer, type RuntimeAdapter, type ServeOptions } from "./server.ts";
+import {
+  delay,
+  HOLD_BEFORE_CLOSE_MS,
+  IDLE_QUIET_MS,
+  type RunningServer,
+  type RuntimeAdapter,
+  type ServeOptions,
+} from "./server.ts";
 
 export const denoRuntime: RuntimeAdapter = {
   name: "deno",
@@ -82,6 +99,14 @@ function serve(options: ServeOptions): Promise<RunningServer> {
     // anything is let go, so a long run out of descriptors keeps no trail of them.
     const servers = new Set<Deno.HttpServer<Deno.NetAddr>>();
     let stopping = false;
+    // Set for HOLD_BEFORE_CLOSE_MS before shutdown(): new requests wait for it.
+    let held: Promise<void> | undefined;
+    // From the drain on, each answer tells its client to close the connection: checked when the
+    // answer is made, so a request in flight at the signal carries it too.
+    const respond: Respond<Response> = (reply) => {
+      if (stopping) reply.headers.connection = "close";
+      return webResponse(reply);
+    };
     let lastWarning = Number.NEGATIVE_INFINITY;
     const warn = (message: string) => {
       if (performance.now() - lastWarning < WARNING_INTERVAL_MS) return;
@@ -99,7 +124,10 @@ function serve(options: ServeOptions): Promise<RunningServer> {
         onError: () => new Response(null, { status: 500 }),
       }, (request) => {
         served = true;
-        return options.handle(withTargetUrl(request), webResponse);
+        if (held !== undefined) {
+          return held.then(() => options.handle(withTargetUrl(request), respond));
+        }
+        return options.handle(withTargetUrl(request), respond);
       });
       servers.add(server);
       server.finished.catch((error: Error) => {
@@ -127,10 +155,18 @@ function serve(options: ServeOptions): Promise<RunningServer> {
     listen(options.port, (port) =>
       resolve({
         port,
-        shutdown: (graceMs) => {
+        shutdown: async (graceMs) => {
           stopping = true;
+          const deadline = delay(graceMs);
+          const quietMs = Math.min(IDLE_QUIET_MS - HOLD_BEFORE_CLOSE_MS, graceMs);
+          await Promise.race([delay(quietMs), deadline]);
+          let release!: () => void;
+          held = new Promise<void>((resolve) => release = resolve);
+          await Promise.race([delay(Math.min(HOLD_BEFORE_CLOSE_MS, graceMs)), deadline]);
           const all = [...servers].map((server) => server.shutdown().catch(() => {}));
-          return Promise.race([Promise.all(all).then(() => {}), delay(graceMs)]);
+          release();
+          held = undefined;
+          await Promise.race([Promise.all(all), deadline]);
         },
       }));
   });

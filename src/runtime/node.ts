@@ -18,12 +18,12 @@
  */
 import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import { Server as NetServer, type Socket } from "node:net";
 import process from "node:process";
 import type { Reply, Respond } from "../http/responses.ts";
 import { NodeRequest } from "./node/node_request.ts";
 import { awaitSmallBody, discardUnreadBody } from "./node/unread_body.ts";
-import { onProcessSignal, processOutput } from "./server.ts";
+import { IDLE_QUIET_MS, onProcessSignal, processOutput } from "./server.ts";
 import type { RunningServer, RuntimeAdapter, ServeOptions, TlsMaterial } from "./server.ts";
 
 /** How often shutdown closes the connections that became idle since (their answer was sent). */
@@ -42,16 +42,23 @@ const HTTP_OPTIONS = {
 
 async function serve(options: ServeOptions): Promise<RunningServer> {
   const tls = options.tls;
+  // From the drain on, each answer closes its connection (`Connection: close`): checked when the
+  // answer is written, so a request in flight at the signal is answered that way too.
+  let draining = false;
+  const reply = (outcome: Reply, outgoing: ServerResponse) => {
+    if (draining) outgoing.shouldKeepAlive = false;
+    send(outcome, outgoing);
+  };
   const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    let reply: Reply | Promise<Reply>;
+    let outcome: Reply | Promise<Reply>;
     try {
-      reply = options.handle(new NodeRequest(incoming), asIs);
+      outcome = options.handle(new NodeRequest(incoming), asIs);
     } catch {
-      reply = serverError();
+      outcome = serverError();
     }
     // A reply made synchronously is written at once, with no promise in between.
-    if (!(reply instanceof Promise)) return send(reply, outgoing);
-    reply.then((reply) => send(reply, outgoing), () => send(serverError(), outgoing));
+    if (!(outcome instanceof Promise)) return reply(outcome, outgoing);
+    outcome.then((outcome) => reply(outcome, outgoing), () => reply(serverError(), outgoing));
   };
   const secure = tls === undefined ? undefined : (await import("node:https")).createServer({
     ...HTTP_OPTIONS,
@@ -88,17 +95,27 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
         }),
         shutdown: (graceMs: number) =>
           new Promise<void>((done) => {
-            // close() stops accepting and waits for open connections; idle keep-alive ones
-            // would hold it open until their timeout, so close those now and as they turn idle,
-            // and at the deadline every connection (a trickled head never reaches the handler).
-            const sweep = setInterval(closeIdle, IDLE_SWEEP_MS);
+            draining = true;
+            // node:http's close() also closes every idle keep-alive connection at once, and one
+            // in a busy proxy pool is idle only between two requests: the proxy's next request
+            // would meet the close. net's close() only stops accepting, and calls back once every
+            // connection has ended. Idle ones would hold it until their timeout, so those still
+            // idle after the quiet period are closed then, and later ones as they turn idle (each
+            // answer from now on closes its connection, so an idle one has been idle since the
+            // drain began); at the deadline every connection (a trickled head never reaches the
+            // handler).
+            let sweep: ReturnType<typeof setInterval> | undefined;
+            const quiet = setTimeout(() => {
+              closeIdle();
+              sweep = setInterval(closeIdle, IDLE_SWEEP_MS);
+            }, Math.min(IDLE_QUIET_MS, graceMs));
             const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
-            server.close(() => {
+            NetServer.prototype.close.call(server, () => {
+              clearTimeout(quiet);
               clearInterval(sweep);
               clearTimeout(deadline);
               done();
             });
-            closeIdle();
           }),
       });
     });

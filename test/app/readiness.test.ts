@@ -14,24 +14,51 @@ describe("health and readiness", () => {
     assert.equal((await request("/readyz", { key: null })).status, 200);
   });
 
-  it("/readyz is 503 while the store is loading and 200 once it is ready", async () => {
+  it("/readyz is 503 while the store is loading and 200 once it is ready; API requests wait for the load", async () => {
     const { app, store, request } = testApp({ storeLoaded: false });
     const loading = await request("/readyz", { key: null });
     assert.equal(loading.status, 503);
     assert.equal((await errorOf(loading)).code, "unavailable");
-    assert.equal((await request("/v1/pets")).status, 503, "API requests wait for the store too");
+    assert.equal((await request("/healthz", { key: null })).status, 200);
+    // Sent while loading, answered once the store is there, not with a 503.
+    const list = request("/v1/pets");
+    const create = request("/v1/pets", { method: "POST", body: rex });
+    let answered = false;
+    void Promise.resolve(list).then(() => answered = true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(answered, false, "a request waits while the store loads");
+    // Paths that need no store answer at once.
+    assert.equal((await request("/v1/openapi.json", { key: null })).status, 200);
+    assert.equal((await request("/v1/nope")).status, 404);
     app.ready(store);
+    assert.equal((await list).status, 200);
+    assert.equal((await create).status, 201);
     assert.equal((await request("/readyz", { key: null })).status, 200);
-    assert.equal((await request("/v1/pets")).status, 200);
+    assert.deepEqual(
+      (await (await request("/v1/pets")).json()).map((pet: { name: string }) => pet.name),
+      ["Rex"],
+    );
   });
 
-  it("/readyz is 503 while draining, and API requests are refused with 503", async () => {
+  it("a request waits for a loading store only up to its bound, then answers 503 unavailable", async () => {
+    const { request } = testApp({ storeLoaded: false, loadWaitMs: 100 });
+    const started = performance.now();
+    const response = await request("/v1/pets");
+    const waited = performance.now() - started;
+    assert.equal(response.status, 503);
+    assert.equal(response.headers.get("retry-after"), "1");
+    assert.match((await errorOf(response)).message, /still loading/);
+    assert.ok(waited >= 90 && waited < 2_000, `answered after ${Math.round(waited)} ms`);
+  });
+
+  it("/readyz is 503 while draining, and every other request is served as before", async () => {
     const { app, request } = testApp();
     app.drain();
     const ready = await request("/readyz");
     assert.equal(ready.status, 503);
     assert.equal((await errorOf(ready)).code, "unavailable");
-    assert.equal((await request("/v1/pets")).status, 503);
+    assert.equal((await request("/v1/pets", { method: "POST", body: rex })).status, 201);
+    assert.equal((await request("/v1/pets")).status, 200);
     assert.equal((await request("/healthz")).status, 200);
   });
 

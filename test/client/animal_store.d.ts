@@ -327,7 +327,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The store is loading, the service is shutting down, or the disk refused the write (nothing was saved) */
+      /** @description The store did not finish loading within 10 s, cannot reach its database, or the disk refused the write (nothing was saved) */
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
@@ -484,7 +484,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The store is loading, the service is shutting down, or the disk refused the write (nothing was saved) */
+      /** @description The store did not finish loading within 10 s, cannot reach its database, or the disk refused the write (nothing was saved) */
       503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
@@ -650,7 +650,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The store is loading, the service is shutting down, or the disk refused the write (nothing was saved) */
+      /** @description The store did not finish loading within 10 s, cannot reach its database, or the disk refused the write (nothing was saved) */
       503: {
         headers: {
           Deprecation: components["headers"]["Deprecation"];

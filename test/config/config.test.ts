@@ -152,6 +152,12 @@ describe("loadConfig()", () => {
     assert.equal(loadConfig({ SHUTDOWN_TIMEOUT: "300" }).shutdownTimeoutSeconds, 300);
   });
 
+  it("reads SHUTDOWN_DELAY in seconds, 0 by default, 0 to 300", () => {
+    assert.equal(loadConfig({}).shutdownDelaySeconds, 0);
+    assert.equal(loadConfig({ SHUTDOWN_DELAY: "5" }).shutdownDelaySeconds, 5);
+    assert.equal(loadConfig({ SHUTDOWN_DELAY: "300" }).shutdownDelaySeconds, 300);
+  });
+
   it("reads CACHE_BYTES, 0 included (the cache off)", () => {
     assert.equal(loadConfig({ CACHE_BYTES: "0" }).cacheBytes, 0);
     assert.equal(loadConfig({ CACHE_BYTES: "1048576" }).cacheBytes, 1048576);
@@ -174,6 +180,10 @@ describe("loadConfig()", () => {
       [{ SHUTDOWN_TIMEOUT: "1.5" }, "SHUTDOWN_TIMEOUT"],
       [{ SHUTDOWN_TIMEOUT: "-1" }, "SHUTDOWN_TIMEOUT"],
       [{ SHUTDOWN_TIMEOUT: "10s" }, "SHUTDOWN_TIMEOUT"],
+      [{ SHUTDOWN_DELAY: "301" }, "SHUTDOWN_DELAY"],
+      [{ SHUTDOWN_DELAY: "0.5" }, "SHUTDOWN_DELAY"],
+      [{ SHUTDOWN_DELAY: "-1" }, "SHUTDOWN_DELAY"],
+      [{ SHUTDOWN_DELAY: "" }, "SHUTDOWN_DELAY"],
       [{ CACHE_BYTES: "1.5" }, "CACHE_BYTES"],
       [{ CACHE_BYTES: "" }, "CACHE_BYTES"],
       [{ API_KEYS: "" }, "API_KEYS"],

@@ -293,7 +293,7 @@ describe("responses match the document", () => {
   });
 
   it("503 while loading, on a refused write and on a lost store carries the documented headers", async () => {
-    await check(testApp({ storeLoaded: false }), [
+    await check(testApp({ storeLoaded: false, loadWaitMs: 10 }), [
       ["/v1/pets", { method: "POST", body: rex }],
       ["/v1/pets", {}],
       ["/v1/pets/1", {}],

@@ -1,7 +1,10 @@
 /**
- * Shutdown has a deadline, on the runtime under test (TARGET_RUNTIME): idle keep-alive
- * connections are closed at once, and clients that trickle a head or a body, or never read, hold
- * the process no longer than SHUTDOWN_TIMEOUT; it still exits 0 with the store closed.
+ * Shutdown, on the runtime under test (TARGET_RUNTIME). It drains without dropping a request: a
+ * request on a connection already open is answered as usual with `Connection: close`, an idle
+ * keep-alive connection is closed only after a quiet period, new connections are refused once the
+ * listener closes, and SHUTDOWN_DELAY keeps everything served but `/readyz` for its seconds. It
+ * has a deadline: clients that trickle a head or a body, or never read, hold the process no
+ * longer than SHUTDOWN_TIMEOUT; it still exits 0 with the store closed.
  */
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
@@ -12,6 +15,8 @@ import {
   targetRuntime,
   temporaryDirectory,
 } from "../support/server_process.ts";
+import { Buffer } from "node:buffer";
+import { parseRawResponse, type RawResponse } from "../support/raw_http.ts";
 import { serviceApi } from "../support/service_api.ts";
 import { withService } from "../support/service_fixture.ts";
 
@@ -50,6 +55,47 @@ function closedAfter(socket: Socket, started: number): Promise<number> {
   });
 }
 
+/**
+ * Sends `request` on an open connection and reads one response framed by its Content-Length
+ * (answers are small); rejects when the connection closes first or nothing whole comes in 5 s.
+ */
+function exchange(socket: Socket, request: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    let data = Buffer.alloc(0);
+    const done = (outcome: RawResponse | Error) => {
+      clearTimeout(timer);
+      socket.off("data", onData);
+      socket.off("close", onClose);
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
+    };
+    const onData = (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      const response = parseRawResponse(data);
+      if (response !== undefined) done(response);
+    };
+    const onClose = () => done(new Error(`connection closed before an answer: ${data}`));
+    const timer = setTimeout(() => done(new Error(`no whole answer in 5 s: ${data}`)), 5_000);
+    socket.on("data", onData);
+    socket.once("close", onClose);
+    socket.write(request);
+  });
+}
+
+/** Resolves with the code of a connect to `port`: "connected" (then closed) or the error code. */
+function connectOutcome(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve("connected");
+    });
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function stopTimed(service: ServiceProcess): Promise<{ code: number | string; ms: number }> {
   const started = performance.now();
   service.kill("SIGTERM");
@@ -62,7 +108,104 @@ async function stopTimed(service: ServiceProcess): Promise<{ code: number | stri
 }
 
 describe(`shutdown on ${runtime}`, { timeout: 60_000 }, () => {
-  it("closes idle keep-alive connections and ones that sent nothing at once, exits 0 well before SHUTDOWN_TIMEOUT", async () => {
+  it("after SIGTERM answers a request on an open connection as usual with Connection: close, closes an idle one only after the quiet period, then refuses new connections", async () => {
+    await withService({ key: KEY, env: { SHUTDOWN_TIMEOUT: "3" } }, async (service) => {
+      const busy = await openConnection(service.port);
+      const idle = await openConnection(service.port);
+      const held = await openConnection(service.port);
+      const get = `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`;
+      try {
+        for (const socket of [busy, idle]) {
+          const first = await exchange(socket, get);
+          assert.equal(first.status, 200);
+          assert.notEqual(first.headers.connection, "close");
+        }
+        // A create whose body is still coming keeps the process in its grace period, so the
+        // closed listener can be seen.
+        held.write(
+          `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
+            'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":"',
+        );
+        await sleep(200);
+        const started = performance.now();
+        const idleClosed = closedAfter(idle, started);
+        const busyClosed = new Promise<void>((resolve) => busy.once("close", () => resolve()));
+        service.kill("SIGTERM");
+        await sleep(150);
+        // The pooled connection's next request, sent after the signal: served, and retired.
+        const answer = await exchange(busy, get);
+        assert.equal(answer.status, 200, answer.body);
+        assert.equal(answer.headers.connection, "close");
+        busy.resume();
+        await Promise.race([busyClosed, sleep(3_000)]);
+        assert.ok(
+          busy.destroyed || busy.readableEnded,
+          "the connection was closed after the answer",
+        );
+        // The idle one was not closed the instant of the signal, but within the quiet period.
+        const idleMs = await idleClosed;
+        assert.ok(
+          idleMs > 300,
+          `an idle connection was closed ${Math.round(idleMs)} ms after SIGTERM`,
+        );
+        assert.ok(idleMs < 2_000, `an idle connection stayed open ${Math.round(idleMs)} ms`);
+        // The listener is closed: a new connection is refused (nothing was sent on it).
+        assert.equal(await connectOutcome(service.port), "ECONNREFUSED");
+        const code = await Promise.race([service.exited, sleep(8_000).then(() => "running")]);
+        assert.equal(code, 0, service.stderr());
+      } finally {
+        for (const socket of [busy, idle, held]) socket.destroy();
+      }
+    });
+  });
+
+  it("with SHUTDOWN_DELAY answers /readyz 503 and serves everything else as before for that long, then stops; a second signal ends the delay", async () => {
+    await withService(
+      { key: KEY, env: { SHUTDOWN_DELAY: "2", SHUTDOWN_TIMEOUT: "1" } },
+      async (service) => {
+        const pooled = await openConnection(service.port);
+        try {
+          const get = `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`;
+          assert.equal((await exchange(pooled, get)).status, 200);
+          const started = performance.now();
+          service.kill("SIGTERM");
+          await sleep(300);
+          // New connections are accepted; /readyz says 503, the API answers as before.
+          const ready = await fetch(`${service.url}/readyz`);
+          assert.equal(ready.status, 503);
+          await ready.body?.cancel();
+          const created = await api(service, "/v1/pets", {
+            method: "POST",
+            body: '{"name":"During the delay","categoryId":1}',
+          });
+          assert.equal(created.status, 201);
+          const again = await exchange(pooled, get);
+          assert.equal(again.status, 200);
+          assert.notEqual(again.headers.connection, "close", "keep-alive as before the signal");
+          const code = await Promise.race([service.exited, sleep(10_000).then(() => "running")]);
+          const ms = performance.now() - started;
+          assert.equal(code, 0, service.stderr());
+          assert.ok(ms > 1_900, `exited ${Math.round(ms)} ms after SIGTERM, SHUTDOWN_DELAY=2`);
+          assert.ok(ms < 2_000 + 1_000 + 3_000, `exited ${Math.round(ms)} ms after SIGTERM`);
+        } finally {
+          pooled.destroy();
+        }
+      },
+    );
+    await withService({ key: KEY, env: { SHUTDOWN_DELAY: "120" } }, async (service) => {
+      service.kill("SIGTERM");
+      await sleep(300);
+      assert.equal((await fetch(`${service.url}/readyz`)).status, 503);
+      const started = performance.now();
+      service.kill("SIGTERM");
+      const code = await Promise.race([service.exited, sleep(8_000).then(() => "running")]);
+      assert.equal(code, 0, service.stderr());
+      assert.ok(performance.now() - started < 5_000);
+      assert.match(service.stdout(), /ending SHUTDOWN_DELAY early/);
+    });
+  });
+
+  it("closes idle keep-alive connections and ones that sent nothing after the quiet period, exits 0 well before SHUTDOWN_TIMEOUT", async () => {
     await withService({ key: KEY, env: { SHUTDOWN_TIMEOUT: "20" } }, async (service) => {
       const socket = await openConnection(service.port);
       // A spare connection, opened ahead of need as HTTP clients do, that has sent nothing.

@@ -16,7 +16,13 @@ export const OTHER_KEY = "test-key-2";
  * test hands it `store` with `app.ready(store)`.
  */
 export function testApp(
-  options: { env?: Record<string, string>; clock?: () => number; storeLoaded?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: () => number;
+    storeLoaded?: boolean;
+    /** How long requests wait for a store that is loading (the app's `loadWaitMs`). */
+    loadWaitMs?: number;
+  } = {},
 ) {
   const config: Config = loadConfig({ API_KEYS: `${KEY},${OTHER_KEY}`, ...options.env });
   const store = new MemoryStore();
@@ -27,6 +33,7 @@ export function testApp(
     keys,
     log,
     store: options.storeLoaded === false ? undefined : store,
+    loadWaitMs: options.loadWaitMs,
     // Runs like the real clock but before the sunset, so GET /pets/{petId} answers as on any
     // day the tests were written for, whatever the date they run on.
     clock: options.clock ?? clockBeforeSunset(),
