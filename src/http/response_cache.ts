@@ -16,12 +16,6 @@ export interface CachedResponse {
 /** An estimate of an entry's cost beyond body and key (Map slot, objects, tag and link). */
 export const ENTRY_OVERHEAD_BYTES = 256;
 
-/** Fewer than `COLD_HITS` hits in `RATE_WINDOW` lookups: the load is cache-hostile (under 1%). */
-const RATE_WINDOW = 1024;
-const COLD_HITS = 10;
-/** While cold, one offer in this many still goes through admission, so a hot page gets in. */
-const COLD_SAMPLE = 16;
-
 type Key = number | string;
 
 /** An entry in the recency list, most recently used at the head. */
@@ -37,12 +31,7 @@ interface Node {
  * A byte-bounded LRU map from request keys to cached responses, with a doorkeeper (TinyLFU's):
  * an offered response enters the second time its key misses within the last `admissionWindow`
  * distinct misses, so a page asked for once never displaces one that clients keep asking for.
- * While the recent hit rate is near zero (random pages over a large catalogue) most offers skip
- * even the doorkeeper's bookkeeping; one in `COLD_SAMPLE` still counts, so a page that becomes
- * popular enters all the same.
- *
- * Recency is a linked list beside the Map, not the Map's own insertion order: moving an entry by
- * delete-and-set, and evicting by iterating from the Map's start, left deleted slots that every
+ * Recency is a linked list beside the Map: reordering the Map itself left deleted slots that every
  * eviction walked again.
  */
 export class ResponseCache {
@@ -53,10 +42,6 @@ export class ResponseCache {
   #newest: Node | undefined;
   #oldest: Node | undefined;
   #seen = new Set<Key>();
-  #lookups = 0;
-  #hits = 0;
-  #cold = false;
-  #offers = 0;
 
   /**
    * `capacity`: the most bytes the entries may take, overhead included; 0 keeps nothing.
@@ -78,13 +63,8 @@ export class ResponseCache {
 
   /** The entry for `key`, now the most recently used, or undefined. */
   get(key: Key): CachedResponse | undefined {
-    if (++this.#lookups === RATE_WINDOW) {
-      this.#cold = this.#hits < COLD_HITS;
-      this.#lookups = this.#hits = 0;
-    }
     const node = this.#nodes.get(key);
     if (node === undefined) return undefined;
-    this.#hits++;
     if (node !== this.#newest) {
       this.#unlink(node);
       this.#pushNewest(node);
@@ -94,7 +74,6 @@ export class ResponseCache {
 
   /** Keeps `entry` under `key` if the doorkeeper admits it (the key missed before). */
   offer(key: Key, entry: CachedResponse): void {
-    if (this.#cold && ++this.#offers % COLD_SAMPLE !== 0) return;
     if (this.#seen.has(key)) {
       this.#seen.delete(key);
       this.set(key, entry);
