@@ -22,8 +22,8 @@ export const BROTLI_PER_REQUEST = 5;
  */
 export const BROTLI_ONCE = 5;
 /** gzip levels for bodies built per request and for bodies compressed once. */
-export const GZIP_PER_REQUEST = 6;
-export const GZIP_ONCE = 9;
+const GZIP_PER_REQUEST = 6;
+const GZIP_ONCE = 9;
 
 /** Bodies of this many bytes or fewer are always sent as they are. */
 export const COMPRESSION_THRESHOLD = 1024;

@@ -26,7 +26,7 @@ export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
 /** How long a pet's name may be, in Unicode code points. */
-export const NAME_LENGTH = { min: 1, max: 200 } as const;
+const NAME_LENGTH = { min: 1, max: 200 } as const;
 
 /**
  * The pet-name rule, the one place it is written: which rule a name breaks, or undefined when the
