@@ -1,16 +1,9 @@
 /**
- * The one JSON parser of request bodies, straight from the bytes, integers kept exact.
- *
- * `JSON.parse` turns `9007199254740993` into `9007199254740992` before any check can see it, so
- * bodies are parsed here instead. A plain integer literal (optional minus, digits, no fraction, no
- * exponent) becomes a `bigint`; any other number form (`1.5`, `1.0`, `1e3`, `-0`) becomes a
- * `number`, which the int64 schema refuses. Objects have no prototype, so a `__proto__` key is an
- * ordinary (and refused) field; a duplicated key is a syntax error, since two parsers could
- * disagree on which value wins. UTF-8 is checked as the bytes are read: outside strings only ASCII
- * is JSON, and inside them each sequence is held to the rules of a fatal `TextDecoder` (shortest
- * form, no encoded surrogate, nothing past U+10FFFF), which drops one leading byte order mark.
- * A body that is not JSON is refused with the reason and the position (in UTF-16 units of the
- * decoded text) of the first thing wrong.
+ * The one JSON parser of request bodies, straight from the bytes, because `JSON.parse` rounds
+ * `9007199254740993` before any check sees it: a plain integer literal becomes a `bigint`, any other
+ * number form (`1.5`, `1e3`, `-0`) a `number` the int64 schema refuses. Objects have no prototype;
+ * a duplicated key is a syntax error; UTF-8 is held to a fatal `TextDecoder`'s rules as it is read.
+ * A failure gives the reason and its position in UTF-16 units of the decoded text.
  */
 import type { JsonValue } from "../schemas/json_value.ts";
 
@@ -221,10 +214,7 @@ class ByteParser {
     return at + 2;
   }
 
-  /**
-   * Decodes the UTF-8 sequence starting at `at` into `escaped`, or refuses the body if a fatal
-   * TextDecoder would refuse it (WHATWG Encoding, "UTF-8 decoder"); returns the position after it.
-   */
+  /** Decodes the UTF-8 sequence at `at` into `escaped` as a fatal TextDecoder would, or refuses. */
   private utf8Sequence(at: number): number {
     const bytes = this.bytes;
     const lead = bytes[at];

@@ -1,14 +1,7 @@
 /**
- * Cursor pagination (docs/api.md): the cursor names the last id of the previous page and the status
- * filter it was made for, and carries a checksum so an altered or invented cursor is refused
- * with 400 instead of silently starting somewhere else. Because ids only grow and a pet becomes
- * visible only once durable (in id order), "ids after the cursor" returns every matching pet
- * exactly once even while pets are created during a walk.
- *
- * The checksum guards against mistakes (a truncated or hand-edited cursor), not against an
- * adversary: a forged cursor could only start a walk at some id, which reveals nothing a walk
- * does not. So it is a fast 64-bit mixing digest (digest64.ts), not SHA-256. The salt is fixed,
- * so every instance of the service (and every restart) accepts the cursors of every other.
+ * Cursor pagination (docs/api.md): the cursor names the last id served and the status filter, with
+ * a checksum against mistakes (a forged cursor reveals nothing a walk does not), fixed so every
+ * instance accepts every other's. Ids only grow, so a walk sees each matching pet exactly once.
  */
 import { CURSOR_MAX_LENGTH } from "../schemas/limits.ts";
 import { digest64Hex } from "./digest64.ts";

@@ -1,8 +1,4 @@
-/**
- * The response cache: the bytes of full list pages (immutable: they have a `next` link), each in
- * its coding, within `CACHE_BYTES`, least recently used out first. Only immutable responses
- * enter, so an entry is never invalidated, only evicted.
- */
+/** The response cache of full list pages (immutable, so never invalidated), within `CACHE_BYTES`. */
 
 /** A response kept in the cache: its body in its coding, and what its headers need. */
 export interface CachedResponse {
@@ -43,11 +39,7 @@ export class ResponseCache {
   #oldest: Node | undefined;
   #seen = new Set<Key>();
 
-  /**
-   * `capacity`: the most bytes the entries may take, overhead included; 0 keeps nothing.
-   * `admissionWindow`: how many distinct missed keys the doorkeeper remembers before it starts
-   * over (10,000 keys: about 0.5 MB).
-   */
+  /** `capacity` in bytes, overhead included; `admissionWindow`: missed keys remembered. */
   constructor(capacity: number, admissionWindow = 10_000) {
     this.#capacity = capacity;
     this.#window = admissionWindow;

@@ -1,8 +1,6 @@
 /**
- * A hand-rolled router: routes are data, matched segment by segment (Node 20 has no
- * URLPattern). A path is matched first, then the method, so the caller can answer 404, 405 with
- * `Allow`, OPTIONS and HEAD in one place, and can decorate every response for a path (the
- * deprecated route's headers) whatever its status.
+ * A router over routes as data: the path first, then the method, so the caller answers 404, 405,
+ * OPTIONS and HEAD in one place and can decorate every response of a path.
  */
 import type { ReplyHeaders } from "./responses.ts";
 
