@@ -1,8 +1,6 @@
 /**
- * The pets' JSON text, kept as the UTF-8 bytes that are on disk rather than one JS string per
- * pet: replay keeps the pet objects of the chunks it read, and new lines are encoded straight
- * into an arena that then holds them. A pet costs the bytes of its JSON plus 10 bytes of
- * location; its string is built only when it is read.
+ * The pets' JSON text, kept as UTF-8 bytes in shared buffers (the chunks replay read, and an arena
+ * new lines are encoded into), not a string per pet: pages are copied from these bytes.
  */
 const ARENA_BYTES = 256 * 1024;
 
@@ -49,16 +47,12 @@ export class PetTexts {
     return this.#lengthOf[position];
   }
 
-  /**
-   * Copies the UTF-8 text of the pet at a position into `target` at `offset`; returns the offset
-   * after it. List pages are built from these bytes directly: no string per pet, no re-encoding.
-   */
+  /** Copies the pet's UTF-8 text into `target` at `offset`; returns the offset after it. */
   copyTo(position: number, target: Uint8Array, offset: number): number {
     const source = this.#segments[this.#segmentOf[position]];
     const start = this.#startOf[position];
     const end = start + this.#lengthOf[position];
-    // A byte loop, not `target.set(source.subarray(...))`: a pet is ~100 bytes, and a typed-array
-    // view per pet costs more than the copy itself (docs/performance.md, "Store").
+    // A byte loop: for a pet's few bytes a typed-array view costs more than the copy.
     for (let i = start; i < end; i++) target[offset++] = source[i];
     return offset;
   }
