@@ -1,31 +1,16 @@
 /**
- * The one reader of a data file or a backup: the store's start, `verify`, `backup`, `restore` and
- * the PostgreSQL `import` all walk a file with `readRecords`, so, given the same bytes read as the
- * same `kind` of file, they accept and refuse exactly the same files, naming the same line for the
- * same reason (test/tools/damage_judgement.test.ts).
- *
- * Rules, in the order a line meets them:
- * - a complete line longer than MAX_LINE_BYTES, not UTF-8, or not a line in the exact written form
- *   (`PetLine.parse`, which judges a pet's name by the API's own rules) is damage, named by its
- *   line number: data is never dropped silently;
- * - a pet's id must be above the id before it, and its idempotency key (scope and key) must be
- *   held by no earlier line: with two pets for one key, a retry could not say which it means;
- * - a backup's first line opens a checked run that its check line closes: the check must count
- *   the pet lines between them and carry the SHA-256 of their bytes. A check with no backup line
- *   before it, a backup line inside an open run, or a run never closed (the backup was cut short,
- *   at a line boundary or inside a line, or by the check line's newline alone) is damage, named by
- *   the line that is wrong;
- * - what lies outside the runs depends on what the file is (`kind`). In a data file (the start,
- *   `verify`, `backup`, `import` of DATA_DIR) it is the service's own: a backup copied into place
- *   by hand is followed by the pets created since, and those are kept. In a backup (`restore`,
- *   `verify PATH`, `import PATH`) that holds a backup line, a pet line (or bytes) outside the runs
- *   was added to it, and is damage, named by its line; a backup with no backup line at all is an
- *   earlier version's, judged line by line and reported unproven (`checked` false);
- * - bytes after the last newline hold no answered pet (every acknowledged batch ended with a
- *   synced newline) unless an operator cut the file: a complete pet record there is kept and
- *   reported as `missingNewline`; any other bytes are a torn last line, left out with their offset.
- *
- * The file is read in chunks of complete lines into one reused buffer; a caller copies what it keeps.
+ * The one reader of a data file or a backup: the start and every data tool walk a file with
+ * `readRecords`, so the same bytes read as the same `kind` are accepted or refused alike, naming
+ * the same line for the same reason (test/tools/damage_judgement.test.ts). Rules, in order:
+ * - a line too long, not UTF-8 or not in the exact written form (`PetLine.parse`) is damage;
+ * - ids ascend, and no idempotency key is held by two lines (a retry could not say which);
+ * - a backup's first line opens a run its check line closes, with the count and SHA-256 of the
+ *   pet lines between; a check without a run, a run inside a run or a run never closed is damage;
+ * - outside the runs, a data file holds the service's own pets (kept), while a backup with runs
+ *   was added to (damage); a backup with no runs is an earlier version's, `checked` false;
+ * - bytes after the last newline hold no answered pet unless an operator cut the file: a whole
+ *   pet record there is kept (`missingNewline`), anything else is a torn tail, left out.
+ * The file is read in chunks of whole lines into one reused buffer; a caller copies what it keeps.
  */
 import { isUtf8 } from "node:buffer";
 import { createHash, type Hash } from "node:crypto";
