@@ -198,8 +198,7 @@ function reply(context: ReadContext, response: Fresh, conditional = true): Reply
   return { status: 200, body: response.body, headers };
 }
 
-/** The cache key of a page: everything its cached response depends on (the `next` link shows
- * whether a limit was given). */
+/** The cache key of a page: all its response depends on (`limitGiven` shows in `next`). */
 function pageKey(query: PageRequest, coding: ContentCoding): string {
   const { afterId, status, limit, limitGiven } = query;
   return `${afterId}|${status ?? ""}|${limit}|${limitGiven ? 1 : 0}|${coding}`;
