@@ -1,28 +1,17 @@
 /**
- * Where log lines go, best effort: stdout may fail (its reader exited: EPIPE; its disk is full:
- * ENOSPC) or stall (its reader stopped reading) at any time, and neither may end the process or
- * delay an answer (docs/logs.md, "When stdout fails").
- *
- * 1. The stream's writes never block the event loop (the runtime adapter sees to that), and at
- *    most one is in flight; lines handed over meanwhile wait in a queue, joined into the next
- *    write.
- * 2. What waits, the write in flight and the queue, is bounded by `MAX_WAITING_CHARS`: a line that
- *    would go past it is dropped, so a stalled reader costs at most that much memory.
- * 3. A write that fails drops its lines; the next lines are tried all the same, since the stream
- *    may work again (space freed on the disk). Nothing is retried: a retry would hold memory for
- *    a stream that may never come back.
- * 4. Every dropped line is counted. The first write that succeeds after drops is followed by one
- *    `warn` line that says how many were dropped since the last such line; should that line be
- *    lost too, its count is carried into the next one.
+ * Where log lines go, best effort: stdout may fail (EPIPE, ENOSPC) or stall at any time, and
+ * neither may end the process or delay an answer (docs/logs.md, "When stdout fails").
+ * 1. At most one write is in flight; lines handed over meanwhile join the next write.
+ * 2. What waits is bounded by `MAX_WAITING_CHARS`: a line past it is dropped.
+ * 3. A failed write drops its lines, never retried; the next lines are tried all the same.
+ * 4. Dropped lines are counted, and the first write that succeeds after drops is followed by one
+ *    `warn` line with the count (carried on if that line is lost too).
  */
 import { errorCodeOf } from "./error_code.ts";
 
 /** A standard stream of the process, as the runtime adapter writes to it. */
 export interface OutputStream {
-  /**
-   * Resolves once the operating system took all of `text`; rejects with its error (EPIPE,
-   * ENOSPC, …). Never blocks the event loop, however long the stream takes.
-   */
+  /** Resolves once the system took all of `text`, or rejects with its error; never blocks. */
   write(text: string): Promise<void>;
 }
 

@@ -101,9 +101,8 @@ function readOrCreateGeneratedKey(dataDir: string, file: string): string {
 }
 
 /**
- * SIGHUP: re-reads `API_KEYS_FILE` (with `API_KEYS` as the process started) and swaps the keys at
- * once; returns whether it did. A file that cannot be read, holds a bad line or no key keeps the
- * old set and logs why: a typo must not lock every client out. Keys never reach the log.
+ * SIGHUP: re-reads `API_KEYS_FILE` and swaps the keys; returns whether it did. A bad file keeps the
+ * old set and logs why (a typo must not lock every client out); keys never reach the log.
  */
 export function reloadApiKeys(config: Config, keys: KeyRing, log: Logger): boolean {
   if (config.apiKeysFile === undefined) {

@@ -1,11 +1,7 @@
 /**
- * PEM files: `TLS_CERT_FILE` and `TLS_KEY_FILE`, the certificate chain and private key that turn
- * `PORT` into HTTPS, and `DATABASE_SSL_CA_FILE`. An unreadable file, a file that is not PEM, a key
- * of a kind not every runtime can serve, or a key that does not belong to the certificate is a bad
- * setting (exit 2), checked here at start so every runtime refuses it the same way, before
- * listening (node:crypto does the checks on Deno, Bun and Node alike). SIGHUP reads the pair again
- * through the same function. A certificate outside its dates is no bad setting (a clock, or a
- * renewal on its way, may be wrong for a moment): the service starts, and says so once.
+ * PEM files (`TLS_CERT_FILE`, `TLS_KEY_FILE`, `DATABASE_SSL_CA_FILE`), checked with node:crypto at
+ * start and on SIGHUP so every runtime refuses a bad pair alike (exit 2). A certificate outside its
+ * dates only warns: a clock or a renewal may be wrong for a moment.
  */
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -30,12 +26,8 @@ export interface TlsPair {
 }
 
 /**
- * The keys every runtime's TLS can serve, measured with a self-signed pair of each kind on Deno
- * 2.9 (rustls), Bun 1.4 (BoringSSL) and Node 20 (OpenSSL): RSA of 2048 bits or more, ECDSA on
- * P-256, P-384 or P-521, and Ed25519. Outside them one runtime or another fails: RSA-1024, RSA-PSS,
- * Ed448 and secp256k1 keys make Deno fail to listen; Bun cannot read the last three; Node listens
- * with secp256k1 but fails every handshake. Refused here, the same key is the same bad setting
- * everywhere.
+ * The keys every runtime's TLS can serve (RSA ≥ 2048, ECDSA P-256/384/521, Ed25519): each other
+ * kind fails on one runtime or another (docs/https.md), so it is refused everywhere.
  */
 const MIN_RSA_BITS = 2048;
 const SERVABLE_CURVES = new Set(["prime256v1", "secp384r1", "secp521r1"]);
@@ -104,10 +96,7 @@ export function readTlsPair(certFile: string, keyFile: string): TlsPair {
   };
 }
 
-/**
- * The warning for a leaf certificate outside its dates at `now`, or undefined: clients refuse it
- * (so HTTPS fails for them) until it is renewed or its start comes.
- */
+/** The warning for a leaf certificate outside its dates at `now`, or undefined. */
 export function certificateDateWarning(pair: TlsPair, now: number): string | undefined {
   const day = (time: number) => new Date(time).toISOString();
   if (now > pair.notAfter) {
@@ -137,11 +126,8 @@ function readPem(setting: string, path: string): string {
 }
 
 /**
- * SIGHUP: reads the pair `current` came from again; returns the pair now served. Where the runtime
- * can swap the certificate of a running server (Node), new connections get the new pair and open
- * ones keep theirs. A pair that cannot be read, is not PEM or does not match keeps the old one and
- * logs why: a half-copied renewal must not take HTTPS down. Where the runtime cannot swap (Deno,
- * Bun), the new pair is still checked, and the log says a restart is needed to serve it.
+ * SIGHUP: reads the pair again; returns the pair now served. A bad pair keeps the old one and logs
+ * why (a half-copied renewal must not take HTTPS down); a runtime that cannot swap says so.
  */
 export function reloadTls(
   current: TlsPair,

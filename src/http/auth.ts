@@ -3,11 +3,8 @@
  * with every accepted digest in constant time (equal-length digests, no early exit), so neither
  * the comparison nor the key's length leaks through timing.
  *
- * A key that passed that check is remembered (`verified`), so a client's later requests skip the
- * hash, which through node:crypto costs more than the rest of a list request (docs/performance.md).
- * Only accepted keys enter the map, so a wrong key always takes the constant-time path. The map's
- * lookup compares strings only after their hashes match, and V8 seeds string hashes randomly per
- * process, so it reveals nothing an attacker can steer.
+ * An accepted key is remembered so later requests skip the hash (docs/performance.md, "Get by id");
+ * only accepted keys enter the map, so a wrong key always takes the constant-time path.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { HttpError } from "./errors.ts";
@@ -26,7 +23,6 @@ export function keyFingerprint(digest: Uint8Array): string {
 /** The set of accepted keys, by digest. Replaceable as a whole (SIGHUP reload). */
 export class KeyRing {
   private digests: readonly Uint8Array[] = [];
-  /** `keyFingerprint` of each digest, made once per key set rather than once per request. */
   private fingerprints: readonly string[] = [];
   /** Presented keys already found accepted, with their fingerprints; emptied on `replace`. */
   private verified = new Map<string, string>();
@@ -45,11 +41,6 @@ export class KeyRing {
 
   get size(): number {
     return this.digests.length;
-  }
-
-  /** The fingerprint of `key` when it was found accepted before (no check now), else undefined. */
-  known(key: string): string | undefined {
-    return this.verified.get(key);
   }
 
   /** The fingerprint of the accepted key that matches `key`, or undefined. */
@@ -82,12 +73,6 @@ export const CHALLENGE_INVALID_KEY = `${CHALLENGE_NO_KEY}, error="invalid_token"
  * a key was sent but is not accepted.
  */
 export function authenticate(keys: KeyRing, authorization: string | null): string {
-  // The usual form, one space and a key accepted before, by one lookup. Only keys that passed
-  // `verify` (so without white space) are known: anything else takes the full path below.
-  if (authorization !== null && authorization.startsWith("Bearer ")) {
-    const known = keys.known(authorization.slice(7));
-    if (known !== undefined) return known;
-  }
   const token = authorization === null ? undefined : BEARER.exec(authorization)?.[1];
   if (token === undefined) {
     throw new HttpError(401, "unauthorized", ERROR_MESSAGES.missingKey, {

@@ -1,8 +1,6 @@
 /**
- * Reading a JSON request body within `MAX_BODY_BYTES`, without ever holding more than the limit:
- * a declared `Content-Length` over the limit is refused before reading, and a streamed body is
- * cancelled as soon as it crosses the limit. A read that fails is the client's doing (it went
- * away or was timed out mid-body): `ClientGoneError`, a 499 in the log, never a 500.
+ * Reading a JSON request body without ever holding more than `MAX_BODY_BYTES`: a larger declared
+ * length is refused before reading, a stream cancelled once it crosses the limit.
  */
 import { ClientGoneError, HttpError } from "./errors.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
@@ -11,18 +9,14 @@ import { parseJson } from "./json.ts";
 import type { AppRequest } from "./responses.ts";
 
 /**
- * Why a create's body cannot be read as JSON from its headers alone, or undefined when it can: the
- * media type must be `application/json`; a `charset` parameter, if any, must be `utf-8` (any case,
- * quoted or not: the body is decoded as UTF-8 and nothing else); and no content coding may be
- * applied (no `Content-Encoding`, or only `identity`), since the service decodes none: a gzip
- * body read as JSON would only fail later as a confusing 400. Each is a 415.
+ * Why a create's body cannot be read as JSON from its headers alone (a 415), or undefined: the
+ * media type must be `application/json`, any `charset` `utf-8`, and no content coding applied
+ * (the service decodes none, and a gzip body would only fail later as a confusing 400).
  */
 export function unsupportedBodyReason(
   contentType: string | null,
   contentEncoding: string | null,
 ): string | undefined {
-  // What nearly every create sends, answered without splitting it.
-  if (contentType === "application/json" && contentEncoding === null) return undefined;
   if (contentType === null) return ERROR_MESSAGES.notJson;
   const [mediaType, ...parameters] = contentType.split(";");
   if (mediaType.trim().toLowerCase() !== "application/json") {
@@ -60,11 +54,8 @@ const DECIMAL = /^[0-9]+$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * Whether the body can be read whole in one call: a `Content-Length` of plain digits and no
- * `Transfer-Encoding`. With both headers the runtime may frame by chunks, and then Content-Length
- * bounds nothing. HTTP framing then delivers exactly that many bytes, so reading it whole is
- * bounded (the declared length was checked against the limit before); and native on Bun and Deno,
- * where the stream reader below costs a promise per chunk.
+ * Whether the body can be read whole in one call: a `Content-Length` of digits (checked against
+ * the limit before) and no `Transfer-Encoding`, with which Content-Length would bound nothing.
  */
 function readsWhole(request: AppRequest, declared: string | null): boolean {
   return declared !== null && DECIMAL.test(declared) && !request.headers.has("transfer-encoding");
@@ -97,19 +88,14 @@ function byobReaderOf(body: ReadableStream<Uint8Array>): ReadableStreamBYOBReade
 /** The smallest buffer a body is copied into: most bodies fit it whole. */
 const FIRST_CAPACITY = 4 * 1024;
 /**
- * What a byte stream reads into, each read: as much as Deno 2.9 reads at once into a buffer of
- * its own (its `autoAllocateChunkSize`). Deno fails a read into a view of 4 bytes or fewer
- * ("Cannot read request body as underlying resource unavailable"), so the body buffer's
- * remaining room is never offered directly.
+ * What a byte stream reads into, each read: Deno 2.9's own read size. Deno fails a read into a view
+ * of 4 bytes or fewer, so the body buffer's remaining room is never offered directly.
  */
 const READ_SIZE = 64 * 1024;
 
 /**
- * Reads a byte stream through one buffer of ours, reused for every read, copying what each read
- * gives into the body's buffer. A default reader would get each chunk in a fresh buffer of the
- * stream's own (64 KiB on Deno 2.9, whatever the chunk's size), so a body sent one byte per chunk
- * costs 64 KiB of garbage per byte, made faster than the collector frees it (60,000 one-byte
- * chunks: RSS 66 → 262 MiB, and it stays).
+ * Reads a byte stream through one reused buffer of ours: a default reader gets each chunk in a
+ * fresh 64 KiB buffer on Deno 2.9, so a body sent a byte per chunk would grow memory without bound.
  */
 async function readIntoBuffer(
   reader: ReadableStreamBYOBReader,
@@ -118,7 +104,6 @@ async function readIntoBuffer(
   let scratch = new Uint8Array(READ_SIZE);
   const body = new GrowingBytes(limit);
   for (;;) {
-    // The read takes the buffer and gives it back in `value` (a view of the bytes it filled).
     const { done, value } = await reader.read(scratch);
     if (value === undefined || done) return body.bytes();
     scratch = new Uint8Array(value.buffer);
@@ -126,10 +111,7 @@ async function readIntoBuffer(
   }
 }
 
-/**
- * Reads a stream chunk by chunk, copying each into one growing buffer and keeping none: a chunk
- * may be a view of a much larger buffer, which keeping it would hold.
- */
+/** Reads a stream chunk by chunk, keeping no chunk: one may be a view of a larger buffer. */
 async function readChunks(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   limit: number,
@@ -182,22 +164,15 @@ class GrowingBytes {
 }
 
 /**
- * Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON.
- *
- * What a failed body read means: the runtimes fail the read when the connection closes or
- * times out before the body's end, each in its own words: Deno with `BadResource` ("Cannot read
- * body as underlying resource unavailable"), Bun with `AbortError` ("The connection was closed",
- * also when its idle timeout cuts a slow client), Node with `Error: aborted` (`ECONNRESET`, also
- * after its own 408 to a slow client); Bun and Node the same way on a malformed chunked body
- * (Deno drops that connection without calling the handler). So every failure is the client's,
- * except a `TypeError` (a body read twice: our bug, which must stay a 500) and the 413 below.
+ * Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON. Every runtime
+ * fails a read when the client closes, times out or sends a malformed chunked body (Deno
+ * `BadResource`, Bun `AbortError`, Node `aborted`): the client's doing, but for a `TypeError` (a
+ * body read twice: our bug, a 500) and our own 413.
  */
 export function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) return Promise.reject(tooLarge(limit));
-  // One `then` for read and parse: the read's failure is mapped by `readFailed`, while a 413 or a
-  // parse error thrown on fulfilment passes through as it is. No async function in between: each
-  // level would add a promise per create (docs/performance.md, "Durable POST").
+  // One `then` for read and parse: only the read's own failure goes through `readFailed`.
   if (readsWhole(request, declared)) {
     return request.arrayBuffer().then(
       (buffer) => parseJsonBody(withinLimit(buffer, limit)),

@@ -1,29 +1,20 @@
 /**
- * Compressing response bodies with node:zlib (Deno, Bun and Node all have it), synchronously: a
- * body is a few KB at most, cheaper than a round trip through the thread pool. A body made per
- * request gets a cheap gzip level; an immutable one (a full page, compressed once and then cached)
- * a higher one. The level depends on immutability only, never on the cache, so a client gets the
- * same bytes with the cache on, off or too small (docs/caching.md). The brotli encoder is the
- * runtime adapter's choice (`RuntimeAdapter.brotliEncoder`, brotli-wasm on Deno).
+ * Compressing response bodies, synchronously (a body is a few KB at most). The level depends only
+ * on whether the body can change, never on the cache, so a client gets the same bytes with the
+ * cache on, off or too small (docs/caching.md). The runtime adapter picks the brotli encoder.
  */
 import { createRequire } from "node:module";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 /**
- * Brotli quality for bodies built per request. Below 5, Deno's brotli (a Rust port) and the C
- * library of Node and Bun give different bytes for the same input; from 5 to 9 they agree, and
- * on page-sized JSON 6 to 9 compress no better than 5 while costing more.
+ * Brotli quality, per request and once: below 5 Deno's brotli and the C library give different
+ * bytes, and above it a page shrinks little for much more CPU (docs/caching.md).
  */
 export const BROTLI_PER_REQUEST = 5;
-/**
- * Brotli quality for bodies compressed once. Not higher: 10 and 11 shrink a page by another
- * 10–15 % but cost 20–100 times as much, and give different bytes on Deno; a page walked once is
- * compressed once and sent once, so that cost would not be spread over many requests.
- */
 export const BROTLI_ONCE = 5;
 /** gzip levels for bodies built per request and for bodies compressed once. */
-export const GZIP_PER_REQUEST = 6;
-export const GZIP_ONCE = 9;
+const GZIP_PER_REQUEST = 6;
+const GZIP_ONCE = 9;
 
 /** Bodies of this many bytes or fewer are always sent as they are. */
 export const COMPRESSION_THRESHOLD = 1024;
@@ -46,11 +37,8 @@ export function zlibBrotli(body: Uint8Array, quality: number): Uint8Array {
 }
 
 /**
- * The brotli of `brotli-wasm` (Rust's brotli as WebAssembly): one memory that grows to the largest
- * compression's need and is reused, so bounded on any runtime. No mode or size hint, yet at
- * quality 5 to 9 the bytes of node:zlib (test/http/compression.test.ts). Loaded with `require`,
- * whose entry reads the .wasm file beside it: the `import` entry fetches it by URL, which Node
- * cannot do for a file.
+ * The brotli of `brotli-wasm`: one reused memory, so bounded on any runtime, and at quality 5 to 9
+ * the bytes of node:zlib. Loaded with `require`: its `import` entry fetches the .wasm by URL.
  */
 export function loadWasmBrotli(): BrotliEncoder {
   const require = createRequire(import.meta.url);
@@ -74,11 +62,7 @@ export function compressBody(
   return toBytes(brotli(body, use === "once" ? BROTLI_ONCE : BROTLI_PER_REQUEST));
 }
 
-/**
- * A plain Uint8Array that owns exactly its bytes. zlib may hand back a view into a larger
- * buffer (its output chunk); a cached view would keep the whole chunk alive and break the
- * cache's byte accounting, so such a view is copied.
- */
+/** A Uint8Array owning exactly its bytes: a cached view of zlib's chunk would keep it all alive. */
 function toBytes(buffer: Uint8Array): Uint8Array<ArrayBuffer> {
   if (buffer.byteOffset === 0 && buffer.buffer.byteLength === buffer.byteLength) {
     return new Uint8Array(buffer.buffer as ArrayBuffer);

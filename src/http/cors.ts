@@ -1,9 +1,6 @@
 /**
- * CORS (docs/api.md, CORS): off unless `CORS_ORIGINS` is set. Allowed origins get
- * `Access-Control-Allow-Origin` on every response, errors included, so browser code can read a
- * 401 or a 429 too, and `Access-Control-Expose-Headers` so it can read the contract's headers.
- * A preflight `OPTIONS` on a known path is answered without a key (the Fetch standard's CORS
- * preflight never carries credentials or `Authorization`).
+ * CORS (docs/api.md), off unless `CORS_ORIGINS` is set: allowed origins get their headers on every
+ * response, errors included; a preflight is answered without a key (it never carries one).
  */
 import type { AppRequest } from "./responses.ts";
 
@@ -45,10 +42,7 @@ export class CorsPolicy {
     headers["access-control-expose-headers"] = EXPOSED_HEADERS;
   }
 
-  /**
-   * Adds the preflight headers when `request` is a CORS preflight from an allowed origin;
-   * `allow` is the path's `Allow` value. Other OPTIONS requests get nothing extra.
-   */
+  /** Adds the preflight headers to a preflight from an allowed origin (`allow`: the path's). */
   preflight(request: AppRequest, allow: string, headers: Record<string, string>): void {
     if (request.headers.get("access-control-request-method") === null) return;
     if (this.allowOrigin(request.headers.get("origin")) === undefined) return;

@@ -37,11 +37,7 @@ export function errorReply(error: HttpError, requestId: string, base: HeaderSet)
   };
 }
 
-/**
- * The client went away before its request was read in full: its connection closed, or the
- * runtime timed it out, in the middle of the body. No answer can reach it; the request is logged
- * and counted with nginx's status 499 ("client closed request"), never as a server error.
- */
+/** The client went away mid-body: logged and counted as nginx's 499, never a server error. */
 export class ClientGoneError extends Error {
   readonly status = 499;
 

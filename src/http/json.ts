@@ -1,17 +1,9 @@
 /**
- * The one JSON parser of request bodies, straight from the bytes: no `TextDecoder`, no regular
- * expression, ASCII text copied a byte at a time, and integers kept exact.
- *
- * `JSON.parse` turns `9007199254740993` into `9007199254740992` before any check can see it, so
- * bodies are parsed here instead. A plain integer literal (optional minus, digits, no fraction, no
- * exponent) becomes a `bigint`; any other number form (`1.5`, `1.0`, `1e3`, `-0`) becomes a
- * `number`, which the int64 schema refuses. Objects have no prototype, so a `__proto__` key is an
- * ordinary (and refused) field; a duplicated key is a syntax error, since two parsers could
- * disagree on which value wins. UTF-8 is checked as the bytes are read: outside strings only ASCII
- * is JSON, and inside them each sequence is held to the rules of a fatal `TextDecoder` (shortest
- * form, no encoded surrogate, nothing past U+10FFFF), which drops one leading byte order mark.
- * A body that is not JSON is refused with the reason and the position (in UTF-16 units of the
- * decoded text) of the first thing wrong.
+ * The one JSON parser of request bodies, straight from the bytes, because `JSON.parse` rounds
+ * `9007199254740993` before any check sees it: a plain integer literal becomes a `bigint`, any other
+ * number form (`1.5`, `1e3`, `-0`) a `number` the int64 schema refuses. Objects have no prototype;
+ * a duplicated key is a syntax error; UTF-8 is held to a fatal `TextDecoder`'s rules as it is read.
+ * A failure gives the reason and its position in UTF-16 units of the decoded text.
  */
 import type { JsonValue } from "../schemas/json_value.ts";
 
@@ -26,12 +18,6 @@ const MAX_DEPTH = 64;
 /** The single-character escapes (RFC 8259 §7), and at the same index what each stands for. */
 const ESCAPE_NAMES = '"\\/bfnrt';
 const ESCAPE_VALUES = '"\\/\b\f\n\r\t';
-
-/** At most this many characters (sign included) stay below 2^53: summed exactly as a number. */
-const SAFE_DIGITS = 15;
-
-/** 10^n as a bigint, for n up to SAFE_DIGITS. */
-const POWERS_OF_TEN = Array.from({ length: SAFE_DIGITS + 1 }, (_, n) => 10n ** BigInt(n));
 
 /** Why a body with broken UTF-8 fails; the body reader says so before any syntax error. */
 const NOT_UTF8 = "invalid UTF-8";
@@ -90,44 +76,6 @@ for (let i = 0; i < ESCAPE_NAMES.length; i++) {
   ESCAPED[ESCAPE_NAMES.charCodeAt(i)] = ESCAPE_VALUES.charCodeAt(i);
 }
 
-/*
- * Recent short strings, by a hash of their bytes: a key (or a status) is the same few strings
- * body after body, and handing out the one string made before, rather than a new one, spares
- * each object member a string built a byte at a time and then hashed again as a property name.
- * A fixed number of slots; a string whose slot another took is made afresh.
- */
-const RECENT_SLOTS = 256;
-const RECENT_MAX_BYTES = 32;
-const recentBytes = new Uint8Array(RECENT_SLOTS * RECENT_MAX_BYTES);
-const recentLengths = new Int8Array(RECENT_SLOTS).fill(-1);
-const recentTexts: string[] = new Array(RECENT_SLOTS).fill("");
-
-/** The ASCII bytes from `start` to `end` (at most RECENT_MAX_BYTES) as a string. */
-function recentString(bytes: Uint8Array, start: number, end: number, hash: number): string {
-  const slot = (hash ^ (hash >>> 8)) & (RECENT_SLOTS - 1);
-  const length = end - start;
-  const offset = slot * RECENT_MAX_BYTES;
-  if (recentLengths[slot] === length) {
-    let same = true;
-    for (let i = 0; i < length; i++) {
-      if (recentBytes[offset + i] !== bytes[start + i]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return recentTexts[slot];
-  }
-  let text = "";
-  for (let i = 0; i < length; i++) {
-    const byte = bytes[start + i];
-    recentBytes[offset + i] = byte;
-    text += String.fromCharCode(byte);
-  }
-  recentLengths[slot] = length;
-  recentTexts[slot] = text;
-  return text;
-}
-
 class ByteParser {
   /** Bytes read beyond the UTF-16 units they decode to: what turns a byte into a position. */
   private extra: number;
@@ -182,12 +130,10 @@ class ByteParser {
     const end = bytes.length;
     const start = this.position;
     let at = start;
-    const negative = bytes[at] === MINUS;
-    if (negative) at++;
+    if (bytes[at] === MINUS) at++;
     if (at >= end || !isDigit(bytes[at])) this.fail("invalid number");
-    let whole = 0;
     if (bytes[at] === DIGIT_0) at++;
-    else while (at < end && isDigit(bytes[at])) whole = whole * 10 + (bytes[at++] - DIGIT_0);
+    else while (at < end && isDigit(bytes[at])) at++;
     let plain = true;
     // A `.` or an exponent mark without digits after it ends the number before it, and the
     // caller then refuses what follows.
@@ -206,31 +152,10 @@ class ByteParser {
       }
     }
     this.position = at;
-    const length = at - start;
+    const text = this.ascii(start, at);
     // `-0` is not a plain integer: it stays the number -0, which no integer schema accepts.
-    if (plain && !(negative && bytes[start + 1] === DIGIT_0)) {
-      if (length <= SAFE_DIGITS) return BigInt(negative ? -whole : whole);
-      if (length <= MAX_EXACT_DIGITS) {
-        return this.bigint(negative ? start + 1 : start, at, negative);
-      }
-    }
-    return Number(this.ascii(start, at));
-  }
-
-  /**
-   * The digits from `start` to `end` as a bigint, summed in runs of at most SAFE_DIGITS: no string
-   * is built for `BigInt` to parse again.
-   */
-  private bigint(start: number, end: number, negative: boolean): bigint {
-    const bytes = this.bytes;
-    let value = 0n;
-    for (let run = start; run < end; run += SAFE_DIGITS) {
-      const runEnd = Math.min(run + SAFE_DIGITS, end);
-      let digits = 0;
-      for (let at = run; at < runEnd; at++) digits = digits * 10 + (bytes[at] - DIGIT_0);
-      value = value * POWERS_OF_TEN[runEnd - run] + BigInt(digits);
-    }
-    return negative ? -value : value;
+    const exact = plain && text !== "-0" && at - start <= MAX_EXACT_DIGITS;
+    return exact ? BigInt(text) : Number(text);
   }
 
   /** Bytes known to be ASCII, as a string. */
@@ -243,23 +168,8 @@ class ByteParser {
   private string(): string {
     const bytes = this.bytes;
     const end = bytes.length;
-    const start = this.position + 1; // past the opening quote
-    // The common string: printable ASCII up to the closing quote, often a key seen before.
-    let at = start;
-    let hash = 0;
-    while (at < end) {
-      const c = bytes[at];
-      if (c === QUOTE || c === BACKSLASH || c < 0x20 || c >= 0x80) break;
-      hash = (Math.imul(hash, 31) + c) | 0;
-      at++;
-    }
-    if (at < end && bytes[at] === QUOTE) {
-      this.position = at + 1;
-      return at - start <= RECENT_MAX_BYTES
-        ? recentString(bytes, start, at, hash)
-        : this.ascii(start, at);
-    }
-    let result = this.ascii(start, at);
+    let at = this.position + 1; // past the opening quote
+    let result = "";
     for (;;) {
       if (at >= end) this.fail("unterminated string", at);
       const c = bytes[at];
@@ -304,10 +214,7 @@ class ByteParser {
     return at + 2;
   }
 
-  /**
-   * Decodes the UTF-8 sequence starting at `at` into `escaped`, or refuses the body if a fatal
-   * TextDecoder would refuse it (WHATWG Encoding, "UTF-8 decoder"); returns the position after it.
-   */
+  /** Decodes the UTF-8 sequence at `at` into `escaped` as a fatal TextDecoder would, or refuses. */
   private utf8Sequence(at: number): number {
     const bytes = this.bytes;
     const lead = bytes[at];

@@ -1,12 +1,7 @@
 /**
- * `RATE_LIMIT`: a token bucket per API key. Each key may send `limit` requests per minute, in a
- * burst of up to `limit`: the bucket holds at most `limit` tokens and refills continuously at
- * `limit` per 60 s. Buckets exist only for keys that authenticated (so strangers cannot fill
- * the map), and a bucket that has refilled completely is dropped: it is the same as no bucket.
- *
- * Headers follow draft-ietf-httpapi-ratelimit-headers-10 (structured-field lists):
- * `RateLimit-Policy: "per-key";q=<limit>;w=60` and `RateLimit: "per-key";r=<remaining>;t=<s>`,
- * where `t` is the seconds until the bucket is full again.
+ * `RATE_LIMIT`: a token bucket of `limit` tokens per authenticated API key, refilled at `limit` per
+ * minute; a full bucket is dropped (it is the same as none). Headers per
+ * draft-ietf-httpapi-ratelimit-headers-10: `RateLimit-Policy` and `RateLimit` (`t`: seconds to full).
  */
 import { HttpError } from "./errors.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
@@ -71,11 +66,7 @@ export class RateLimiter {
     return this.#decision(bucket, allowed);
   }
 
-  /**
-   * Gives back the token a request took (a 304 costs no quota, as on GitHub's API). Checking
-   * first and refunding after keeps one path: a key with no token left is refused whatever the
-   * request would have answered. Returns the request's rate-limit headers after that.
-   */
+  /** Gives back a request's token (a 304 costs no quota); its rate-limit headers after that. */
   refund(key: string): Record<string, string> {
     const bucket = this.#buckets.get(key) ?? { tokens: this.limit - 1, updatedAt: this.#clock() };
     bucket.tokens = Math.min(this.limit, bucket.tokens + 1);

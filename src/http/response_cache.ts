@@ -1,8 +1,4 @@
-/**
- * The response cache: the bytes of full list pages (immutable: they have a `next` link), each in
- * its coding, within `CACHE_BYTES`, least recently used out first. Only immutable responses
- * enter, so an entry is never invalidated, only evicted.
- */
+/** The response cache of full list pages (immutable, so never invalidated), within `CACHE_BYTES`. */
 
 /** A response kept in the cache: its body in its coding, and what its headers need. */
 export interface CachedResponse {
@@ -15,12 +11,6 @@ export interface CachedResponse {
 
 /** An estimate of an entry's cost beyond body and key (Map slot, objects, tag and link). */
 export const ENTRY_OVERHEAD_BYTES = 256;
-
-/** Fewer than `COLD_HITS` hits in `RATE_WINDOW` lookups: the load is cache-hostile (under 1%). */
-const RATE_WINDOW = 1024;
-const COLD_HITS = 10;
-/** While cold, one offer in this many still goes through admission, so a hot page gets in. */
-const COLD_SAMPLE = 16;
 
 type Key = number | string;
 
@@ -37,12 +27,7 @@ interface Node {
  * A byte-bounded LRU map from request keys to cached responses, with a doorkeeper (TinyLFU's):
  * an offered response enters the second time its key misses within the last `admissionWindow`
  * distinct misses, so a page asked for once never displaces one that clients keep asking for.
- * While the recent hit rate is near zero (random pages over a large catalogue) most offers skip
- * even the doorkeeper's bookkeeping; one in `COLD_SAMPLE` still counts, so a page that becomes
- * popular enters all the same.
- *
- * Recency is a linked list beside the Map, not the Map's own insertion order: moving an entry by
- * delete-and-set, and evicting by iterating from the Map's start, left deleted slots that every
+ * Recency is a linked list beside the Map: reordering the Map itself left deleted slots that every
  * eviction walked again.
  */
 export class ResponseCache {
@@ -53,16 +38,8 @@ export class ResponseCache {
   #newest: Node | undefined;
   #oldest: Node | undefined;
   #seen = new Set<Key>();
-  #lookups = 0;
-  #hits = 0;
-  #cold = false;
-  #offers = 0;
 
-  /**
-   * `capacity`: the most bytes the entries may take, overhead included; 0 keeps nothing.
-   * `admissionWindow`: how many distinct missed keys the doorkeeper remembers before it starts
-   * over (10,000 keys: about 0.5 MB).
-   */
+  /** `capacity` in bytes, overhead included; `admissionWindow`: missed keys remembered. */
   constructor(capacity: number, admissionWindow = 10_000) {
     this.#capacity = capacity;
     this.#window = admissionWindow;
@@ -78,13 +55,8 @@ export class ResponseCache {
 
   /** The entry for `key`, now the most recently used, or undefined. */
   get(key: Key): CachedResponse | undefined {
-    if (++this.#lookups === RATE_WINDOW) {
-      this.#cold = this.#hits < COLD_HITS;
-      this.#lookups = this.#hits = 0;
-    }
     const node = this.#nodes.get(key);
     if (node === undefined) return undefined;
-    this.#hits++;
     if (node !== this.#newest) {
       this.#unlink(node);
       this.#pushNewest(node);
@@ -94,7 +66,6 @@ export class ResponseCache {
 
   /** Keeps `entry` under `key` if the doorkeeper admits it (the key missed before). */
   offer(key: Key, entry: CachedResponse): void {
-    if (this.#cold && ++this.#offers % COLD_SAMPLE !== 0) return;
     if (this.#seen.has(key)) {
       this.#seen.delete(key);
       this.set(key, entry);

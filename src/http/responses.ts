@@ -1,14 +1,9 @@
 /**
- * The seam between the app and the runtime adapters, and the constant headers of replies. The app
- * adds the request's own headers (request id, rate limit, CORS) to a route's `Reply` and hands it,
- * once per request, to the adapter's `Respond`: `webResponse` on Deno and Bun (and in tests); on
- * Node the adapter writes the reply itself with one `writeHead` and one `end`.
+ * The seam between the app and the runtime adapters (a `Reply` handed once per request to the
+ * adapter's `Respond`), and the constant headers of replies.
  */
 
-/**
- * The parts of a request the app reads. A web `Request` has them (Deno, Bun, tests); the Node
- * adapter builds just these from node:http's request.
- */
+/** The parts of a request the app reads: a web `Request` has them; Node's adapter builds them. */
 export interface AppRequest {
   readonly method: string;
   /** Absolute (`http://host/path?query`) or the origin-form target itself (`/path?query`). */
@@ -65,11 +60,7 @@ export interface ReplyHeaders {
   readonly notModified: HeaderSet;
 }
 
-/**
- * The header sets of a path that asks for a key (`keyed`: `no-store` is set before the key check,
- * so a 401 is not stored either) or not, and carries `deprecation` (the trio of a deprecated
- * path, on every response whatever its status) or not.
- */
+/** The header sets of a path, `keyed` (`no-store` even on a 401) and `deprecation` or not. */
 export function replyHeaders(
   declaration: { keyed: boolean; deprecation?: Record<string, string> },
 ): ReplyHeaders {

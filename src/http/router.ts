@@ -1,8 +1,6 @@
 /**
- * A hand-rolled router: routes are data, matched segment by segment (Node 20 has no
- * URLPattern). A path is matched first, then the method, so the caller can answer 404, 405 with
- * `Allow`, OPTIONS and HEAD in one place, and can decorate every response for a path (the
- * deprecated route's headers) whatever its status.
+ * A router over routes as data: the path first, then the method, so the caller answers 404, 405,
+ * OPTIONS and HEAD in one place and can decorate every response of a path.
  */
 import type { ReplyHeaders } from "./responses.ts";
 
@@ -41,7 +39,7 @@ export interface PathMatch<Context, Result = unknown> {
   readonly allow: string;
 }
 
-/** Params of a path with none: one frozen object rather than one per request. */
+/** The params of a path with none. */
 export const NO_PARAMS: Record<string, string> = Object.freeze({});
 const METHOD = /^[A-Z]+$/;
 const PARAM = /^:[A-Za-z][A-Za-z0-9]*$/;
@@ -49,18 +47,12 @@ const LITERAL = /^[A-Za-z0-9._~-]+$/;
 const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /**
- * Matches request paths against a table of routes. A literal path (no `:param`) is found among
- * the literal paths of its length, before any pattern and without splitting the request path
- * into segments (each request asks two routers). So a literal path wins over a pattern that
- * would also match it.
+ * Matches request paths against a table of routes. A literal path (no `:param`) is found by one
+ * lookup before any pattern, so it wins over a pattern that would also match it.
  */
 export class Router<Context, Result = unknown> {
-  /**
-   * The match of each literal path, made once (no params), by the path's length. A request's path
-   * is a new string each time, and a map keyed by it would hash it on every lookup, which costs
-   * more than comparing it with the few literals of the same length (docs/performance.md).
-   */
-  private readonly literals = new Map<number, PathMatch<Context, Result>[]>();
+  /** The match of each literal path, made once (no params). */
+  private readonly literals = new Map<string, PathMatch<Context, Result>>();
   private readonly patterns: { segments: Segment[]; path: PathMatch<Context, Result> }[] = [];
 
   /** A malformed pattern or a duplicate route fails here, not per request. */
@@ -92,14 +84,10 @@ export class Router<Context, Result = unknown> {
       if (allowed.has("GET")) allowed.add("HEAD");
       const allow = [...allowed]
         .sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)).join(", ");
-      // Every match has the same shape, literal or not, so the app's reads of it stay monomorphic.
       const path = { pattern, params: NO_PARAMS, options, handlers, allow };
       if (!segments.some((segment) => PARAM.test(segment))) {
-        const sameLength = this.literals.get(pattern.length);
-        if (sameLength === undefined) this.literals.set(pattern.length, [path]);
-        else sameLength.push(path);
+        this.literals.set(pattern, path);
       } else {
-        // Param names made once here, not sliced from the pattern per request.
         const parsed = segments.map((segment) => ({
           literal: segment,
           param: PARAM.test(segment) ? segment.slice(1) : undefined,
@@ -111,13 +99,12 @@ export class Router<Context, Result = unknown> {
 
   /** Finds the path a request path names, or undefined (a 404). */
   match(path: string): PathMatch<Context, Result> | undefined {
-    const sameLength = this.literals.get(path.length);
-    if (sameLength !== undefined) {
-      for (const literal of sameLength) if (literal.pattern === path) return literal;
-    }
-    if (path.charCodeAt(0) !== 0x2f /* / */) return undefined;
+    const literal = this.literals.get(path);
+    if (literal !== undefined) return literal;
+    if (!path.startsWith("/")) return undefined;
+    const segments = path.slice(1).split("/");
     for (const candidate of this.patterns) {
-      const params = matchSegments(candidate.segments, path);
+      const params = matchSegments(candidate.segments, segments);
       if (params !== undefined) {
         const { pattern, options, handlers, allow } = candidate.path;
         return { pattern, params, options, handlers, allow };
@@ -128,32 +115,23 @@ export class Router<Context, Result = unknown> {
 }
 
 /**
- * The params of `path` (which starts with `/`) if it matches the pattern's segments, walking the
- * path in place without splitting it (the split showed in every profile of a get by id). A
- * segment is a literal or, for `:name`, the param's name. An empty segment (`//`, a trailing
+ * The params of a path's segments if they match the pattern's. An empty segment (`//`, a trailing
  * `/`) matches nothing.
  */
 function matchSegments(
   pattern: readonly Segment[],
-  path: string,
+  segments: readonly string[],
 ): Record<string, string> | undefined {
-  let params: Record<string, string> | undefined;
-  let at = 1;
-  for (const { literal, param } of pattern) {
-    if (at >= path.length) return undefined;
-    let end = path.indexOf("/", at);
-    if (end === -1) end = path.length;
-    if (end === at) return undefined;
-    if (param !== undefined) {
-      params ??= {};
-      params[param] = path.slice(at, end);
-    } else if (literal.length !== end - at || !path.startsWith(literal, at)) {
-      return undefined;
-    }
-    at = end + 1;
+  if (segments.length !== pattern.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const { literal, param } = pattern[i];
+    const segment = segments[i];
+    if (segment === "") return undefined;
+    if (param !== undefined) params[param] = segment;
+    else if (segment !== literal) return undefined;
   }
-  // Past the end exactly: no segment left over, and no trailing `/` (an empty last segment).
-  return at === path.length + 1 ? params ?? {} : undefined;
+  return params;
 }
 
 /** A pattern's segment: a literal to equal, or the name of a param (`:name`) to capture. */

@@ -1,10 +1,6 @@
 /**
- * W3C Trace Context (https://www.w3.org/TR/trace-context/): reads the trace id of a request's
- * `traceparent` header, so the request's log line joins the caller's trace.
- *
- * Only version 00 is read, in its exact form: `00-<32 hex trace id>-<16 hex parent id>-<2 hex
- * flags>`, lower-case hex as the recommendation requires, neither id all zeros. Anything else is
- * ignored (the recommendation says to drop an invalid header, not to fail the request).
+ * W3C Trace Context: the trace id of a `traceparent` header of version 00 in its exact form, for
+ * the log line; anything else is ignored, as the recommendation says.
  */
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;

@@ -1,10 +1,6 @@
 /**
- * The request URL's path and query, read by slicing the string (no `new URL()` per request), with
- * the path's dot segments removed; and the cap on their length. Runtimes cap the whole request
- * head on their own (docs/security.md, Limits); this cap keeps long URLs out of the router, the
- * query parser and the logs, with answers from docs/api.md's table: a path that long names
- * nothing (404 `not_found`), and a query that long is not a valid `limit`/`status`/`cursor` query
- * (400 `invalid_query`).
+ * The request URL's path and query, read by slicing the string, with the path's dot segments
+ * removed; and the cap on their length, which keeps long URLs out of the router and the logs.
  */
 import { HttpError } from "./errors.ts";
 
@@ -34,11 +30,8 @@ export interface SplitUrl {
 }
 
 /**
- * Path and query of a request URL. The URL is absolute (`http://host/path?query`, the authority
- * ending at its first `/`, `?` or `#`) or the origin-form target itself (`/path?query`), as the
- * Node adapter gives it, and Bun when the Host header is not a valid host. Dot segments are
- * removed only from a path that may have some: one regular expression test is all an ordinary
- * path costs.
+ * Path and query of a request URL: absolute (`http://host/path?query`) or the origin-form target
+ * itself (`/path?query`), as the Node adapter, and Bun for an invalid Host, give it.
  */
 export function splitUrl(url: string): SplitUrl {
   let authorityStart = 0;
@@ -68,25 +61,15 @@ export function splitUrl(url: string): SplitUrl {
 
 /** Bun's router matches paths of up to this many segments in `runtime/bun.ts`. */
 export const MAX_SEGMENTS = 64;
-/** `/x` 64 times is 128 characters: a path no longer has at most 64 segments. */
-const MIN_LENGTH_OVER_MAX_SEGMENTS = 2 * MAX_SEGMENTS;
 const MAYBE_UNROUTABLE = /\\|%5c|\/\/|\/$/i;
 
 /**
- * Whether a path as sent (up to its query, a fragment included) names nothing. It does when it
- * holds a backslash, sent as is or percent-encoded (`%5C`): a backslash is a character, never a
- * `/`, so `/v1\pets` is no request for `/v1/pets`. And when it holds an empty segment (`//`, a
- * trailing `/`, the root `/`) or more than `MAX_SEGMENTS` segments, even where dot segments would
- * remove them (`//../v1/pets`). Those never matched a route anyway; they are decided on the path as
- * sent because Bun hands over only its URL parser's result, in which `\` has become `/` and a `..`
- * has removed what came before it. Bun's adapter sees the segments as sent through Bun's router
- * instead, which matches only up to `MAX_SEGMENTS` non-empty ones and decodes `%5C`: this rule is
- * the one it can apply alike, so every runtime gives the same answer.
+ * Whether a path as sent (a fragment included) names nothing: it holds a backslash (also as `%5C`),
+ * an empty segment or more than `MAX_SEGMENTS` segments. Decided on the path as sent, as Bun's
+ * adapter can through its router, because Bun's URL parser has read `\` as `/` and applied `..`.
  */
 function isUnroutable(sent: string): boolean {
   if (MAYBE_UNROUTABLE.test(sent)) return true;
-  // An ordinary path is too short to hold more segments than that: its slashes are not counted.
-  if (sent.length <= MIN_LENGTH_OVER_MAX_SEGMENTS) return false;
   let slashes = 0;
   for (let at = sent.indexOf("/"); at !== -1; at = sent.indexOf("/", at + 1)) slashes++;
   return slashes > MAX_SEGMENTS;
@@ -98,13 +81,8 @@ const SINGLE_DOT = /^(?:\.|%2e)$/i;
 const DOUBLE_DOT = /^(?:\.|%2e){2}$/i;
 
 /**
- * A path with its `.` and `..` segments applied and removed (RFC 3986 §5.2.4,
- * remove_dot_segments), so that every runtime routes `/v1/docs/../pets` as `/v1/pets`. Bun hands
- * over paths already normalised by the WHATWG URL parser, which also takes `%2e` for a dot and
- * `\` for a `/` in http(s) URLs; the same is done here so that Deno and Node give the same answer
- * (a path sent with a backslash names nothing, `isUnroutable`, but where it reads as pointing
- * still decides whether a key is asked for first). `..` never climbs above the root, and a dot
- * segment at the end leaves a trailing `/`.
+ * A path with its `.` and `..` segments applied (RFC 3986 §5.2.4), reading `%2e` as a dot and `\`
+ * as `/` as Bun's WHATWG parser does, so every runtime routes `/v1/docs/../pets` as `/v1/pets`.
  */
 export function removeDotSegments(path: string): string {
   const segments = path.replaceAll("\\", "/").split("/");

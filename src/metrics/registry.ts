@@ -1,15 +1,7 @@
 /**
- * A small Prometheus registry: counters, gauges and histograms with fixed label names, rendered
- * in the text exposition format 0.0.4. Whoever owns some numbers registers their families here:
- * the service its requests, each store its own (`PetStore.registerMetrics`). Label sets are bound
- * once (`labels(...)`) and kept, so the request path adds to a number and builds no string; the
- * text is built only at scrape time, after the `onScrape` hooks have read what is read, not
- * counted.
- *
- * Format rules followed here (Prometheus "Exposition formats"): one `# HELP` and one `# TYPE`
- * line per family, before its samples; in HELP text `\` and line feeds are escaped, in label
- * values also `"`; histogram buckets are cumulative, end with `le="+Inf"` (equal to `_count`) and
- * are followed by `_sum` and `_count`.
+ * A small Prometheus registry (text exposition format 0.0.4): counters, gauges and histograms with
+ * fixed label names. A label set is bound once and kept, so a request adds to a number and builds
+ * no string; the text is built at scrape time, after the `onScrape` hooks.
  */
 
 /** The content type of the text format. */
@@ -47,10 +39,7 @@ export class Registry {
     return this.#add(new Family(name, help, "histogram", options.labelNames ?? [], make));
   }
 
-  /**
-   * Runs `read` before each scrape, to set what is read rather than counted. A hook that fails
-   * (a database gone) leaves its series at their last values, and the scrape still succeeds.
-   */
+  /** Runs `read` before each scrape; a hook that fails leaves its series as they were. */
   onScrape(read: () => void | Promise<void>): void {
     this.#hooks.push(read);
   }

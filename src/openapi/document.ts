@@ -1,9 +1,7 @@
 /**
- * The OpenAPI 3.1 document of the service, built from the operations its routes declare
- * (`routes/pets.ts`) and the TypeBox schemas that validate requests (`schemas/pet.ts`). What
- * follows from a route is derived here rather than declared again: the path and its parameters
- * from the pattern, the deprecation headers and sunset from `deprecated`, the 304 and caching
- * headers from `cacheable`, and the errors every authenticated operation can answer.
+ * The OpenAPI 3.1 document, built from the operations the routes declare and the schemas that
+ * validate requests; what follows from a route (parameters, deprecation, caching, errors) is
+ * derived here rather than declared again.
  */
 import { DEPRECATED_AT, SUNSET_AT, SUNSET_VALUE } from "../http/deprecation.ts";
 import { ErrorBody, type ErrorCode } from "../schemas/error.ts";

@@ -1,15 +1,7 @@
 /**
- * TypeBox schemas → plain JSON Schema 2020-12 for the OpenAPI document. The schemas that
- * validate requests are the source; this only translates what JSON Schema cannot say as is:
- *
- * - TypeBox keeps its own bookkeeping in keys that start with `~` (`~kind`, `~optional`,
- *   `~refine`); they are not JSON Schema and are dropped.
- * - `categoryId` is a TypeBox `BigInt` (the body parser yields bigints so int64 stays exact);
- *   on the wire it is a JSON integer, so it becomes `type: integer, format: int64` with the
- *   int64 bounds as bigints, written digit for digit by `stringifyExact`.
- * - A string enum gets `type: string`, which `Type.Enum` leaves out.
- * - A subschema equal to a named component becomes a `$ref` to it, so `Pet.status` reads as
- *   `PetStatus` and `Pets.items` as `Pet` in generated clients.
+ * TypeBox schemas → plain JSON Schema 2020-12: TypeBox's `~` keys dropped, a `BigInt` as an int64
+ * integer with exact bounds, `type: string` on a string enum, and a subschema equal to a named
+ * component as a `$ref` to it (so generated clients name `PetStatus` and `Pet`).
  */
 import { INT64_MAX, INT64_MIN } from "../schemas/pet.ts";
 import type { ExactJsonValue } from "./exact_json.ts";

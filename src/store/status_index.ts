@@ -40,8 +40,6 @@ export class StatusIndex {
 
   /** Position of an id among all ids, or -1 when absent. */
   positionOf(id: number): number {
-    // Ids are dense unless batches failed, so id − 1 is almost always the place.
-    if (id >= 1 && id <= this.#all.length && this.#all.at(id - 1) === id) return id - 1;
     const position = this.#all.firstAbove(id - 1);
     return position < this.#all.length && this.#all.at(position) === id ? position : -1;
   }

@@ -1,7 +1,6 @@
 /**
- * The store interface: everything the HTTP core knows about persistence; the handler never learns
- * which backend it talks to. Pets travel as `StoredPet`: the id plus the pet's exact JSON text, so
- * an int64 `categoryId` never passes through a JavaScript number. Also what the backends share.
+ * The store interface, all the HTTP core knows of persistence, and what the backends share. Pets
+ * travel as their exact JSON text, so an int64 never passes through a JavaScript number.
  */
 import type { Registry } from "../metrics/registry.ts";
 import type { MaybePromise, PageQuery, PetPageJson } from "../schemas/page.ts";
@@ -46,10 +45,8 @@ export type CreateOutcome =
   };
 
 /**
- * The highest id a store gives: the data file's format, and so a backup of any store, reads ids as
- * JavaScript numbers, exact up to 2^53 − 1; a higher one would be a line the next start refuses.
- * At the ceiling a create is refused (nothing written) rather than answered 201 with an id that
- * cannot be read back.
+ * The highest id a store gives: the data file reads ids as exact JavaScript numbers, so beyond it
+ * a create is refused rather than written as a line the next start would refuse.
  */
 export const MAX_PET_ID = Number.MAX_SAFE_INTEGER;
 
@@ -112,11 +109,7 @@ export function petCountsGauge(registry: Registry): (counts: Readonly<StatusCoun
   };
 }
 
-/**
- * A read the backend could not answer for a passing reason (a lost database connection, a
- * statement timeout): the handler answers 503 `unavailable` instead of 500, and the client may
- * retry. Its message is for the log, never for the client.
- */
+/** A read the backend could not answer for a passing reason: 503, the message only logged. */
 export class StoreUnavailableError extends Error {
   override name = "StoreUnavailableError";
 }

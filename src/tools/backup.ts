@@ -1,38 +1,17 @@
 /**
- * `backup`: a consistent copy of the catalogue while the service keeps running: with DATABASE_URL
- * the database's pets (store/postgres/export_jsonl.ts), else the data file's records, copied here
- * from `DATA_DIR/pets.jsonl` while a service keeps writing it, without the directory lock and
- * without touching the file (it is only read).
- *
- * Why the copy is consistent, step by step:
- *   1. The file's size S is taken first. Every pet answered 201 before that moment was written
- *      and fdatasync'd before it, so it lies within [0, S).
- *   2. The lines of [0, S) are copied (read_records.ts), with the judgement the start applies: bytes
- *      after the last newline within S are left out when they are not a whole record (most often
- *      a line the writer is in the middle of writing). A whole record there is kept, as the start
- *      keeps it: it may be one an operator's `truncate -s -1` left without its newline, or, in
- *      the instant before its newline lands, one the writer is writing, which step 3 covers.
- *   3. Lines in [0, S) that no caller was answered for yet belong to the batch on its way to disk.
- *      Most become durable and are answered 201 moments later: keeping them is harmless (it is
- *      what a kill -9 at that instant would leave, and the service replays the same). But a
- *      batch whose write or fdatasync fails is cut back (writer.ts) and its callers get 503;
- *      the copy must not keep those. The writer never cuts below its durable end, and at step 1
- *      at most IN_FLIGHT_WINDOW bytes lay beyond it, so only [S - IN_FLIGHT_WINDOW, S) can
- *      still change. That window is hashed while copying (it is 64 MiB, so for most files it
- *      is the whole file).
- *   4. After the copy, the file is fdatasync'd from here (an EIO there means the disk lost
- *      bytes, and the backup fails), and after SETTLE_MS — the time this check relies on for the
- *      writer to answer and, on a failure, cut back — the window is read again. A cut-back leaves the file shorter, or
- *      rewritten with other ids (a failed batch's ids are never reused), so any change shows in
- *      the hash: the copy is then refused as `changed` and taken again.
- *   5. Only then is the backup's check line written (backup_check.ts): a copy refused at 4., or
- *      cut off by a failure, has none, and restore refuses it as cut short.
- * The copy holds the pet lines only: a backup's first and check lines that the data file holds
- * (one copied into place by hand) are left out, the pets the service appended after them are
- * copied as its own, and the copy gets one check of its own over all of them.
- * What remains: a writer that cannot even truncate (the disk refuses every operation) keeps the
- * failed lines until it can; a backup then may hold them, exactly as a crash at that moment
- * would leave them for the service's own next start.
+ * `backup`: a consistent copy of the catalogue while the service keeps running (with DATABASE_URL,
+ * the export of store/postgres), read from `DATA_DIR/pets.jsonl` without the lock, never written.
+ *   1. The file's size S is taken first: every pet answered 201 before then lies in [0, S).
+ *   2. The lines of [0, S) are copied with the start's judgement (read_records.ts): a torn last
+ *      line (most often one being written) is left out, a whole record kept.
+ *   3. Lines not yet answered belong to the batch on its way to disk; keeping them is what a kill -9
+ *      would leave. But a failed batch is cut back (writer.ts) and answered 503, and the copy must
+ *      not keep it: only the last IN_FLIGHT_WINDOW bytes can still change, and they are hashed.
+ *   4. The file is fdatasync'd (an EIO fails the backup) and, after SETTLE_MS, the window read
+ *      again: a cut-back changes the hash (ids are never reused), and the copy is taken again.
+ *   5. Only then is the check line written (backup_check.ts): a copy without one is refused.
+ * A backup's first and check lines in the data file are left out; the copy has one check of its
+ * own. A writer that cannot even truncate keeps failed lines, as a crash then would.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { createHash } from "node:crypto";

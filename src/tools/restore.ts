@@ -1,21 +1,10 @@
 /**
  * `restore`: installs a backup as the data file of an empty data directory.
- *
- * Steps, in the order they apply:
- *   1. The directory is created if missing and its lock taken: a service running there (or
- *      starting meanwhile) refuses or is refused, never both writing.
- *   2. A directory that holds pets (or a damaged data file) is refused: a restore never merges
- *      and never overwrites.
- *   3. The backup is copied to a temporary file in the directory, judged line by line as the
- *      start and `verify` judge (read_records.ts), its check line included: a backup cut short or
- *      altered, or any damaged line, stops the restore with the line number and what is wrong, and
- *      the directory is left as it was. The copy holds the pet lines (a last one missing its
- *      newline gets it), without the backup's first and check lines. A backup with no check (an
- *      earlier version's) is restored, and reported so the command warns; so is a torn last line
- *      left out of one.
- *   4. The copy is installed atomically (`installFile`): a crash at any step leaves either no
- *      data file or the whole backup, never half of it.
- * The service started there replays the file and continues ids after the highest one in it.
+ *   1. The directory's lock is taken: a service there refuses or is refused, never both writing.
+ *   2. A directory holding pets (or a damaged file) is refused: no merge, no overwrite.
+ *   3. The backup is copied to a temporary file, judged as the start judges (read_records.ts),
+ *      check line included: any damage stops the restore, the directory left as it was.
+ *   4. The copy is installed atomically (`installFile`): no data file or the whole backup.
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";

@@ -1,10 +1,7 @@
 /**
- * The check a backup carries, as PostgreSQL's backup manifest lets `pg_verifybackup` prove a base
- * backup whole: a backup opens with `{"type":"backup","v":1}` and closes with a check line that
- * counts its pet lines and gives the SHA-256 of their bytes (format.ts). The digest is computed as
- * the lines pass on their way out, so a streamed backup (`backup -`, through gzip and back) carries
- * it too; read_records.ts proves it on every read. Both ways of taking a backup (the file's, and the
- * PostgreSQL export) write through this one framing.
+ * The framing every backup is written through: a first line, the pet lines, and a check line with
+ * their count and SHA-256, computed as the lines pass (so a streamed backup has it too) and
+ * proven by read_records.ts on every read.
  */
 import { createHash } from "node:crypto";
 import { BACKUP_LINE, checkLine } from "./line_format.ts";

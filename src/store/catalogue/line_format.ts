@@ -1,18 +1,13 @@
 /**
- * The line format of `pets.jsonl` and of backups: one JSON object per line, readable with jq.
+ * The line format of `pets.jsonl` and of backups (docs/backup.md), each line's one writer and
+ * the one reader (`PetLine.parse`), which says why a line is refused:
  *
- *   {"type":"pet","v":1,"pet":<Pet>}
- *   {"type":"pet","v":1,"pet":<Pet>,"idempotency":{"scope":"…","key":"…","digest":"…"}}
+ *   {"type":"pet","v":1,"pet":<Pet>[,"idempotency":{"scope":"…","key":"…","digest":"…"}]}
  *   {"type":"backup","v":1}                               first line of a backup
  *   {"type":"check","v":1,"pets":<n>,"sha256":"<hex>"}    last line of a backup
  *
- * `type` and `v` let later record kinds and versions join the file without a migration; a reader
- * that meets one it does not know refuses to start rather than skip data. `<Pet>` is exactly the
- * text of `petJson`, so the response is a slice of the line. A backup's first line announces the
- * check line that ends it; the check counts the pet lines between the two and gives the SHA-256 of
- * their bytes (newlines included), so a backup cut short or altered is told from a whole one
- * (read_records.ts applies it). Here are each line's one writer and the one reader
- * (`PetLine.parse`, which makes no JSON.parse per pet line), which says why a line is refused.
+ * A reader refuses a `type` or `v` it does not know rather than skip data. `<Pet>` is exactly
+ * `petJson`'s text, so a response is a slice of the line.
  */
 import {
   isPlainAsciiName,
@@ -58,10 +53,7 @@ export function maxRecordBytes(record: PetRecord): number {
   return PREFIX_BYTES.length + 3 * (record.petJson.length + record.suffix.length);
 }
 
-/**
- * Writes one full line (newline included) into `target` at `at`, which has room for it. Returns
- * where the pet's text lies, [petStart, petEnd), and where the line ends.
- */
+/** Writes one full line into `target` at `at`: where the pet's text lies, and the line's end. */
 export function encodePetRecord(
   record: PetRecord,
   target: Uint8Array,
@@ -82,10 +74,7 @@ export interface EncodedRecords {
 
 /**
  * Writes the full lines of `records`, in order, into `target` at `at`, which has room for
- * `maxRecordBytes` of each. The lines are made one string and encoded with one `encodeInto`: in
- * ASCII (each UTF-16 unit one byte) a pet's byte offsets are its string offsets, so a batch costs
- * one native call instead of two per line. A batch holding other text is encoded again line by
- * line, for `encodePetRecord` to give its offsets.
+ * `maxRecordBytes` of each.
  */
 export function encodePetRecords(
   records: readonly PetRecord[],
@@ -93,16 +82,6 @@ export function encodePetRecords(
   at: number,
 ): EncodedRecords {
   const spans = new Array<number>(2 * records.length);
-  let lines = "";
-  for (let i = 0; i < records.length; i++) {
-    lines += PET_RECORD_PREFIX;
-    spans[2 * i] = at + lines.length;
-    lines += records[i].petJson;
-    spans[2 * i + 1] = at + lines.length;
-    lines += records[i].suffix;
-  }
-  const written = encoder.encodeInto(lines, target.subarray(at)).written;
-  if (written === lines.length) return { spans, end: at + written };
   let end = at;
   for (let i = 0; i < records.length; i++) {
     const encoded = encodePetRecord(records[i], target, end);
@@ -120,11 +99,7 @@ export function petRecordBytes(id: number, pet: NewPet, claim?: IdempotencyClaim
   return bytes.slice(0, encodePetRecord(record, bytes, 0).end);
 }
 
-/**
- * Whether a create's line stays under MAX_LINE_BYTES, which readers refuse, so the writer must
- * never write one. A bound on the encoded length (3 bytes per UTF-16 unit, 6 per escaped claim
- * character) is enough: a pet that passed the NewPet schema is far below it.
- */
+/** Whether a create's line stays under MAX_LINE_BYTES (a bound: 3 bytes a unit, 6 escaped). */
 export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): boolean {
   const claimUnits = claim ? claim.scope.length + claim.key.length + claim.digest.length : 0;
   return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
@@ -189,21 +164,13 @@ export class PetLine {
   checkSha256 = "";
 
   /**
-   * Reads bytes[start, end) (a line without its newline, already known to be UTF-8): undefined
-   * when it is a line in the exact form this service writes, else why it is not. This is the one
-   * judgement of a line, which the start, `verify`, `backup`, `restore` and `import` all apply.
-   *
-   * Checked on every pet line, in the order the line is read: the record type and version, the
-   * field names and order, the id (a positive safe integer), the name by the API's own rules
-   * (`nameFlaw`: a name the API refuses is refused here too, and one it accepts is accepted in any
-   * JSON spelling, `"Caf\u00e9"` as well as `"Café"`), the categoryId as a plain int64 literal,
-   * the status, the claim; so every pet text served from these bytes is valid JSON in the Pet
-   * shape. The first rule broken is the reason; only a line that leaves the written form (other
-   * keys, another order, spaces, a record kind it does not know) is parsed as JSON, to say how.
+   * Reads bytes[start, end) (a line without its newline, known to be UTF-8): undefined when it is
+   * in the exact form this service writes, else the first rule it breaks. The one judgement of a
+   * line for the start and every data tool; a name is held to the API's own `nameFlaw`, so every
+   * pet text served from these bytes is valid JSON in the Pet shape.
    */
   parse(bytes: Uint8Array, start: number, end: number): string | undefined {
     const flaw = this.#scan(bytes, start, end);
-    // A damaged line is decoded: a broken rule is named only in a line that is JSON at all.
     const text = () => decoder.decode(bytes.subarray(start, end));
     if (flaw === undefined) {
       this.type = "pet";
@@ -268,8 +235,7 @@ export class PetLine {
     if (p === idStart || bytes[idStart] === ZERO || id > Number.MAX_SAFE_INTEGER) return BAD_ID;
     if (!matches(bytes, p, end, NAME_KEY)) return isNumberPart(bytes[p]) ? BAD_ID : OFF_FORM;
 
-    // name: a JSON string, with no raw control byte and only escapes JSON allows, so the text
-    // served from these bytes is always valid JSON; then the API's own rules (`nameFlaw`).
+    // name: a JSON string with only the escapes JSON allows; then the API's own rules.
     if (bytes[p + NAME_KEY.length] !== QUOTE) {
       return isWhiteSpace(bytes[p + NAME_KEY.length]) ? OFF_FORM : NOT_STRING;
     }
@@ -322,7 +288,7 @@ export class PetLine {
     this.petStart = start + PREFIX_BYTES.length;
     this.petEnd = p;
 
-    // the record closes, or an idempotency claim follows (few lines have one: JSON.parse it).
+    // the record closes, or an idempotency claim follows.
     let claim: IdempotencyClaim | undefined;
     if (p + 1 !== end || bytes[p] !== CLOSE_BRACE) {
       if (!matches(bytes, p, end, CLAIM_KEY) || bytes[end - 1] !== CLOSE_BRACE) return OFF_FORM;
@@ -384,11 +350,7 @@ function isNumberPart(byte: number): boolean {
   return byte === 0x2e || byte === 0x65 || byte === 0x45 || (byte >= ZERO && byte <= NINE);
 }
 
-/**
- * How a line leaves the written form (the reader found a byte the form does not have there): not
- * JSON, a record kind or version this version does not know, an unknown or a missing field; else
- * it is another spelling of a record (keys in another order, spaces), not the one written here.
- */
+/** How a line leaves the written form; else it is another spelling of a record. */
 function describeForm(line: string): string {
   let value: unknown;
   try {

@@ -1,35 +1,16 @@
 /**
- * The one reader of a data file or a backup: the store's start, `verify`, `backup`, `restore` and
- * the PostgreSQL `import` all walk a file with `readRecords`, so, given the same bytes read as the
- * same `kind` of file, they accept and refuse exactly the same files, naming the same line for the
- * same reason (test/tools/damage_judgement.test.ts).
- *
- * Rules, in the order a line meets them:
- * - a complete line longer than MAX_LINE_BYTES, not UTF-8, or not a line in the exact written form
- *   (`PetLine.parse`, which judges a pet's name by the API's own rules) is damage, named by its
- *   line number: data is never dropped silently;
- * - a pet's id must be above the id before it, and its idempotency key (scope and key) must be
- *   held by no earlier line: with two pets for one key, a retry could not say which it means;
- * - a backup's first line opens a checked run that its check line closes: the check must count
- *   the pet lines between them and carry the SHA-256 of their bytes. A check with no backup line
- *   before it, a backup line inside an open run, or a run never closed (the backup was cut short,
- *   at a line boundary or inside a line, or by the check line's newline alone) is damage, named by
- *   the line that is wrong;
- * - what lies outside the runs depends on what the file is (`kind`). In a data file (the start,
- *   `verify`, `backup`, `import` of DATA_DIR) it is the service's own: a backup copied into place
- *   by hand is followed by the pets created since, and those are kept. In a backup (`restore`,
- *   `verify PATH`, `import PATH`) that holds a backup line, a pet line (or bytes) outside the runs
- *   was added to it, and is damage, named by its line; a backup with no backup line at all is an
- *   earlier version's, judged line by line and reported unproven (`checked` false);
- * - bytes after the last newline: every acknowledged batch ended with a newline and was synced,
- *   so they hold no answered pet (a crash mid-write, a line the service is writing now) — unless an
- *   operator cut the file (`truncate -s -1`). So a complete pet record there, which the rules above
- *   accept, is kept, and reported as `missingNewline` (the start writes the newline; a copy gets
- *   it); any other bytes are a torn last line: left out and reported with their offset; the start
- *   cuts them, the tools leave them out.
- *
- * The file is read in chunks of complete lines into one reused buffer, so a file of any size is
- * read without ever becoming one string; a caller copies what it keeps.
+ * The one reader of a data file or a backup: the start and every data tool walk a file with
+ * `readRecords`, so the same bytes read as the same `kind` are accepted or refused alike, naming
+ * the same line for the same reason (test/tools/damage_judgement.test.ts). Rules, in order:
+ * - a line too long, not UTF-8 or not in the exact written form (`PetLine.parse`) is damage;
+ * - ids ascend, and no idempotency key is held by two lines (a retry could not say which);
+ * - a backup's first line opens a run its check line closes, with the count and SHA-256 of the
+ *   pet lines between; a check without a run, a run inside a run or a run never closed is damage;
+ * - outside the runs, a data file holds the service's own pets (kept), while a backup with runs
+ *   was added to (damage); a backup with no runs is an earlier version's, `checked` false;
+ * - bytes after the last newline hold no answered pet unless an operator cut the file: a whole
+ *   pet record there is kept (`missingNewline`), anything else is a torn tail, left out.
+ * The file is read in chunks of whole lines into one reused buffer; a caller copies what it keeps.
  */
 import { isUtf8 } from "node:buffer";
 import { createHash, type Hash } from "node:crypto";
@@ -70,11 +51,7 @@ export interface RecordsRead {
   readonly damagedLines: number;
 }
 
-/**
- * What a file is read as: the service's data file, or a backup, in which nothing may lie outside
- * its checked lines. One kind, one judgement: every reader of the same bytes as the same kind
- * agrees.
- */
+/** What a file is read as: the data file, or a backup (nothing outside its checked lines). */
 export type FileKind = "data file" | "backup";
 
 export interface ReadOptions {
@@ -82,15 +59,9 @@ export interface ReadOptions {
   readonly kind?: FileKind;
   /** Read on past damage, to count every damaged line (verify). */
   readonly all?: boolean;
-  /**
-   * Called with each run of lines once all of them were accepted, bytes[0, end) at file offset
-   * `offset`, exactly as the file holds them (a kept last record without its newline).
-   */
+  /** Called with each run of accepted lines, bytes[0, end) at file offset `offset`, as held. */
   readonly onChunk?: (bytes: Uint8Array, offset: number) => void | Promise<void>;
-  /**
-   * Called with the accepted pet lines, each with its newline (added to a kept last record),
-   * without a backup's first and check lines: what a copy of the catalogue holds.
-   */
+  /** Called with the accepted pet lines, each with its newline: what a copy holds. */
   readonly onCopy?: ByteSink;
 }
 
@@ -108,10 +79,9 @@ interface OpenBackup {
 export type OnRecord = (record: PetLine, bytes: Uint8Array, key: string | undefined) => void;
 
 /**
- * Reads every line of `source`; calls `onRecord(record, bytes, key)` for each sound pet (the
- * record's ranges point into `bytes`, which is reused after its chunk; `key` is the `keyId` of its
- * claim). `onRecord` may rewrite the chunk's bytes up to the end of the record's line (the store's
- * replay keeps only the pets' texts), but then must not ask for `onCopy`.
+ * Reads every line of `source`; calls `onRecord(record, bytes, key)` for each sound pet (its
+ * ranges point into `bytes`, reused after the chunk). `onRecord` may rewrite the chunk up to the
+ * end of the record's line, but then must not ask for `onCopy`.
  */
 export async function readRecords(
   source: ByteSource,
@@ -151,10 +121,7 @@ export async function readRecords(
   return walk.carried === 0 ? walk.close(walk.result()) : await readLastLine(walk, options);
 }
 
-/**
- * Bytes after the last newline: a complete pet record the rules accept is kept (its newline
- * added); anything else is a torn tail.
- */
+/** Bytes after the last newline: a complete sound pet record is kept; else a torn tail. */
 async function readLastLine(walk: RecordWalk, options: ReadOptions): Promise<RecordsRead> {
   const { bytes, carried, record } = walk;
   const form = walk.judgeForm(0, carried, true);
@@ -208,8 +175,7 @@ class RecordWalk {
   // The first pet line outside every run, and how many there are.
   firstOutside: number | undefined;
   outside = 0;
-  // One buffer for the whole read (garbage chunks would raise the peak RSS of a large replay),
-  // with room for a whole line beside a full read, and for a newline after a kept last record.
+  // One buffer for the whole read, with room for a whole line and a newline beside a full read.
   readonly bytes = new Uint8Array(CHUNK_BYTES + MAX_LINE_BYTES + 1);
   /** Bytes at the start of `bytes` not yet judged (a line still without its newline). */
   carried = 0;
@@ -247,8 +213,7 @@ class RecordWalk {
 
   /**
    * Judges the whole lines of bytes[0, end): the [start, end) pairs of a backup's first and check
-   * lines among them (left out of a copy), or undefined when the read stops at damage. A line
-   * outside a backup's runs is named when the backup line after it is read.
+   * lines (left out of a copy), or undefined when the read stops at damage.
    */
   judgeLines(end: number): number[] | undefined {
     const { bytes } = this;
@@ -365,11 +330,7 @@ class RecordWalk {
     return undefined;
   }
 
-  /**
-   * The end of the read: a backup run still open means the backup was cut short (by its check
-   * line's newline alone, when `checkLacksNewline`: the torn tail is that whole line); a torn tail
-   * after a backup's runs was added to it.
-   */
+  /** The end of the read: a run still open was cut short; a torn tail after runs was added. */
   close(read: RecordsRead, checkLacksNewline = false): RecordsRead {
     const { backup, line } = this;
     if (backup !== undefined) {

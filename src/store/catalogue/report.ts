@@ -79,7 +79,7 @@ function idCeilingWarning(lastId: number): string | undefined {
  * What `restore`, `verify PATH` and `import PATH` say of a backup read whole but with no check line
  * (an earlier version's; `file` names it), for each to print after its `warning: `.
  */
-export function noCheckLineWarning(file: string): string {
+function noCheckLineWarning(file: string): string {
   return `${file} has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one`;
 }
 

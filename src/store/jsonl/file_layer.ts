@@ -1,8 +1,4 @@
-/**
- * The file operations the store uses, behind one small interface so tests can inject failures
- * (ENOSPC, EIO) and count fdatasync calls. The default is node:fs/promises, which Deno, Bun and
- * Node all provide.
- */
+/** The store's file operations behind one interface, so tests can inject failures and count syncs. */
 import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import process from "node:process";
@@ -57,10 +53,9 @@ export async function writeFully(file: DataFile, bytes: Uint8Array, at: number):
 }
 
 /**
- * Makes `path` hold what `produce` writes to its sink, atomically and durably: the bytes go to a
- * temporary name beside it, are fdatasync'd, renamed into place, and the directory is fsync'd so
- * the name itself is durable. A crash at any step leaves no file or the whole new one, never half
- * of it. When `produce` returns `ok: false` the temporary file is removed and `path` left alone.
+ * Makes `path` hold what `produce` writes, atomically and durably (temporary name, fdatasync,
+ * rename, directory fsync): a crash leaves no file or the whole new one. On `ok: false` the
+ * temporary file goes and `path` is left alone.
  */
 export async function installFile<R extends { readonly ok: boolean }>(
   path: string,

@@ -66,7 +66,7 @@ export interface JsonlStoreOptions {
   /** Hear of recoverable problems (a torn line cut off), and why creates stopped until a restart. */
   readonly onWarning?: (message: string) => void;
   readonly onError?: (message: string) => void;
-  /** The file layer; tests inject failures through it (and the benchmark skips fdatasync). */
+  /** The file layer; tests inject failures through it. */
   readonly files?: FileLayer;
   /**
    * How long to wait for a live owner of the lock to let go before refusing (default 0). A
@@ -183,9 +183,7 @@ export class JsonlStore implements PetStore {
       );
     }
     if (read.missingNewline !== undefined) {
-      // A whole record cut only of its newline may be a pet that was answered 201 (an operator's
-      // `truncate -s -1`), and the replay served it: it is kept, and the next write must start on
-      // a line boundary.
+      // A whole record cut only of its newline may be an answered pet: kept, its newline written.
       const { offset, line } = read.missingNewline;
       await writeFully(file, NEWLINE, offset);
       await file.datasync();
@@ -295,7 +293,6 @@ export class JsonlStore implements PetStore {
     const fsync = registry.histogram(
       "animal_store_jsonl_fsync_duration_seconds",
       "Time one fdatasync of a batch of creates took (JSON-lines store).",
-      // Seconds; from a fast disk's fdatasync to a struggling one's.
       { buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] },
     ).labels();
     const batch = registry.histogram(
@@ -335,9 +332,7 @@ export class JsonlStore implements PetStore {
 
   /** Reads the whole file into the texts, the index and the keys. */
   #replay() {
-    // Of each chunk read only the pet texts are kept: each is moved down over the record framing
-    // of its line (the write point never passes the line being read), then the chunk is cut to
-    // what is kept.
+    // Of each chunk only the pet texts are kept, moved down over their lines' framing.
     let kept = 0;
     const onChunk = (bytes: Uint8Array) => {
       this.#texts.addSegment(bytes.slice(0, kept));
@@ -361,8 +356,7 @@ export class JsonlStore implements PetStore {
     for (const record of records) maxBytes += maxRecordBytes(record);
     const area = this.#texts.reserve(maxBytes);
     const { spans, end } = encodePetRecords(records, area.bytes, area.offset);
-    // Taken at once, so the next batch encodes after it; a failed batch's bytes are
-    // simply never referenced.
+    // Taken at once: a failed batch's bytes are simply never referenced.
     this.#texts.commit(end - area.offset);
     const bytes = area.bytes.subarray(area.offset, end);
     return { entries, firstId, records, segment: area.segment, spans, bytes };
@@ -416,13 +410,9 @@ export class JsonlStore implements PetStore {
 }
 
 /**
- * Whether the file at `path` is still the one the store writes: an operator may remove, rename
- * or replace it while the service runs, and a pet written to a file that is no longer the data
- * file would be missing at the next start. One stat a batch. (A file cut short in place keeps its
- * identity; the next start then refuses the hole it leaves, naming the line.) Not `statSync`,
- * though it costs a few microseconds of CPU against 15–50 for the promise form: on a slow or
- * failing file system it would stall every request, reads and health checks included, and spread
- * over a batch the saving was within noise (docs/performance.md, "Durable POST").
+ * Whether the file at `path` is still the one the store writes (an operator may remove, rename or
+ * replace it while the service runs): one stat a batch, never `statSync`, which would stall every
+ * request on a failing file system.
  */
 async function stillTheDataFile(path: string, opened: FileIdentity): Promise<string | undefined> {
   const current = await stat(path).catch(errorCodeOf);

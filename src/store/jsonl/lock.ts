@@ -1,21 +1,10 @@
 /**
- * One writer per data directory, across Deno, Bun and Node: the owner holds
- * `DATA_DIR/animal-store.lock`, holding its pid, the start time of that pid and the host name.
- * The content is written and fsync'd in a file of its own first, then linked to the lock's name
- * (link(2) fails when the name exists, so it is as exclusive as O_EXCL): a lock file is never seen
- * empty or half written, not even after a power cut, so one that is can have no live owner.
- *
- * Recovery rules for a lock that already exists:
- * - written on another host: its process cannot be checked from here, so the lock is kept and
- *   the start refused (remove the file by hand once that process is known to be gone);
- * - its pid is not running: the owner died without cleaning up (kill -9, power cut); take over;
- * - its pid runs but started at another time: the pid was reused (in containers the owner is
- *   often pid 1 again after a restart); take over;
- * - unreadable content (empty, truncated, not ours): no live process of this service wrote it
- *   (see above); take over at once, so a restart after a crash or a full disk is never held up.
- *
- * A takeover moves the old file aside with an atomic rename and checks it is the file judged
- * stale; if another process replaced it in between, that file is put back and the start refused.
+ * One writer per data directory: the owner holds `DATA_DIR/animal-store.lock` with its pid, the
+ * pid's start time and the host name, written and fsync'd under a name of its own first and then
+ * linked into place (as exclusive as O_EXCL), so a lock file is never seen half written. A lock that
+ * exists is taken over when its pid is gone, its pid was reused (another start time) or its content
+ * is unreadable (no live owner wrote it); one from another host is kept and the start refused.
+ * A takeover renames the old file aside and checks it was the one judged stale, else puts it back.
  */
 import { link, readFile, rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";

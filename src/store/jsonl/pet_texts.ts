@@ -1,18 +1,8 @@
 /**
- * The pets' JSON text, kept as the UTF-8 bytes that are on disk rather than one JS string per
- * pet: replay keeps the pet objects of the chunks it read, and new lines are encoded straight
- * into an arena that then holds them. A pet costs the bytes of its JSON plus 10 bytes of
- * location; its string is built only when it is read.
+ * The pets' JSON text, kept as UTF-8 bytes in shared buffers (the chunks replay read, and an arena
+ * new lines are encoded into), not a string per pet: pages are copied from these bytes.
  */
 const ARENA_BYTES = 256 * 1024;
-
-/**
- * How many decoded texts are kept, one per slot of `position % RECENT_TEXTS`: a pet read again
- * while its slot still holds it (a popular pet) costs no decoding, which with the typed-array view
- * it needs is a large share of a get by id on Bun (docs/performance.md, "Get by id"). At most
- * this many strings of at most a line each: about a megabyte.
- */
-const RECENT_TEXTS = 1024;
 
 const decoder = new TextDecoder();
 
@@ -23,9 +13,6 @@ export class PetTexts {
   #startOf = new Uint32Array(1024);
   #lengthOf = new Uint16Array(1024);
   #count = 0;
-  /** The position each slot's text is of (-1: none yet), and the text. */
-  readonly #recentPosition = new Float64Array(RECENT_TEXTS).fill(-1);
-  readonly #recentText: string[] = new Array(RECENT_TEXTS).fill("");
   /** The segment new lines are encoded into, and how much of it is taken. */
   #arena = -1;
   #arenaUsed = 0;
@@ -49,32 +36,23 @@ export class PetTexts {
     this.#count++;
   }
 
-  /** The pet's JSON text. A position's bytes never change, so a text once decoded stays true. */
+  /** The pet's JSON text. */
   text(position: number): string {
-    const slot = position % RECENT_TEXTS;
-    if (this.#recentPosition[slot] === position) return this.#recentText[slot];
     const start = this.#startOf[position];
     const bytes = this.#segments[this.#segmentOf[position]];
-    const text = decoder.decode(bytes.subarray(start, start + this.#lengthOf[position]));
-    this.#recentPosition[slot] = position;
-    this.#recentText[slot] = text;
-    return text;
+    return decoder.decode(bytes.subarray(start, start + this.#lengthOf[position]));
   }
 
   byteLength(position: number): number {
     return this.#lengthOf[position];
   }
 
-  /**
-   * Copies the UTF-8 text of the pet at a position into `target` at `offset`; returns the offset
-   * after it. List pages are built from these bytes directly: no string per pet, no re-encoding.
-   */
+  /** Copies the pet's UTF-8 text into `target` at `offset`; returns the offset after it. */
   copyTo(position: number, target: Uint8Array, offset: number): number {
     const source = this.#segments[this.#segmentOf[position]];
     const start = this.#startOf[position];
     const end = start + this.#lengthOf[position];
-    // A byte loop, not `target.set(source.subarray(...))`: a pet is ~100 bytes, and a typed-array
-    // view per pet costs more than the copy itself (docs/performance.md, "Store").
+    // A byte loop: for a pet's few bytes a typed-array view costs more than the copy.
     for (let i = start; i < end; i++) target[offset++] = source[i];
     return offset;
   }
