@@ -13,7 +13,8 @@ import { certificateDateWarning, reloadTls } from "../config/tls_pair.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import type { OutputStream } from "../log_sink.ts";
-import { delay, detectRuntime, type RunningServer } from "../runtime/server.ts";
+import type { RunningServer, RuntimeAdapter } from "../runtime/contract.ts";
+import { delay } from "../runtime/process.ts";
 import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { StoreOpenError } from "../store/store.ts";
 import { VERSION } from "../version.ts";
@@ -215,4 +216,14 @@ function watchLauncher(onOrphaned: (launcherPid: number) => void): void {
   }, 100);
   // Never keep the process alive just for this check.
   (timer as { unref?: () => void }).unref?.();
+}
+
+/**
+ * The adapter for the runtime this process runs on, picked here where the server starts: the
+ * others are never loaded (node:http never on Deno or Bun).
+ */
+async function detectRuntime(): Promise<RuntimeAdapter> {
+  if ("Deno" in globalThis) return (await import("../runtime/deno.ts")).denoRuntime;
+  if ("Bun" in globalThis) return (await import("../runtime/bun.ts")).bunRuntime;
+  return (await import("../runtime/node.ts")).nodeRuntime;
 }

@@ -10,7 +10,7 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Logger } from "../log.ts";
-import type { RunningServer } from "../runtime/server.ts";
+import type { RunningServer } from "../runtime/contract.ts";
 import { ConfigError } from "./settings.ts";
 import { errorCodeOf } from "../error_code.ts";
 

@@ -34,14 +34,12 @@ import { type Respond, webResponse } from "../http/responses.ts";
 import type { AppRequest } from "../http/responses.ts";
 import { MAX_SEGMENTS } from "../http/url.ts";
 import {
-  delay,
   HOLD_BEFORE_CLOSE_MS,
   IDLE_QUIET_MS,
-  onProcessSignal,
-  processOutput,
   type RuntimeAdapter,
   type ServeOptions,
-} from "./server.ts";
+} from "./contract.ts";
+import { delay, onProcessSignal, processOutput } from "./process.ts";
 
 interface BunServer {
   readonly port: number;

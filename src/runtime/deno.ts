@@ -41,13 +41,13 @@ import { loadWasmBrotli } from "../http/compression.ts";
 import { type Respond, webResponse } from "../http/responses.ts";
 import type { OutputStream } from "../log_sink.ts";
 import {
-  delay,
   HOLD_BEFORE_CLOSE_MS,
   IDLE_QUIET_MS,
   type RunningServer,
   type RuntimeAdapter,
   type ServeOptions,
-} from "./server.ts";
+} from "./contract.ts";
+import { delay } from "./process.ts";
 
 export const denoRuntime: RuntimeAdapter = {
   name: "deno",

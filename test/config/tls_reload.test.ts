@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { loadConfig } from "../../src/config/config.ts";
 import { reloadTls } from "../../src/config/tls_pair.ts";
 import { createMemoryLogger } from "../support/memory_logger.ts";
-import type { TlsMaterial } from "../../src/runtime/server.ts";
+import type { TlsMaterial } from "../../src/runtime/contract.ts";
 import { temporaryDirectory } from "../support/server_process.ts";
 import { makeCertificate, skipWithoutOpenssl } from "../support/tls_pair.ts";
 

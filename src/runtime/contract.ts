@@ -2,7 +2,6 @@
  * The contract every runtime adapter fulfils. Adapters are the only modules that know which
  * runtime runs; each owns listening, signals and graceful shutdown for its runtime.
  */
-import process from "node:process";
 import type { BrotliEncoder } from "../http/compression.ts";
 import type { AppRequest, Respond } from "../http/responses.ts";
 import type { OutputStream } from "../log_sink.ts";
@@ -83,43 +82,4 @@ export interface RuntimeAdapter {
    * rejects it instead of ending the process.
    */
   output(name: "stdout" | "stderr"): OutputStream;
-}
-
-/** `onSignal` of Bun and Node: node:process's signal events. */
-export function onProcessSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void) {
-  process.on(signal, handler);
-}
-
-/**
- * `output` of Bun and Node: node:process's streams, which write to a pipe without blocking
- * (a pipe's backlog waits in the stream until the reader takes it; on Node, a file or a terminal
- * is written synchronously). A stream that fails emits `error`, which ends the process unless
- * someone listens: the write's callback has the error already, so the listener only keeps the
- * process alive.
- */
-export function processOutput(name: "stdout" | "stderr"): OutputStream {
-  const stream = process[name];
-  stream.on("error", () => {});
-  return {
-    write: (text) =>
-      new Promise((resolve, reject) => {
-        stream.write(text, (error) => (error ? reject(error) : resolve()));
-      }),
-  };
-}
-
-/** Picks the adapter for the runtime this process runs on; the others are never loaded. */
-export async function detectRuntime(): Promise<RuntimeAdapter> {
-  if ("Deno" in globalThis) return (await import("./deno.ts")).denoRuntime;
-  if ("Bun" in globalThis) return (await import("./bun.ts")).bunRuntime;
-  return (await import("./node.ts")).nodeRuntime;
-}
-
-/** Resolves after `ms`, without keeping the process alive for it. */
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    // Node and Bun give a timer object that can be unref'd, Deno a number.
-    const timer: number | { unref?: () => void } = setTimeout(resolve, ms);
-    if (typeof timer === "object") timer.unref?.();
-  });
 }
