@@ -11,7 +11,7 @@
  */
 import type { Config } from "./config/config.ts";
 import { authenticate, type KeyRing } from "./http/auth.ts";
-import type { BrotliEncoder } from "./http/compression.ts";
+import type { BrotliEncoder } from "./runtime/contract.ts";
 import type { Readiness, RequestContext } from "./routes/context.ts";
 import { corsPolicyFor } from "./http/cors.ts";
 import { deprecationHeaders, SUNSET_AT } from "./http/deprecation.ts";
@@ -19,13 +19,8 @@ import { ClientGoneError, errorReply, HttpError } from "./http/errors.ts";
 import { enforceRateLimit, RateLimiter } from "./http/rate_limit.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { traceIdOf } from "./http/trace_context.ts";
-import {
-  type AppRequest,
-  type Reply,
-  replyHeaders,
-  type Respond,
-  webResponse,
-} from "./http/responses.ts";
+import { replyHeaders } from "./http/responses.ts";
+import { type AppRequest, type Reply, type Respond, webResponse } from "./runtime/contract.ts";
 import { NO_PARAMS, type PathMatch, type Route, Router } from "./http/router.ts";
 import { checkUrlLength, MAX_SEGMENTS, splitUrl } from "./http/url.ts";
 import type { Logger } from "./log.ts";

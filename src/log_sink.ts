@@ -16,15 +16,7 @@
  *    lost too, its count is carried into the next one.
  */
 import { errorCodeOf } from "./error_code.ts";
-
-/** A standard stream of the process, as the runtime adapter writes to it. */
-export interface OutputStream {
-  /**
-   * Resolves once the operating system took all of `text`; rejects with its error (EPIPE,
-   * ENOSPC, …). Never blocks the event loop, however long the stream takes.
-   */
-  write(text: string): Promise<void>;
-}
+import type { OutputStream } from "./runtime/contract.ts";
 
 /** At most this much log text waits for a stream that is slow or stalled (characters ≈ bytes). */
 export const MAX_WAITING_CHARS = 8 * 1024 * 1024;

@@ -12,7 +12,7 @@ import { loadConfig } from "../config/config.ts";
 import { certificateDateWarning, reloadTls } from "../config/tls_pair.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
-import type { OutputStream } from "../log_sink.ts";
+import type { OutputStream } from "../runtime/contract.ts";
 import type { RunningServer, RuntimeAdapter } from "../runtime/contract.ts";
 import { delay } from "../runtime/process.ts";
 import { type OpenedStore, openStore } from "../store/open_store.ts";

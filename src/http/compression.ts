@@ -8,6 +8,7 @@
  */
 import { createRequire } from "node:module";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import type { BrotliEncoder } from "../runtime/contract.ts";
 
 /**
  * Brotli quality for bodies built per request. Below 5, Deno's brotli (a Rust port) and the C
@@ -30,9 +31,6 @@ export const COMPRESSION_THRESHOLD = 1024;
 
 /** A content coding the service can send. */
 export type ContentCoding = "br" | "gzip" | "identity";
-
-/** A brotli encoder: `body` as one brotli stream at `quality` (the window is the default, 22). */
-export type BrotliEncoder = (body: Uint8Array, quality: number) => Uint8Array;
 
 /** node:zlib's brotli: the C library on Node and Bun. */
 export function zlibBrotli(body: Uint8Array, quality: number): Uint8Array {

@@ -5,7 +5,7 @@
  * A preflight `OPTIONS` on a known path is answered without a key (the Fetch standard's CORS
  * preflight never carries credentials or `Authorization`).
  */
-import type { AppRequest } from "./responses.ts";
+import type { AppRequest } from "../runtime/contract.ts";
 
 /** Response headers browser code may read (Fetch standard: CORS-safelisted ones need not be listed). */
 export const EXPOSED_HEADERS = "Link, Location, Deprecation, Sunset, Retry-After, X-Request-Id, " +

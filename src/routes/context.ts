@@ -3,7 +3,8 @@
  * share. They live here, below both, so that a route never imports the app that assembles it.
  */
 import type { PetStore } from "../store/store.ts";
-import type { AppRequest, Reply, ReplyHeaders } from "../http/responses.ts";
+import type { ReplyHeaders } from "../http/responses.ts";
+import type { AppRequest, Reply } from "../runtime/contract.ts";
 import type { Route } from "../http/router.ts";
 
 /** What a route handler gets: the request and everything already worked out about it. */

@@ -30,8 +30,8 @@
  * backslash; a path that matches none has an empty segment or too many, and goes to `fetch`. Both
  * are the paths `splitUrl` finds unroutable on Deno and Node (http/url.ts), and are marked so.
  */
-import { type Respond, webResponse } from "../http/responses.ts";
-import type { AppRequest } from "../http/responses.ts";
+import { type Respond, webResponse } from "./contract.ts";
+import type { AppRequest } from "./contract.ts";
 import { MAX_SEGMENTS } from "../http/url.ts";
 import {
   HOLD_BEFORE_CLOSE_MS,

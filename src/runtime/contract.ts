@@ -1,10 +1,61 @@
 /**
- * The contract every runtime adapter fulfils. Adapters are the only modules that know which
- * runtime runs; each owns listening, signals and graceful shutdown for its runtime.
+ * The seam between the app and the runtime adapters, and the contract every adapter fulfils.
+ * Adapters are the only modules that know which runtime runs; each owns listening, signals and
+ * graceful shutdown for its runtime. The app adds the request's own headers to a route's `Reply`
+ * and hands it, once per request, to the adapter's `Respond`: `webResponse` on Deno and Bun (and
+ * in tests); on Node the adapter writes the reply itself with one `writeHead` and one `end`.
  */
-import type { BrotliEncoder } from "../http/compression.ts";
-import type { AppRequest, Respond } from "../http/responses.ts";
-import type { OutputStream } from "../log_sink.ts";
+
+/**
+ * The parts of a request the app reads. A web `Request` has them (Deno, Bun, tests); the Node
+ * adapter builds just these from node:http's request.
+ */
+export interface AppRequest {
+  readonly method: string;
+  /** Absolute (`http://host/path?query`) or the origin-form target itself (`/path?query`). */
+  readonly url: string;
+  readonly headers: {
+    get(name: string): string | null;
+    has(name: string): boolean;
+  };
+  /** Null for a request without a body (GET, HEAD). */
+  readonly body: ReadableStream<Uint8Array> | null;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  /**
+   * Set (true) by an adapter whose runtime's `url` no longer shows the path as sent (Bun) when
+   * that path names nothing (`splitUrl`'s `unroutable`); the others leave it unset.
+   */
+  readonly unroutable?: boolean;
+}
+
+/** What a route answers, and what the app hands the adapter's `Respond` once per request. */
+export interface Reply {
+  readonly status: number;
+  /** Text, UTF-8 bytes, or null for no content. */
+  readonly body: string | Uint8Array<ArrayBuffer> | null;
+  /** Lower-case names; a fresh object per reply, since the app adds the request's headers. */
+  readonly headers: Record<string, string>;
+}
+
+/** Makes a runtime's response of the request's whole reply (every header included). */
+export type Respond<R> = (reply: Reply) => R;
+
+/** The reply as a web `Response`. */
+export function webResponse(reply: Reply): Response {
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+}
+
+/** A standard stream of the process, as the runtime adapter writes to it. */
+export interface OutputStream {
+  /**
+   * Resolves once the operating system took all of `text`; rejects with its error (EPIPE,
+   * ENOSPC, …). Never blocks the event loop, however long the stream takes.
+   */
+  write(text: string): Promise<void>;
+}
+
+/** A brotli encoder: `body` as one brotli stream at `quality` (the window is the default, 22). */
+export type BrotliEncoder = (body: Uint8Array, quality: number) => Uint8Array;
 
 export interface ServeOptions {
   /**

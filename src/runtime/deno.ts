@@ -38,8 +38,8 @@
  * non-blocking by another process), so the rest is written in turn.
  */
 import { loadWasmBrotli } from "../http/compression.ts";
-import { type Respond, webResponse } from "../http/responses.ts";
-import type { OutputStream } from "../log_sink.ts";
+import { type Respond, webResponse } from "./contract.ts";
+import type { OutputStream } from "./contract.ts";
 import {
   HOLD_BEFORE_CLOSE_MS,
   IDLE_QUIET_MS,

@@ -3,7 +3,7 @@
  * process alive: helpers the adapters share, below them.
  */
 import process from "node:process";
-import type { OutputStream } from "../log_sink.ts";
+import type { OutputStream } from "./contract.ts";
 
 /** `onSignal` of Bun and Node: node:process's signal events. */
 export function onProcessSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void) {
