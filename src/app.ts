@@ -20,9 +20,15 @@ import { enforceRateLimit, RateLimiter } from "./http/rate_limit.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { traceIdOf } from "./http/trace_context.ts";
 import { replyHeaders } from "./http/responses.ts";
-import { type AppRequest, type Reply, type Respond, webResponse } from "./runtime/contract.ts";
+import {
+  type AppRequest,
+  MAX_PATH_SEGMENTS,
+  type Reply,
+  type Respond,
+  webResponse,
+} from "./runtime/contract.ts";
 import { NO_PARAMS, type PathMatch, type Route, Router } from "./http/router.ts";
-import { checkUrlLength, MAX_SEGMENTS, splitUrl } from "./http/url.ts";
+import { checkUrlLength, splitUrl } from "./http/url.ts";
 import type { Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics/service_metrics.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -349,7 +355,7 @@ type Steps = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
 
 /** Why a path that reads as a known one was not found: it was not sent as that path. */
 const UNROUTABLE_REASON = " (as sent, the path holds a backslash, an empty segment or more than " +
-  `${MAX_SEGMENTS} segments, and names nothing)`;
+  `${MAX_PATH_SEGMENTS} segments, and names nothing)`;
 
 function toHttpError(error: unknown, requestId: string, log: Logger): HttpError {
   if (error instanceof HttpError) return error;

@@ -4,9 +4,8 @@
  * request gets a cheap gzip level; an immutable one (a full page, compressed once and then cached)
  * a higher one. The level depends on immutability only, never on the cache, so a client gets the
  * same bytes with the cache on, off or too small (docs/caching.md). The brotli encoder is the
- * runtime adapter's choice (`RuntimeAdapter.brotliEncoder`, brotli-wasm on Deno).
+ * runtime adapter's choice (`RuntimeAdapter.brotliEncoder`, runtime/wasm_brotli.ts on Deno).
  */
-import { createRequire } from "node:module";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { BrotliEncoder } from "../runtime/contract.ts";
 
@@ -41,21 +40,6 @@ export function zlibBrotli(body: Uint8Array, quality: number): Uint8Array {
       [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
     },
   });
-}
-
-/**
- * The brotli of `brotli-wasm` (Rust's brotli as WebAssembly): one memory that grows to the largest
- * compression's need and is reused, so bounded on any runtime. No mode or size hint, yet at
- * quality 5 to 9 the bytes of node:zlib (test/http/compression.test.ts). Loaded with `require`,
- * whose entry reads the .wasm file beside it: the `import` entry fetches it by URL, which Node
- * cannot do for a file.
- */
-export function loadWasmBrotli(): BrotliEncoder {
-  const require = createRequire(import.meta.url);
-  const wasm = require("brotli-wasm") as {
-    compress(body: Uint8Array, options: { quality: number }): Uint8Array;
-  };
-  return (body, quality) => wasm.compress(body, { quality });
 }
 
 /** `body` in the coding (identity returns it unchanged); br with `brotli`. */

@@ -6,6 +6,7 @@
  * nothing (404 `not_found`), and a query that long is not a valid `limit`/`status`/`cursor` query
  * (400 `invalid_query`).
  */
+import { MAX_PATH_SEGMENTS } from "../runtime/contract.ts";
 import { HttpError } from "./errors.ts";
 
 /** In characters: the request target is ASCII. */
@@ -66,21 +67,19 @@ export function splitUrl(url: string): SplitUrl {
   return { path, query, unroutable };
 }
 
-/** Bun's router matches paths of up to this many segments in `runtime/bun.ts`. */
-export const MAX_SEGMENTS = 64;
 /** `/x` 64 times is 128 characters: a path no longer has at most 64 segments. */
-const MIN_LENGTH_OVER_MAX_SEGMENTS = 2 * MAX_SEGMENTS;
+const MIN_LENGTH_OVER_MAX_SEGMENTS = 2 * MAX_PATH_SEGMENTS;
 const MAYBE_UNROUTABLE = /\\|%5c|\/\/|\/$/i;
 
 /**
  * Whether a path as sent (up to its query, a fragment included) names nothing. It does when it
  * holds a backslash, sent as is or percent-encoded (`%5C`): a backslash is a character, never a
  * `/`, so `/v1\pets` is no request for `/v1/pets`. And when it holds an empty segment (`//`, a
- * trailing `/`, the root `/`) or more than `MAX_SEGMENTS` segments, even where dot segments would
+ * trailing `/`, the root `/`) or more than `MAX_PATH_SEGMENTS` segments, even where dot segments would
  * remove them (`//../v1/pets`). Those never matched a route anyway; they are decided on the path as
  * sent because Bun hands over only its URL parser's result, in which `\` has become `/` and a `..`
  * has removed what came before it. Bun's adapter sees the segments as sent through Bun's router
- * instead, which matches only up to `MAX_SEGMENTS` non-empty ones and decodes `%5C`: this rule is
+ * instead, which matches only up to `MAX_PATH_SEGMENTS` non-empty ones and decodes `%5C`: this rule is
  * the one it can apply alike, so every runtime gives the same answer.
  */
 function isUnroutable(sent: string): boolean {
@@ -89,7 +88,7 @@ function isUnroutable(sent: string): boolean {
   if (sent.length <= MIN_LENGTH_OVER_MAX_SEGMENTS) return false;
   let slashes = 0;
   for (let at = sent.indexOf("/"); at !== -1; at = sent.indexOf("/", at + 1)) slashes++;
-  return slashes > MAX_SEGMENTS;
+  return slashes > MAX_PATH_SEGMENTS;
 }
 
 /** A segment starting with `.` or `%` (`%2e`), or a backslash: what `removeDotSegments` changes. */

@@ -57,6 +57,13 @@ export interface OutputStream {
 /** A brotli encoder: `body` as one brotli stream at `quality` (the window is the default, 22). */
 export type BrotliEncoder = (body: Uint8Array, quality: number) => Uint8Array;
 
+/**
+ * A path as sent with more segments than this names nothing, on every runtime: Bun's adapter sees
+ * the path as sent only through Bun's router, one route per depth up to this one (runtime/bun.ts),
+ * so the others apply the same cut (`splitUrl`'s `unroutable`) and every runtime answers alike.
+ */
+export const MAX_PATH_SEGMENTS = 64;
+
 export interface ServeOptions {
   /**
    * The app's handler (`App.handle`): each adapter passes the `Respond` that makes what its

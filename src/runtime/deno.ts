@@ -37,7 +37,6 @@
  * runs on a thread of its own and waits there; it may take part of the bytes (a pipe opened
  * non-blocking by another process), so the rest is written in turn.
  */
-import { loadWasmBrotli } from "../http/compression.ts";
 import { type Respond, webResponse } from "./contract.ts";
 import type { OutputStream } from "./contract.ts";
 import {
@@ -48,6 +47,7 @@ import {
   type ServeOptions,
 } from "./contract.ts";
 import { delay } from "./process.ts";
+import { loadWasmBrotli } from "./wasm_brotli.ts";
 
 export const denoRuntime: RuntimeAdapter = {
   name: "deno",

@@ -118,6 +118,16 @@ describe("the layers of src/", () => {
     assert.ok(runtime?.get("node.ts")?.has("node"), "runtime/node/ is one entry of runtime/");
   });
 
+  it("runtime/ imports only its own files and the platform: no shared code knows an adapter", () => {
+    for (const file of sourcesUnder("src/runtime")) {
+      for (const target of importsOf(file)) {
+        if (!target.startsWith(".")) continue;
+        const resolved = join(dirname(file), target);
+        assert.ok(resolved.startsWith("src/runtime/"), `${file} imports ${target}`);
+      }
+    }
+  });
+
   it("the status names are spelled once, in schemas/pet.ts, for http, routes, schemas and metrics", () => {
     const folders = ["src/http", "src/routes", "src/schemas", "src/metrics"];
     for (const file of folders.flatMap(sourcesUnder)) {
