@@ -113,7 +113,7 @@ describe("the layers of src/", () => {
   });
 
   it("the import graph sees dynamic imports and sub-folders", () => {
-    assert.ok(importsOf("src/commands/healthcheck.ts").includes("../runtime/https_probe.ts"));
+    assert.ok(importsOf("src/commands/healthcheck.ts").includes("./https_probe.ts"));
     const runtime = entryGraphs().get("src/runtime");
     assert.ok(runtime?.get("node.ts")?.has("node"), "runtime/node/ is one entry of runtime/");
   });
