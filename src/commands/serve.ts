@@ -7,9 +7,9 @@
  */
 import process from "node:process";
 import { createApp } from "../app.ts";
-import { KeyFileError, loadApiKeys, type LoadedKeys, reloadApiKeys } from "../config/api_keys.ts";
+import { KeyFileError, loadApiKeys, type LoadedKeys } from "../config/api_keys.ts";
 import { loadConfig } from "../config/config.ts";
-import { certificateDateWarning, reloadTls } from "../config/tls_pair.ts";
+import { certificateDateWarning } from "../config/tls_pair.ts";
 import { KeyRing } from "../http/auth.ts";
 import { createJsonLogger } from "../log.ts";
 import type { OutputStream } from "../runtime/contract.ts";
@@ -19,6 +19,7 @@ import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { StoreOpenError } from "../store/store.ts";
 import { VERSION } from "../version.ts";
 import { authority } from "./output.ts";
+import { reloadApiKeys, reloadTls } from "./reload.ts";
 
 /**
  * After SHUTDOWN_TIMEOUT, how long the handlers cut off get to finish and the store to flush and

@@ -6,8 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { keyDigest, type KeyRing } from "../http/auth.ts";
-import type { Logger } from "../log.ts";
+import { keyDigest } from "../http/auth.ts";
 import type { Config } from "./config.ts";
 import { ConfigError } from "./settings.ts";
 import { errorCodeOf } from "../error_code.ts";
@@ -49,7 +48,7 @@ export function parseKeysFile(text: string): Uint8Array[] {
 }
 
 /** API_KEYS, then the keys file's; an unreadable or empty file is a `ConfigError`. */
-function configuredKeys({ apiKeys = [], apiKeysFile: path }: Config): Uint8Array[] {
+export function configuredKeys({ apiKeys = [], apiKeysFile: path }: Config): Uint8Array[] {
   if (path === undefined) return apiKeys.map(keyDigest);
   let text: string;
   try {
@@ -98,30 +97,4 @@ function readOrCreateGeneratedKey(dataDir: string, file: string): string {
     return readFileSync(file, "utf8").trim();
   }
   return key;
-}
-
-/**
- * SIGHUP: re-reads `API_KEYS_FILE` (with `API_KEYS` as the process started) and swaps the keys at
- * once; returns whether it did. A file that cannot be read, holds a bad line or no key keeps the
- * old set and logs why: a typo must not lock every client out. Keys never reach the log.
- */
-export function reloadApiKeys(config: Config, keys: KeyRing, log: Logger): boolean {
-  if (config.apiKeysFile === undefined) {
-    log.info({ msg: "SIGHUP: no API_KEYS_FILE set, so the accepted keys stay as they are" });
-    return false;
-  }
-  let digests: Uint8Array[];
-  try {
-    digests = configuredKeys(config);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    log.warn({
-      msg: `SIGHUP: keeping the previous ${keys.size} API keys: ${error.message}`,
-      setting: "API_KEYS_FILE",
-    });
-    return false;
-  }
-  keys.replace(digests);
-  log.info({ msg: `SIGHUP: API keys reloaded, ${digests.length} accepted`, keys: digests.length });
-  return true;
 }

@@ -9,8 +9,6 @@
  */
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { Logger } from "../log.ts";
-import type { RunningServer } from "../runtime/contract.ts";
 import { ConfigError } from "./settings.ts";
 import { errorCodeOf } from "../error_code.ts";
 
@@ -134,42 +132,4 @@ function readPem(setting: string, path: string): string {
   } catch (error) {
     throw new ConfigError(setting, `Cannot read ${setting} ${path}: ${errorCodeOf(error)}`);
   }
-}
-
-/**
- * SIGHUP: reads the pair `current` came from again; returns the pair now served. Where the runtime
- * can swap the certificate of a running server (Node), new connections get the new pair and open
- * ones keep theirs. A pair that cannot be read, is not PEM or does not match keeps the old one and
- * logs why: a half-copied renewal must not take HTTPS down. Where the runtime cannot swap (Deno,
- * Bun), the new pair is still checked, and the log says a restart is needed to serve it.
- */
-export function reloadTls(
-  current: TlsPair,
-  server: Pick<RunningServer, "replaceTls">,
-  { runtime, log }: { runtime: string; log: Logger },
-): TlsPair {
-  let next: TlsPair;
-  try {
-    next = readTlsPair(current.certFile, current.keyFile);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    log.warn({
-      msg: `SIGHUP: keeping the previous TLS certificate: ${error.message}`,
-      setting: error.setting,
-      fingerprint: current.fingerprint,
-    });
-    return current;
-  }
-  if (server.replaceTls === undefined) {
-    log.warn({
-      msg:
-        `SIGHUP: ${runtime} cannot swap the TLS certificate of a running server; restart the service to serve the one in TLS_CERT_FILE`,
-      fingerprint: current.fingerprint,
-      next: next.fingerprint,
-    });
-    return current;
-  }
-  server.replaceTls({ cert: next.cert, key: next.key });
-  log.info({ msg: "SIGHUP: TLS certificate reloaded", fingerprint: next.fingerprint });
-  return next;
 }

@@ -128,6 +128,18 @@ describe("the layers of src/", () => {
     }
   });
 
+  it("config/ only parses: it imports neither runtime/ nor the log", () => {
+    for (const file of sourcesUnder("src/config")) {
+      for (const target of importsOf(file)) {
+        assert.doesNotMatch(
+          target,
+          /^\.\.\/(runtime\/|log|observe\/)/,
+          `${file} imports ${target}`,
+        );
+      }
+    }
+  });
+
   it("the status names are spelled once, in schemas/pet.ts, for http, routes, schemas and metrics", () => {
     const folders = ["src/http", "src/routes", "src/schemas", "src/metrics"];
     for (const file of folders.flatMap(sourcesUnder)) {
