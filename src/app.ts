@@ -29,8 +29,8 @@ import {
 } from "./runtime/contract.ts";
 import { NO_PARAMS, type PathMatch, type Route, Router } from "./http/router.ts";
 import { checkUrlLength, splitUrl } from "./http/url.ts";
-import type { Logger } from "./log.ts";
-import { ServiceMetrics } from "./metrics/service_metrics.ts";
+import type { Logger } from "./observe/log.ts";
+import { ServiceMetrics } from "./observe/service_metrics.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { metricsRoutes } from "./routes/metrics.ts";

@@ -7,7 +7,7 @@ import type { Config } from "../config/config.ts";
 import { ConfigError } from "../config/settings.ts";
 import { readTlsPair, type TlsPair } from "../config/tls_pair.ts";
 import type { KeyRing } from "../http/auth.ts";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../observe/log.ts";
 import type { RunningServer } from "../runtime/contract.ts";
 
 /**

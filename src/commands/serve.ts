@@ -11,7 +11,7 @@ import { KeyFileError, loadApiKeys, type LoadedKeys } from "../config/api_keys.t
 import { loadConfig } from "../config/config.ts";
 import { certificateDateWarning } from "../config/tls_pair.ts";
 import { KeyRing } from "../http/auth.ts";
-import { createJsonLogger } from "../log.ts";
+import { createJsonLogger } from "../observe/log.ts";
 import type { OutputStream } from "../runtime/contract.ts";
 import type { RunningServer, RuntimeAdapter } from "../runtime/contract.ts";
 import { delay } from "../runtime/process.ts";

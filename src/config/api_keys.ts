@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { keyDigest } from "../http/auth.ts";
 import type { Config } from "./config.ts";
 import { ConfigError } from "./settings.ts";
-import { errorCodeOf } from "../error_code.ts";
+import { errorCodeOf } from "../observe/error_code.ts";
 
 /** The accepted keys as digests, and the generated key when one is in use. */
 export interface LoadedKeys {

@@ -10,7 +10,7 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ConfigError } from "./settings.ts";
-import { errorCodeOf } from "../error_code.ts";
+import { errorCodeOf } from "../observe/error_code.ts";
 
 /** A certificate chain and its private key, read and checked. */
 export interface TlsPair {

@@ -3,7 +3,7 @@
  * which backend it talks to. Pets travel as `StoredPet`: the id plus the pet's exact JSON text, so
  * an int64 `categoryId` never passes through a JavaScript number. Also what the backends share.
  */
-import type { Registry } from "../metrics/registry.ts";
+import type { Registry } from "../observe/metrics_registry.ts";
 import type { MaybePromise, PageQuery, PetPageJson } from "../schemas/page.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 

@@ -16,7 +16,7 @@
  *    lost too, its count is carried into the next one.
  */
 import { errorCodeOf } from "./error_code.ts";
-import type { OutputStream } from "./runtime/contract.ts";
+import type { OutputStream } from "../runtime/contract.ts";
 
 /** At most this much log text waits for a stream that is slow or stalled (characters ≈ bytes). */
 export const MAX_WAITING_CHARS = 8 * 1024 * 1024;

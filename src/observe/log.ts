@@ -5,7 +5,7 @@
  * Callers never pass keys or request bodies (docs/logs.md).
  */
 import { LogSink } from "./log_sink.ts";
-import { type OutputStream } from "./runtime/contract.ts";
+import { type OutputStream } from "../runtime/contract.ts";
 
 export interface Logger {
   info(fields: Record<string, unknown>): void;
