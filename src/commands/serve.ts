@@ -17,7 +17,7 @@ import type { RunningServer, RuntimeAdapter } from "../runtime/contract.ts";
 import { delay } from "../runtime/process.ts";
 import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { StoreOpenError } from "../store/store.ts";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../openapi/version.ts";
 import { authority } from "./output.ts";
 import { reloadApiKeys, reloadTls } from "./reload.ts";
 
