@@ -2,40 +2,30 @@
  * A hand-rolled router: routes are data, matched segment by segment (Node 20 has no
  * URLPattern). A path is matched first, then the method, so the caller can answer 404, 405 with
  * `Allow`, OPTIONS and HEAD in one place, and can decorate every response for a path (the
- * deprecated route's headers) whatever its status.
+ * deprecated route's headers) whatever its status. What a route declares about its path beside
+ * its handler (`options`) is the caller's: the router keeps it and hands it back with a match.
  */
-import type { ReplyHeaders } from "./responses.ts";
 
 /** A route handler; params come from `:name` segments of the pattern. */
 type Handler<Context, Result = unknown> = (context: Context) => Promise<Result> | Result;
 
-/** Per-path facts the app acts on before the handler runs. */
-interface PathOptions {
-  /** Served without an API key. */
-  readonly public?: boolean;
-  /** Marks a deprecated path (headers on every response, 410 after sunset). */
-  readonly deprecated?: boolean;
-  /** The handler reads the store: while it loads, the app holds the request until it is ready. */
-  readonly readsStore?: boolean;
-  /** Asks for a key (the app works it out from `public` and where the path is). */
-  readonly keyed?: boolean;
-  /** The constant headers of the path's replies (the app makes them from the above). */
-  readonly headers?: ReplyHeaders;
-}
+/** What a caller declares about a path: no facts at all unless it says which. */
+type AnyOptions = Readonly<Record<string, unknown>>;
 
 /** One route: a method and a pattern such as `/pets/:petId`. */
-export interface Route<Context, Result = unknown> {
+export interface Route<Context, Result = unknown, Options extends object = AnyOptions> {
   readonly method: string;
   readonly pattern: string;
   readonly handler: Handler<Context, Result>;
-  readonly options?: PathOptions;
+  /** The path's declaration (one route of the path gives it; the others may leave it out). */
+  readonly options?: Options;
 }
 
 /** A path that matched: its handlers per method and the captured params. */
-export interface PathMatch<Context, Result = unknown> {
+export interface PathMatch<Context, Result = unknown, Options extends object = AnyOptions> {
   readonly pattern: string;
   readonly params: Record<string, string>;
-  readonly options: PathOptions;
+  readonly options: Partial<Options>;
   readonly handlers: ReadonlyMap<string, Handler<Context, Result>>;
   /** The `Allow` header value for this path: its methods, plus HEAD and OPTIONS. */
   readonly allow: string;
@@ -54,20 +44,25 @@ const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"
  * into segments (each request asks two routers). So a literal path wins over a pattern that
  * would also match it.
  */
-export class Router<Context, Result = unknown> {
+export class Router<Context, Result = unknown, Options extends object = AnyOptions> {
   /**
    * The match of each literal path, made once (no params), by the path's length. A request's path
    * is a new string each time, and a map keyed by it would hash it on every lookup, which costs
    * more than comparing it with the few literals of the same length (docs/performance.md).
    */
-  private readonly literals = new Map<number, PathMatch<Context, Result>[]>();
-  private readonly patterns: { segments: Segment[]; path: PathMatch<Context, Result> }[] = [];
+  private readonly literals = new Map<number, PathMatch<Context, Result, Options>[]>();
+  private readonly patterns: { segments: Segment[]; path: PathMatch<Context, Result, Options> }[] =
+    [];
 
   /** A malformed pattern or a duplicate route fails here, not per request. */
-  constructor(routes: readonly Route<Context, Result>[]) {
+  constructor(routes: readonly Route<Context, Result, Options>[]) {
     const paths = new Map<
       string,
-      { segments: string[]; options: PathOptions; handlers: Map<string, Handler<Context, Result>> }
+      {
+        segments: string[];
+        options: Partial<Options>;
+        handlers: Map<string, Handler<Context, Result>>;
+      }
     >();
     for (const { method, pattern, handler, options } of routes) {
       if (!METHOD.test(method)) throw new Error(`Invalid route method: ${method}`);
@@ -110,7 +105,7 @@ export class Router<Context, Result = unknown> {
   }
 
   /** Finds the path a request path names, or undefined (a 404). */
-  match(path: string): PathMatch<Context, Result> | undefined {
+  match(path: string): PathMatch<Context, Result, Options> | undefined {
     const sameLength = this.literals.get(path.length);
     if (sameLength !== undefined) {
       for (const literal of sameLength) if (literal.pattern === path) return literal;

@@ -4,7 +4,7 @@
  * single executable. A strict Content-Security-Policy allows only this origin: the page can load
  * nothing from elsewhere and can call only this API.
  */
-import type { AppRoute } from "./context.ts";
+import type { AppRoute } from "../app/context.ts";
 import { DOCS_HTML } from "../docs/page_html.ts";
 import { DOCS_SCRIPT } from "../docs/page_script.ts";
 import { DOCS_CSS } from "../docs/page_style.ts";

@@ -1,5 +1,5 @@
 /** The three pet operations of the seed: listPets, createPet and getPet (deprecated). */
-import type { AppRoute, RequestContext } from "./context.ts";
+import type { AppRoute, RequestContext } from "../app/context.ts";
 import type { Config } from "../config/config.ts";
 import { readJsonBody, unsupportedBodyReason } from "../http/body.ts";
 import { HttpError, RETRY_IN_A_SECOND } from "../http/errors.ts";
