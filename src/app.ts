@@ -92,8 +92,6 @@ export function createApp(options: AppOptions): App {
     basePath,
     rootRouter: withFacts(rootRoutes, false, deprecation),
     apiRouter: withFacts(apiRoutes, true, deprecation),
-    unknownUnderBase: replyHeaders({ keyed: true }),
-    unknownOutside: replyHeaders({ keyed: false }),
     goneMessage: ERROR_MESSAGES.removed(deprecation.sunset, `${basePath}/pets`),
     keys,
     rateLimiter: config.rateLimit > 0

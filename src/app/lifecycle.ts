@@ -34,10 +34,10 @@ export class Lifecycle {
   #store: PetStore | undefined;
   #inFlight = 0;
   #idleWaiters: (() => void)[] = [];
+  #endDelay: (() => void) | undefined;
   readonly #loadWaitMs: number;
   readonly #loaded: Promise<void>;
   #storeLoaded!: () => void;
-  #endDelay: (() => void) | undefined;
   /**
    * The store for a request by the state it arrived in: a drain changes only `/readyz`, so
    * requests go on being served until the adapter closes their connections. One function per
@@ -51,11 +51,11 @@ export class Lifecycle {
     this.#readiness = options.store === undefined ? "loading" : "ready";
     this.#loadWaitMs = options.loadWaitMs ?? LOAD_WAIT_MS;
     this.#loaded = new Promise<void>((resolve) => this.#storeLoaded = resolve);
-    const loading = () => {
+    const loading = (): PetStore => {
       throw unavailable(ERROR_MESSAGES.loading);
     };
-    const loadedStore = () => this.#store ?? loading();
-    this.#storeFor = { loading, ready: loadedStore, draining: loadedStore };
+    const loaded = () => this.#store ?? loading();
+    this.#storeFor = { loading, ready: loaded, draining: loaded };
   }
 
   get readiness(): Readiness {
@@ -71,22 +71,21 @@ export class Lifecycle {
     return this.#storeFor[this.#readiness];
   }
 
-  /** The store can answer at all (a lost database connection says no). */
-  storeAvailable(): boolean {
-    return this.#store?.isAvailable?.() !== false;
-  }
-
-  /** As `/readyz` says: loaded, able to answer, and not shutting down. */
+  /** As `/readyz` says: loaded, able to answer (a lost database says no), not shutting down. */
   isReady(): boolean {
-    return this.#readiness === "ready" && this.storeAvailable();
+    return this.#readiness === "ready" && this.#store?.isAvailable?.() !== false;
   }
 
   /** Why `/readyz` answers 503, or undefined when it answers 200. */
   notReady(): HttpError | undefined {
     if (this.isReady()) return undefined;
-    if (this.#readiness === "loading") return unavailable(ERROR_MESSAGES.loading);
-    if (this.#readiness === "draining") return unavailable(ERROR_MESSAGES.shuttingDown);
-    return unavailable(STORE_CANNOT_SERVE);
+    return unavailable(
+      this.#readiness === "loading"
+        ? ERROR_MESSAGES.loading
+        : this.#readiness === "draining"
+        ? ERROR_MESSAGES.shuttingDown
+        : STORE_CANNOT_SERVE,
+    );
   }
 
   /** The store finished loading: requests are served from it from now on. */
@@ -105,20 +104,20 @@ export class Lifecycle {
     this.#readiness = "draining";
     if (delayMs <= 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, delayMs);
+      const timer = setTimeout(() => this.endDelay(), delayMs);
       this.#endDelay = () => {
         clearTimeout(timer);
         resolve();
       };
-    }).finally(() => this.#endDelay = undefined);
+    });
   }
 
   /** Ends a running SHUTDOWN_DELAY at once; false when none runs. */
   endDelay(): boolean {
-    if (this.#endDelay === undefined) return false;
-    this.#endDelay();
+    const end = this.#endDelay;
     this.#endDelay = undefined;
-    return true;
+    end?.();
+    return end !== undefined;
   }
 
   /** Resolves once the store is loaded, or after the load wait, whichever comes first. */
@@ -135,10 +134,9 @@ export class Lifecycle {
 
   /** A request was answered; the last one out wakes those waiting for `idle()`. */
   end(): void {
-    if (--this.#inFlight === 0 && this.#idleWaiters.length > 0) {
-      for (const resolve of this.#idleWaiters) resolve();
-      this.#idleWaiters = [];
-    }
+    if (--this.#inFlight > 0 || this.#idleWaiters.length === 0) return;
+    for (const resolve of this.#idleWaiters) resolve();
+    this.#idleWaiters = [];
   }
 
   /** Resolves once no request is in flight (at once when none is). */

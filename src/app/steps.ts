@@ -12,7 +12,7 @@ import { SUNSET_AT } from "../http/deprecation.ts";
 import { ClientGoneError, errorReply, HttpError } from "../http/errors.ts";
 import { enforceRateLimit, type RateLimiter } from "../http/rate_limit.ts";
 import { requestIdFor } from "../http/request_id.ts";
-import type { ReplyHeaders } from "../http/responses.ts";
+import { type ReplyHeaders, replyHeaders } from "../http/responses.ts";
 import { NO_PARAMS, type PathMatch, type Router } from "../http/router.ts";
 import { traceIdOf } from "../http/trace_context.ts";
 import { checkUrlLength, splitUrl } from "../http/url.ts";
@@ -45,9 +45,6 @@ export interface Pipeline {
   readonly rootRouter: AppRouter;
   /** The API, under BASE_PATH. */
   readonly apiRouter: AppRouter;
-  /** The headers of a path no route has: a key is asked for under BASE_PATH only. */
-  readonly unknownUnderBase: ReplyHeaders;
-  readonly unknownOutside: ReplyHeaders;
   /** The deprecated route's one answer from its sunset on, whatever the method. */
   readonly goneMessage: string;
   readonly keys: KeyRing;
@@ -96,7 +93,7 @@ export function matchPath(pipeline: Pipeline, exchange: Exchange): undefined {
   exchange.underBase = underBase;
   exchange.keyed = match === undefined ? underBase : match.options.keyed === true;
   exchange.headers = match?.options.headers ??
-    (underBase ? pipeline.unknownUnderBase : pipeline.unknownOutside);
+    (underBase ? UNKNOWN_UNDER_BASE : UNKNOWN_OUTSIDE);
   exchange.pastSunset = match?.options.deprecated === true && pipeline.clock() >= SUNSET_AT;
   return undefined;
 }
@@ -204,7 +201,7 @@ export function handleRequest<R>(
     requestId: requestIdFor(request.headers.get("x-request-id")),
     keyScope: "",
     store: pipeline.lifecycle.storeForRequest(),
-    headers: pipeline.unknownOutside,
+    headers: UNKNOWN_OUTSIDE,
     match: undefined,
     underBase: false,
     keyed: false,
@@ -293,6 +290,10 @@ export function finish<R>(
     pipeline.lifecycle.end();
   }
 }
+
+/** The headers of a path no route has: a key is asked for under BASE_PATH only. */
+const UNKNOWN_UNDER_BASE = replyHeaders({ keyed: true });
+const UNKNOWN_OUTSIDE = replyHeaders({ keyed: false });
 
 /** Text bodies go out as UTF-8. */
 const utf8 = new TextEncoder();

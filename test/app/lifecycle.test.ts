@@ -18,6 +18,14 @@ describe("Lifecycle", () => {
     assert.ok(lifecycle.storeForRequest()(), "a draining service still serves");
   });
 
+  it("a store that finishes loading after the drain began leaves the service draining", () => {
+    const lifecycle = new Lifecycle();
+    void lifecycle.drain();
+    lifecycle.ready(new MemoryStore());
+    assert.equal(lifecycle.readiness, "draining");
+    assert.equal(lifecycle.notReady()?.message, "The service is shutting down");
+  });
+
   it("drain(delayMs) resolves after the delay, or at once on endDelay()", async () => {
     const lifecycle = new Lifecycle({ store: new MemoryStore() });
     const started = performance.now();
