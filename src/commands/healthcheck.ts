@@ -1,7 +1,7 @@
 /**
  * `healthcheck`: exit 0 when `GET /healthz` on PORT (and HOST, when it names one address)
  * answers 200 — for images with no curl. With TLS_CERT_FILE and TLS_KEY_FILE set it speaks
- * HTTPS, without verifying the certificate (../runtime/https_probe.ts says why).
+ * HTTPS, without verifying the certificate (./https_probe.ts says why).
  */
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
@@ -31,7 +31,7 @@ export async function runHealthcheck(): Promise<number> {
       await response.body?.cancel();
       status = response.status;
     } else {
-      const { httpsStatus } = await import("../runtime/https_probe.ts");
+      const { httpsStatus } = await import("./https_probe.ts");
       const options = { path: "/healthz", timeoutMs: TIMEOUT_MS, ca: tls.cert };
       status = await httpsStatus(probeHost(host), port, options);
     }

@@ -6,18 +6,19 @@
  * keys file and the TLS pair.
  */
 import process from "node:process";
-import { createApp } from "../app.ts";
-import { KeyFileError, loadApiKeys, type LoadedKeys, reloadApiKeys } from "../config/api_keys.ts";
-import { loadConfig } from "../config/config.ts";
-import { certificateDateWarning, reloadTls } from "../config/tls_pair.ts";
+import { type App, createApp } from "../app.ts";
+import { KeyFileError, loadApiKeys, type LoadedKeys } from "../config/api_keys.ts";
+import { type Config, loadConfig } from "../config/config.ts";
+import { certificateDateWarning } from "../config/tls_pair.ts";
 import { KeyRing } from "../http/auth.ts";
-import { createJsonLogger } from "../log.ts";
-import type { OutputStream } from "../log_sink.ts";
-import { delay, detectRuntime, type RunningServer } from "../runtime/server.ts";
+import { createJsonLogger, type Logger } from "../observe/log.ts";
+import type { OutputStream, RunningServer, RuntimeAdapter } from "../runtime/contract.ts";
+import { delay } from "../runtime/process.ts";
 import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { StoreOpenError } from "../store/store.ts";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../openapi/version.ts";
 import { authority } from "./output.ts";
+import { reloadApiKeys, reloadTls } from "./reload.ts";
 
 /**
  * After SHUTDOWN_TIMEOUT, how long the handlers cut off get to finish and the store to flush and
@@ -31,6 +32,23 @@ const LOCK_WAIT_MS = 1_500;
 
 /** How long a failure to start waits for stderr to take its line: a stalled reader may never. */
 const STDERR_WAIT_MS = 500;
+
+/** The running service's parts, and where its start and its stop stand. */
+interface Service {
+  readonly config: Config;
+  readonly runtime: RuntimeAdapter;
+  readonly log: Logger;
+  readonly keys: KeyRing;
+  readonly app: App;
+  server?: RunningServer;
+  /** Assigned once listening; a signal during listen runs `stop` before it exists. */
+  storeOpening?: Promise<OpenedStore>;
+  /** Ends a wait for an unreachable database when a signal asks the service to stop. */
+  readonly stopLoading: AbortController;
+  stopping: boolean;
+  /** Serving from a loaded store (SHUTDOWN_DELAY applies only then). */
+  serving: boolean;
+}
 
 /** Starts the service; returns -1 while it runs (it exits from its signal handler), or an exit code. */
 export async function runServe(): Promise<number> {
@@ -53,125 +71,143 @@ export async function runServe(): Promise<number> {
     if (warning !== undefined) log.warn({ msg: warning, setting: "TLS_CERT_FILE" });
   }
   const app = createApp({ config, keys, log, brotli: runtime.brotliEncoder?.() });
-  let server: RunningServer | undefined;
-  // deno-lint-ignore prefer-const -- assigned below, but a signal during listen runs stop() first
-  let storeOpening: Promise<OpenedStore> | undefined;
-  // Ends a wait for an unreachable database when a signal asks the service to stop.
-  const stopLoading = new AbortController();
-
+  const service: Service = {
+    config,
+    runtime,
+    log,
+    keys,
+    app,
+    stopLoading: new AbortController(),
+    stopping: false,
+    serving: false,
+  };
   // Signals are heard from the start: a SIGTERM that arrives while the store is still loading
   // also ends in a clean exit 0, with the lock released.
-  let stopping = false;
-  let serving = false;
-  // Ends SHUTDOWN_DELAY early: a second signal means "stop now", as an operator who presses
-  // Ctrl-C twice or a supervisor that repeats its SIGTERM expects.
-  let skipDelay: ((reason: string) => void) | undefined;
-  const stop = async (reason: string) => {
-    if (stopping) return skipDelay?.(reason);
-    stopping = true;
-    app.drain();
-    stopLoading.abort();
-    // The drain delay: /readyz answers 503 while everything else is served as before, so a
-    // balancer's health check takes the instance out before it stops accepting. Not while the
-    // store is still loading: /readyz has said 503 all along.
-    const delayMs = config.shutdownDelaySeconds * 1000;
-    if (serving && delayMs > 0) {
-      log.info({
-        msg: `${reason}: /readyz answers 503 for SHUTDOWN_DELAY, serving as before meanwhile`,
-        delayMs,
-      });
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delayMs);
-        skipDelay = (again) => {
-          skipDelay = undefined;
-          clearTimeout(timer);
-          log.info({ msg: `${again} again: ending SHUTDOWN_DELAY early` });
-          resolve();
-        };
-      });
-      skipDelay = undefined;
-    }
-    const graceMs = config.shutdownTimeoutSeconds * 1000;
-    const deadline = performance.now() + graceMs;
-    const untilDeadline = () => Math.max(0, deadline - performance.now());
-    log.info({ msg: `${reason}: finishing requests in flight, then exiting`, graceMs });
-    // Whatever hangs below (a store that cannot flush to a dying disk), the process is gone in
-    // time for a supervisor: exit 1, since the store may not have closed cleanly.
-    setTimeout(() => {
-      log.error({ msg: "shutdown did not finish in time: exiting without closing the store" });
-      void log.flush().then(() => process.exit(1));
-    }, graceMs + AFTER_DEADLINE_MS);
-    await server?.shutdown(untilDeadline());
-    // Requests cut off at the deadline end at once (their connection is gone): their log lines.
-    await Promise.race([app.idle(), delay(AFTER_DEADLINE_MS / 2)]);
-    const opened = await storeOpening?.catch(() => undefined);
-    await opened?.store.close();
-    log.info({ msg: "stopped" });
+  hearSignals(service);
+  try {
+    const { port, host, tls } = config;
+    const onWarning = (message: string) => log.warn({ msg: message });
+    service.server = await runtime.serve({ handle: app.handle, port, host, tls, onWarning });
+  } catch (error) {
     await log.flush();
-    process.exit(0);
-  };
-  runtime.onSignal("SIGTERM", () => void stop("SIGTERM received"));
-  runtime.onSignal("SIGINT", () => void stop("SIGINT received"));
+    const where = `${config.host}:${config.port}`;
+    return await failToStart(
+      stderr,
+      `Cannot start: cannot listen on ${where}: ${(error as Error).message}`,
+    );
+  }
+  const scheme = config.tls === undefined ? "http" : "https";
+  const address = `${scheme}://${authority(config.host, service.server.port)}`;
+  const loadStarted = performance.now();
+  let opened: OpenedStore;
+  try {
+    opened = await loadStore(service, address);
+  } catch (error) {
+    if (service.stopping) return -1; // stop() exits 0
+    if (!(error instanceof StoreOpenError)) throw error;
+    await log.flush();
+    await service.server.shutdown(0);
+    return await failToStart(stderr, error.message);
+  }
+  if (service.stopping) return -1; // stop() closes the store and exits
+  const loadMs = Math.round(performance.now() - loadStarted);
+  app.metrics?.storeLoaded(loadMs / 1000);
+  app.ready(opened.store);
+  service.serving = true;
+  announce(service, { loaded, opened, address, loadMs });
+  return -1;
+}
+
+/** SIGTERM and SIGINT stop the service, SIGHUP reloads the keys and the TLS pair. */
+function hearSignals(service: Service): void {
+  const { config, runtime, keys, log } = service;
+  runtime.onSignal("SIGTERM", () => void stop(service, "SIGTERM received"));
+  runtime.onSignal("SIGINT", () => void stop(service, "SIGINT received"));
   let servedTls = config.tls;
   runtime.onSignal("SIGHUP", () => {
     reloadApiKeys(config, keys, log);
-    if (servedTls !== undefined && server !== undefined) {
-      servedTls = reloadTls(servedTls, server, { runtime: runtime.name, log });
+    if (servedTls !== undefined && service.server !== undefined) {
+      servedTls = reloadTls(servedTls, service.server, { runtime: runtime.name, log });
     }
   });
-  watchLauncher((pid) => void stop(`The npm process that started the service (${pid}) is gone`));
+  watchLauncher((pid) =>
+    void stop(service, `The npm process that started the service (${pid}) is gone`)
+  );
+}
 
-  try {
-    const { port, host, tls } = config;
-    server = await runtime.serve({
-      handle: app.handle,
-      port,
-      host,
-      tls,
-      onWarning: (message) => log.warn({ msg: message }),
-    });
-  } catch (error) {
-    const message = (error as Error).message;
-    await log.flush();
-    return await failToStart(
-      stderr,
-      `Cannot start: cannot listen on ${config.host}:${config.port}: ${message}`,
-    );
+/**
+ * The stop: `/readyz` 503 for SHUTDOWN_DELAY while serving as before, then the adapter's drain,
+ * the requests in flight, the store closed, exit 0. A second signal means "stop now" (an operator
+ * who presses Ctrl-C twice, a supervisor that repeats its SIGTERM): it ends SHUTDOWN_DELAY early.
+ */
+async function stop(service: Service, reason: string): Promise<void> {
+  const { app, config, log } = service;
+  if (service.stopping) {
+    if (app.endDrainDelay()) log.info({ msg: `${reason} again: ending SHUTDOWN_DELAY early` });
+    return;
   }
+  service.stopping = true;
+  service.stopLoading.abort();
+  // The drain delay: a balancer's health check takes the instance out before it stops
+  // accepting. Not while the store is still loading: /readyz has said 503 all along.
+  const delayMs = service.serving ? config.shutdownDelaySeconds * 1000 : 0;
+  if (delayMs > 0) {
+    log.info({
+      msg: `${reason}: /readyz answers 503 for SHUTDOWN_DELAY, serving as before meanwhile`,
+      delayMs,
+    });
+  }
+  await app.drain(delayMs);
+  const graceMs = config.shutdownTimeoutSeconds * 1000;
+  const deadline = performance.now() + graceMs;
+  const untilDeadline = () => Math.max(0, deadline - performance.now());
+  log.info({ msg: `${reason}: finishing requests in flight, then exiting`, graceMs });
+  // Whatever hangs below (a store that cannot flush to a dying disk), the process is gone in
+  // time for a supervisor: exit 1, since the store may not have closed cleanly.
+  setTimeout(() => {
+    log.error({ msg: "shutdown did not finish in time: exiting without closing the store" });
+    void log.flush().then(() => process.exit(1));
+  }, graceMs + AFTER_DEADLINE_MS);
+  await service.server?.shutdown(untilDeadline());
+  // Requests cut off at the deadline end at once (their connection is gone): their log lines.
+  await Promise.race([app.idle(), delay(AFTER_DEADLINE_MS / 2)]);
+  const opened = await service.storeOpening?.catch(() => undefined);
+  await opened?.store.close();
+  log.info({ msg: "stopped" });
+  await log.flush();
+  process.exit(0);
+}
 
-  const scheme = config.tls === undefined ? "http" : "https";
-  const address = `${scheme}://${authority(config.host, server.port)}`;
-  const loadStarted = performance.now();
-  storeOpening = openStore(config, {
+/** Opens the store while the server listens (its /readyz answers 503 meanwhile). */
+function loadStore(service: Service, address: string): Promise<OpenedStore> {
+  const { config, log } = service;
+  service.storeOpening = openStore(config, {
     onWarning: (message) => log.warn({ msg: message }),
     onError: (message) => log.error({ msg: message }),
     onInfo: (message) => log.info({ msg: message }),
-    // Waiting may last: say where the service listens (its /readyz answers 503 meanwhile).
+    // Waiting may last: say where the service listens.
     onWaiting: (message) =>
       log.warn({
         msg: `${message}; listening meanwhile, /readyz answers 503`,
         address,
-        port: server!.port,
+        port: service.server!.port,
       }),
     lockWaitMs: LOCK_WAIT_MS,
-    signal: stopLoading.signal,
+    signal: service.stopLoading.signal,
   });
-  let opened: OpenedStore;
-  try {
-    opened = await storeOpening;
-  } catch (error) {
-    if (stopping) return -1; // stop() exits 0
-    if (!(error instanceof StoreOpenError)) throw error;
-    await log.flush();
-    await server.shutdown(0);
-    return await failToStart(stderr, error.message);
-  }
-  if (stopping) return -1; // stop() closes the store and exits
-  const loadMs = Math.round(performance.now() - loadStarted);
-  app.metrics?.storeLoaded(loadMs / 1000);
-  app.ready(opened.store);
-  serving = true;
+  return service.storeOpening;
+}
 
+/** The start's log lines: the generated key when one is used, then where the service listens. */
+function announce(
+  { config, runtime, log, server }: Service,
+  { loaded, opened, address, loadMs }: {
+    loaded: LoadedKeys;
+    opened: OpenedStore;
+    address: string;
+    loadMs: number;
+  },
+): void {
   if (loaded.generatedKey !== undefined) {
     log.warn({
       msg:
@@ -184,13 +220,12 @@ export async function runServe(): Promise<number> {
     version: VERSION,
     runtime: `${runtime.name} ${runtime.version}`,
     address,
-    port: server.port,
+    port: server!.port,
     ...(config.tls === undefined ? {} : { tlsFingerprint: config.tls.fingerprint }),
     store: opened.backend,
     ...(opened.backend === "jsonl" ? { dataDir: config.dataDir, pets: opened.size } : {}),
     loadMs,
   });
-  return -1;
 }
 
 /** Prints `line` on stderr, waiting at most STDERR_WAIT_MS for it, and returns exit code 1. */
@@ -215,4 +250,14 @@ function watchLauncher(onOrphaned: (launcherPid: number) => void): void {
   }, 100);
   // Never keep the process alive just for this check.
   (timer as { unref?: () => void }).unref?.();
+}
+
+/**
+ * The adapter for the runtime this process runs on, picked here where the server starts: the
+ * others are never loaded (node:http never on Deno or Bun).
+ */
+async function detectRuntime(): Promise<RuntimeAdapter> {
+  if ("Deno" in globalThis) return (await import("../runtime/deno.ts")).denoRuntime;
+  if ("Bun" in globalThis) return (await import("../runtime/bun.ts")).bunRuntime;
+  return (await import("../runtime/node.ts")).nodeRuntime;
 }

@@ -6,11 +6,10 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { keyDigest, type KeyRing } from "../http/auth.ts";
-import type { Logger } from "../log.ts";
+import { keyDigest } from "../http/auth.ts";
 import type { Config } from "./config.ts";
 import { ConfigError } from "./settings.ts";
-import { errorCodeOf } from "../error_code.ts";
+import { errorCodeOf } from "../observe/error_code.ts";
 
 /** The accepted keys as digests, and the generated key when one is in use. */
 export interface LoadedKeys {
@@ -49,7 +48,7 @@ export function parseKeysFile(text: string): Uint8Array[] {
 }
 
 /** API_KEYS, then the keys file's; an unreadable or empty file is a `ConfigError`. */
-function configuredKeys({ apiKeys = [], apiKeysFile: path }: Config): Uint8Array[] {
+export function configuredKeys({ apiKeys = [], apiKeysFile: path }: Config): Uint8Array[] {
   if (path === undefined) return apiKeys.map(keyDigest);
   let text: string;
   try {
@@ -98,29 +97,4 @@ function readOrCreateGeneratedKey(dataDir: string, file: string): string {
     return readFileSync(file, "utf8").trim();
   }
   return key;
-}
-
-/**
- * SIGHUP: re-reads `API_KEYS_FILE` and swaps the keys; returns whether it did. A bad file keeps the
- * old set and logs why (a typo must not lock every client out); keys never reach the log.
- */
-export function reloadApiKeys(config: Config, keys: KeyRing, log: Logger): boolean {
-  if (config.apiKeysFile === undefined) {
-    log.info({ msg: "SIGHUP: no API_KEYS_FILE set, so the accepted keys stay as they are" });
-    return false;
-  }
-  let digests: Uint8Array[];
-  try {
-    digests = configuredKeys(config);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    log.warn({
-      msg: `SIGHUP: keeping the previous ${keys.size} API keys: ${error.message}`,
-      setting: "API_KEYS_FILE",
-    });
-    return false;
-  }
-  keys.replace(digests);
-  log.info({ msg: `SIGHUP: API keys reloaded, ${digests.length} accepted`, keys: digests.length });
-  return true;
 }

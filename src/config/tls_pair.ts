@@ -5,10 +5,8 @@
  */
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { Logger } from "../log.ts";
-import type { RunningServer } from "../runtime/server.ts";
 import { ConfigError } from "./settings.ts";
-import { errorCodeOf } from "../error_code.ts";
+import { errorCodeOf } from "../observe/error_code.ts";
 
 /** A certificate chain and its private key, read and checked. */
 export interface TlsPair {
@@ -123,39 +121,4 @@ function readPem(setting: string, path: string): string {
   } catch (error) {
     throw new ConfigError(setting, `Cannot read ${setting} ${path}: ${errorCodeOf(error)}`);
   }
-}
-
-/**
- * SIGHUP: reads the pair again; returns the pair now served. A bad pair keeps the old one and logs
- * why (a half-copied renewal must not take HTTPS down); a runtime that cannot swap says so.
- */
-export function reloadTls(
-  current: TlsPair,
-  server: Pick<RunningServer, "replaceTls">,
-  { runtime, log }: { runtime: string; log: Logger },
-): TlsPair {
-  let next: TlsPair;
-  try {
-    next = readTlsPair(current.certFile, current.keyFile);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    log.warn({
-      msg: `SIGHUP: keeping the previous TLS certificate: ${error.message}`,
-      setting: error.setting,
-      fingerprint: current.fingerprint,
-    });
-    return current;
-  }
-  if (server.replaceTls === undefined) {
-    log.warn({
-      msg:
-        `SIGHUP: ${runtime} cannot swap the TLS certificate of a running server; restart the service to serve the one in TLS_CERT_FILE`,
-      fingerprint: current.fingerprint,
-      next: next.fingerprint,
-    });
-    return current;
-  }
-  server.replaceTls({ cert: next.cert, key: next.key });
-  log.info({ msg: "SIGHUP: TLS certificate reloaded", fingerprint: next.fingerprint });
-  return next;
 }

@@ -6,7 +6,7 @@ import { ClientGoneError, HttpError } from "./errors.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
 import type { JsonValue } from "../schemas/json_value.ts";
 import { parseJson } from "./json.ts";
-import type { AppRequest } from "./responses.ts";
+import type { AppRequest } from "../runtime/contract.ts";
 
 /**
  * Why a create's body cannot be read as JSON from its headers alone (a 415), or undefined: the

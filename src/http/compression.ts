@@ -1,10 +1,11 @@
 /**
  * Compressing response bodies, synchronously (a body is a few KB at most). The level depends only
  * on whether the body can change, never on the cache, so a client gets the same bytes with the
- * cache on, off or too small (docs/caching.md). The runtime adapter picks the brotli encoder.
+ * cache on, off or too small (docs/caching.md). The runtime adapter picks the brotli encoder
+ * (`RuntimeAdapter.brotliEncoder`).
  */
-import { createRequire } from "node:module";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import type { BrotliEncoder } from "../runtime/contract.ts";
 
 /**
  * Brotli quality, per request and once: below 5 Deno's brotli and the C library give different
@@ -22,9 +23,6 @@ export const COMPRESSION_THRESHOLD = 1024;
 /** A content coding the service can send. */
 export type ContentCoding = "br" | "gzip" | "identity";
 
-/** A brotli encoder: `body` as one brotli stream at `quality` (the window is the default, 22). */
-export type BrotliEncoder = (body: Uint8Array, quality: number) => Uint8Array;
-
 /** node:zlib's brotli: the C library on Node and Bun. */
 export function zlibBrotli(body: Uint8Array, quality: number): Uint8Array {
   return brotliCompressSync(body, {
@@ -34,18 +32,6 @@ export function zlibBrotli(body: Uint8Array, quality: number): Uint8Array {
       [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
     },
   });
-}
-
-/**
- * The brotli of `brotli-wasm`: one reused memory, so bounded on any runtime, and at quality 5 to 9
- * the bytes of node:zlib. Loaded with `require`: its `import` entry fetches the .wasm by URL.
- */
-export function loadWasmBrotli(): BrotliEncoder {
-  const require = createRequire(import.meta.url);
-  const wasm = require("brotli-wasm") as {
-    compress(body: Uint8Array, options: { quality: number }): Uint8Array;
-  };
-  return (body, quality) => wasm.compress(body, { quality });
 }
 
 /** `body` in the coding (identity returns it unchanged); br with `brotli`. */

@@ -4,15 +4,12 @@
  * full pages. A 304 carries the headers the 200 would have (RFC 9110 §15.4.5).
  */
 import type { MaybePromise, PageFacts, PetPageJson } from "../schemas/page.ts";
-import {
-  type BrotliEncoder,
-  compressBody,
-  COMPRESSION_THRESHOLD,
-  type ContentCoding,
-} from "./compression.ts";
+import { compressBody, COMPRESSION_THRESHOLD, type ContentCoding } from "./compression.ts";
+import { type BrotliEncoder } from "../runtime/contract.ts";
 import { digest64Hex } from "./digest64.ts";
 import { nextPageLink, type PageRequest } from "./pagination.ts";
-import type { AppRequest, Reply, ReplyHeaders } from "./responses.ts";
+import type { ReplyHeaders } from "./responses.ts";
+import type { AppRequest, Reply } from "../runtime/contract.ts";
 import { type CachedResponse, ResponseCache } from "./response_cache.ts";
 
 // ---- Entity tags (RFC 9110 §8.8.3) ----

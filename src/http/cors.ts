@@ -2,7 +2,7 @@
  * CORS (docs/api.md), off unless `CORS_ORIGINS` is set: allowed origins get their headers on every
  * response, errors included; a preflight is answered without a key (it never carries one).
  */
-import type { AppRequest } from "./responses.ts";
+import type { AppRequest } from "../runtime/contract.ts";
 
 /** Response headers browser code may read (Fetch standard: CORS-safelisted ones need not be listed). */
 export const EXPOSED_HEADERS = "Link, Location, Deprecation, Sunset, Retry-After, X-Request-Id, " +

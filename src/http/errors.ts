@@ -3,7 +3,8 @@
  * place (`errorReply`) that turns it into the Error body.
  */
 import type { ErrorCode, ErrorDetail } from "../schemas/error.ts";
-import type { HeaderSet, Reply } from "./responses.ts";
+import type { HeaderSet } from "./responses.ts";
+import type { Reply } from "../runtime/contract.ts";
 
 /** An error a handler returns or throws; turned into a reply by `errorReply`. */
 export class HttpError extends Error {

@@ -1,43 +1,9 @@
 /**
- * The seam between the app and the runtime adapters (a `Reply` handed once per request to the
- * adapter's `Respond`), and the constant headers of replies.
+ * The constant headers of replies, made once per path and kind; the app adds the request's own
+ * headers (request id, rate limit, CORS) to them. The reply itself is `Reply`, the seam's type
+ * (runtime/contract.ts).
  */
-
-/** The parts of a request the app reads: a web `Request` has them; Node's adapter builds them. */
-export interface AppRequest {
-  readonly method: string;
-  /** Absolute (`http://host/path?query`) or the origin-form target itself (`/path?query`). */
-  readonly url: string;
-  readonly headers: {
-    get(name: string): string | null;
-    has(name: string): boolean;
-  };
-  /** Null for a request without a body (GET, HEAD). */
-  readonly body: ReadableStream<Uint8Array> | null;
-  arrayBuffer(): Promise<ArrayBuffer>;
-  /**
-   * Set (true) by an adapter whose runtime's `url` no longer shows the path as sent (Bun) when
-   * that path names nothing (`splitUrl`'s `unroutable`); the others leave it unset.
-   */
-  readonly unroutable?: boolean;
-}
-
-/** What a route answers, and what the app hands the adapter's `Respond` once per request. */
-export interface Reply {
-  readonly status: number;
-  /** Text, UTF-8 bytes, or null for no content. */
-  readonly body: string | Uint8Array<ArrayBuffer> | null;
-  /** Lower-case names; a fresh object per reply, since the app adds the request's headers. */
-  readonly headers: Record<string, string>;
-}
-
-/** Makes a runtime's response of the request's whole reply (every header included). */
-export type Respond<R> = (reply: Reply) => R;
-
-/** The reply as a web `Response`. */
-export function webResponse(reply: Reply): Response {
-  return new Response(reply.body, { status: reply.status, headers: reply.headers });
-}
+import type { Reply } from "../runtime/contract.ts";
 
 /** `Cache-Control` of authenticated responses: they depend on the key, so nothing may store them. */
 export const AUTHENTICATED_CACHE_CONTROL = "no-store";

@@ -1,39 +1,29 @@
 /**
  * A router over routes as data: the path first, then the method, so the caller answers 404, 405,
- * OPTIONS and HEAD in one place and can decorate every response of a path.
+ * OPTIONS and HEAD in one place and can decorate every response of a path. What a route declares
+ * beside its handler (`options`) is the caller's: the router hands it back with a match.
  */
-import type { ReplyHeaders } from "./responses.ts";
 
 /** A route handler; params come from `:name` segments of the pattern. */
 type Handler<Context, Result = unknown> = (context: Context) => Promise<Result> | Result;
 
-/** Per-path facts the app acts on before the handler runs. */
-interface PathOptions {
-  /** Served without an API key. */
-  readonly public?: boolean;
-  /** Marks a deprecated path (headers on every response, 410 after sunset). */
-  readonly deprecated?: boolean;
-  /** The handler reads the store: while it loads, the app holds the request until it is ready. */
-  readonly readsStore?: boolean;
-  /** Asks for a key (the app works it out from `public` and where the path is). */
-  readonly keyed?: boolean;
-  /** The constant headers of the path's replies (the app makes them from the above). */
-  readonly headers?: ReplyHeaders;
-}
+/** What a caller declares about a path: no facts at all unless it says which. */
+type AnyOptions = Readonly<Record<string, unknown>>;
 
 /** One route: a method and a pattern such as `/pets/:petId`. */
-export interface Route<Context, Result = unknown> {
+export interface Route<Context, Result = unknown, Options extends object = AnyOptions> {
   readonly method: string;
   readonly pattern: string;
   readonly handler: Handler<Context, Result>;
-  readonly options?: PathOptions;
+  /** The path's declaration (one route of the path gives it; the others may leave it out). */
+  readonly options?: Options;
 }
 
 /** A path that matched: its handlers per method and the captured params. */
-export interface PathMatch<Context, Result = unknown> {
+export interface PathMatch<Context, Result = unknown, Options extends object = AnyOptions> {
   readonly pattern: string;
   readonly params: Record<string, string>;
-  readonly options: PathOptions;
+  readonly options: Partial<Options>;
   readonly handlers: ReadonlyMap<string, Handler<Context, Result>>;
   /** The `Allow` header value for this path: its methods, plus HEAD and OPTIONS. */
   readonly allow: string;
@@ -50,16 +40,21 @@ const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"
  * Matches request paths against a table of routes. A literal path (no `:param`) is found by one
  * lookup before any pattern, so it wins over a pattern that would also match it.
  */
-export class Router<Context, Result = unknown> {
+export class Router<Context, Result = unknown, Options extends object = AnyOptions> {
   /** The match of each literal path, made once (no params). */
-  private readonly literals = new Map<string, PathMatch<Context, Result>>();
-  private readonly patterns: { segments: Segment[]; path: PathMatch<Context, Result> }[] = [];
+  private readonly literals = new Map<string, PathMatch<Context, Result, Options>>();
+  private readonly patterns: { segments: Segment[]; path: PathMatch<Context, Result, Options> }[] =
+    [];
 
   /** A malformed pattern or a duplicate route fails here, not per request. */
-  constructor(routes: readonly Route<Context, Result>[]) {
+  constructor(routes: readonly Route<Context, Result, Options>[]) {
     const paths = new Map<
       string,
-      { segments: string[]; options: PathOptions; handlers: Map<string, Handler<Context, Result>> }
+      {
+        segments: string[];
+        options: Partial<Options>;
+        handlers: Map<string, Handler<Context, Result>>;
+      }
     >();
     for (const { method, pattern, handler, options } of routes) {
       if (!METHOD.test(method)) throw new Error(`Invalid route method: ${method}`);
@@ -98,7 +93,7 @@ export class Router<Context, Result = unknown> {
   }
 
   /** Finds the path a request path names, or undefined (a 404). */
-  match(path: string): PathMatch<Context, Result> | undefined {
+  match(path: string): PathMatch<Context, Result, Options> | undefined {
     const literal = this.literals.get(path);
     if (literal !== undefined) return literal;
     if (!path.startsWith("/")) return undefined;

@@ -2,6 +2,7 @@
  * The request URL's path and query, read by slicing the string, with the path's dot segments
  * removed; and the cap on their length, which keeps long URLs out of the router and the logs.
  */
+import { MAX_PATH_SEGMENTS } from "../runtime/contract.ts";
 import { HttpError } from "./errors.ts";
 
 /** In characters: the request target is ASCII. */
@@ -59,20 +60,19 @@ export function splitUrl(url: string): SplitUrl {
   return { path, query, unroutable };
 }
 
-/** Bun's router matches paths of up to this many segments in `runtime/bun.ts`. */
-export const MAX_SEGMENTS = 64;
 const MAYBE_UNROUTABLE = /\\|%5c|\/\/|\/$/i;
 
 /**
  * Whether a path as sent (a fragment included) names nothing: it holds a backslash (also as `%5C`),
- * an empty segment or more than `MAX_SEGMENTS` segments. Decided on the path as sent, as Bun's
- * adapter can through its router, because Bun's URL parser has read `\` as `/` and applied `..`.
+ * an empty segment or more than `MAX_PATH_SEGMENTS` segments. Decided on the path as sent, as Bun's
+ * adapter can through its router (runtime/bun.ts), because Bun's URL parser has read `\` as `/`
+ * and applied `..`; so every runtime gives the same answer.
  */
 function isUnroutable(sent: string): boolean {
   if (MAYBE_UNROUTABLE.test(sent)) return true;
   let slashes = 0;
   for (let at = sent.indexOf("/"); at !== -1; at = sent.indexOf("/", at + 1)) slashes++;
-  return slashes > MAX_SEGMENTS;
+  return slashes > MAX_PATH_SEGMENTS;
 }
 
 /** A segment starting with `.` or `%` (`%2e`), or a backslash: what `removeDotSegments` changes. */

@@ -4,11 +4,11 @@
  * single executable. A strict Content-Security-Policy allows only this origin: the page can load
  * nothing from elsewhere and can call only this API.
  */
-import type { AppRoute } from "./context.ts";
+import type { AppRoute } from "../app/context.ts";
 import { DOCS_HTML } from "../docs/page_html.ts";
 import { DOCS_SCRIPT } from "../docs/page_script.ts";
 import { DOCS_CSS } from "../docs/page_style.ts";
-import type { Reply } from "../http/responses.ts";
+import type { Reply } from "../runtime/contract.ts";
 
 const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; " +
   "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +

@@ -1,6 +1,6 @@
 /** `GET /metrics` (METRICS=on): the Prometheus text format, behind an API key, never limited. */
-import type { AppRoute } from "./context.ts";
-import { EXPOSITION_CONTENT_TYPE, type Registry } from "../metrics/registry.ts";
+import type { AppRoute } from "../app/context.ts";
+import { EXPOSITION_CONTENT_TYPE, type Registry } from "../observe/metrics_registry.ts";
 
 /** The metrics route; `public: false` asks for a key although it lives outside BASE_PATH. */
 export function metricsRoutes(registry: Registry): AppRoute[] {

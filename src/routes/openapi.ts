@@ -1,5 +1,5 @@
 /** `GET {BASE_PATH}/openapi.json`: the OpenAPI document, public (no key) like the docs page. */
-import type { AppRoute } from "./context.ts";
+import type { AppRoute } from "../app/context.ts";
 import type { Config } from "../config/config.ts";
 import { jsonReply } from "../http/responses.ts";
 import { type DocumentOptions, openApiDocument } from "../openapi/document.ts";

@@ -1,16 +1,16 @@
 /** The three pet operations of the seed: listPets, createPet and getPet (deprecated). */
-import type { AppRoute, RequestContext } from "./context.ts";
+import type { AppRoute, RequestContext } from "../app/context.ts";
 import type { Config } from "../config/config.ts";
 import { readJsonBody, unsupportedBodyReason } from "../http/body.ts";
 import { HttpError, RETRY_IN_A_SECOND } from "../http/errors.ts";
-import type { Reply } from "../http/responses.ts";
+import type { Reply } from "../runtime/contract.ts";
 import { validateNewPet } from "../schemas/validate.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
 import { parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { idempotencyClaim } from "../store/idempotency.ts";
 import { MAX_PET_ID } from "../store/store.ts";
 import { createConditionalGet } from "../http/conditional_get.ts";
-import type { BrotliEncoder } from "../http/compression.ts";
+import type { BrotliEncoder } from "../runtime/contract.ts";
 import type { Operation } from "../openapi/document.ts";
 import { INT64_MAX } from "../schemas/pet.ts";
 

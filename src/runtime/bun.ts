@@ -26,22 +26,20 @@
  * The path as sent: Bun's `request.url` is its URL parser's result, in which a `\` has become a
  * `/` and `..` segments are already applied, so `GET /v1\pets` would read as `/v1/pets`. Bun's
  * router, though, matches the path as sent: one route per depth (`/:s1`, `/:s1/:s2`, … up to
- * `MAX_SEGMENTS`), whose params are its segments as sent (percent-decoded), lets the adapter see a
+ * `MAX_PATH_SEGMENTS`), whose params are its segments as sent (percent-decoded), lets the adapter see a
  * backslash; a path that matches none has an empty segment or too many, and goes to `fetch`. Both
  * are the paths `splitUrl` finds unroutable on Deno and Node (http/url.ts), and are marked so.
  */
-import { type Respond, webResponse } from "../http/responses.ts";
-import type { AppRequest } from "../http/responses.ts";
-import { MAX_SEGMENTS } from "../http/url.ts";
+import { type Respond, webResponse } from "./contract.ts";
+import type { AppRequest } from "./contract.ts";
 import {
-  delay,
   HOLD_BEFORE_CLOSE_MS,
   IDLE_QUIET_MS,
-  onProcessSignal,
-  processOutput,
+  MAX_PATH_SEGMENTS,
   type RuntimeAdapter,
   type ServeOptions,
-} from "./server.ts";
+} from "./contract.ts";
+import { delay, onProcessSignal, processOutput } from "./process.ts";
 
 interface BunServer {
   readonly port: number;
@@ -63,14 +61,14 @@ declare const Bun: {
 /** A request matched by one of `routes`: `params` holds its segments as sent, decoded. */
 type RoutedRequest = Request & { readonly params: Record<string, string> };
 
-/** The routes of one param per segment, for paths of 1 to MAX_SEGMENTS segments. */
+/** The routes of one param per segment, for paths of 1 to MAX_PATH_SEGMENTS segments. */
 function segmentRoutes(
   handle: (request: Request, unroutable: boolean) => Response | Promise<Response>,
 ) {
   const routes: Record<string, (request: RoutedRequest) => Response | Promise<Response>> = {};
   const serve = (request: RoutedRequest) => handle(request, holdsBackslash(request.params));
   let pattern = "";
-  for (let depth = 1; depth <= MAX_SEGMENTS; depth++) {
+  for (let depth = 1; depth <= MAX_PATH_SEGMENTS; depth++) {
     pattern += `/:s${depth}`;
     routes[pattern] = serve;
   }

@@ -37,17 +37,17 @@
  * runs on a thread of its own and waits there; it may take part of the bytes (a pipe opened
  * non-blocking by another process), so the rest is written in turn.
  */
-import { loadWasmBrotli } from "../http/compression.ts";
-import { type Respond, webResponse } from "../http/responses.ts";
-import type { OutputStream } from "../log_sink.ts";
+import { type Respond, webResponse } from "./contract.ts";
+import type { OutputStream } from "./contract.ts";
 import {
-  delay,
   HOLD_BEFORE_CLOSE_MS,
   IDLE_QUIET_MS,
   type RunningServer,
   type RuntimeAdapter,
   type ServeOptions,
-} from "./server.ts";
+} from "./contract.ts";
+import { delay } from "./process.ts";
+import { loadWasmBrotli } from "./wasm_brotli.ts";
 
 export const denoRuntime: RuntimeAdapter = {
   name: "deno",

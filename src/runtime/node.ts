@@ -20,11 +20,12 @@ import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Server as NetServer, type Socket } from "node:net";
 import process from "node:process";
-import type { Reply, Respond } from "../http/responses.ts";
+import type { Reply, Respond } from "./contract.ts";
 import { NodeRequest } from "./node/node_request.ts";
 import { awaitSmallBody, discardUnreadBody } from "./node/unread_body.ts";
-import { IDLE_QUIET_MS, onProcessSignal, processOutput } from "./server.ts";
-import type { RunningServer, RuntimeAdapter, ServeOptions, TlsMaterial } from "./server.ts";
+import { IDLE_QUIET_MS } from "./contract.ts";
+import type { RunningServer, RuntimeAdapter, ServeOptions, TlsMaterial } from "./contract.ts";
+import { onProcessSignal, processOutput } from "./process.ts";
 
 /** How often shutdown closes the connections that became idle since (their answer was sent). */
 const IDLE_SWEEP_MS = 100;

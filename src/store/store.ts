@@ -2,7 +2,7 @@
  * The store interface, all the HTTP core knows of persistence, and what the backends share. Pets
  * travel as their exact JSON text, so an int64 never passes through a JavaScript number.
  */
-import type { Registry } from "../metrics/registry.ts";
+import type { Registry } from "../observe/metrics_registry.ts";
 import type { MaybePromise, PageQuery, PetPageJson } from "../schemas/page.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 

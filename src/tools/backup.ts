@@ -17,7 +17,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Config } from "../config/config.ts";
-import { errorCodeOf } from "../error_code.ts";
+import { errorCodeOf } from "../observe/error_code.ts";
 import { CheckedBackup } from "../store/catalogue/backup_check.ts";
 import { MAX_LINE_BYTES } from "../store/catalogue/line_format.ts";
 import { type ByteSink, fileSource, readRecords } from "../store/catalogue/read_records.ts";

@@ -1,7 +1,7 @@
 /** The `PATH` that `verify` and `restore` read a backup from: a file, or `-` for stdin. */
 import { open } from "node:fs/promises";
 import process from "node:process";
-import { errorCodeOf } from "../error_code.ts";
+import { errorCodeOf } from "../observe/error_code.ts";
 import { type ByteSource, fileSource, streamSource } from "../store/catalogue/read_records.ts";
 
 /**

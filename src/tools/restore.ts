@@ -8,7 +8,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { errorCodeOf } from "../error_code.ts";
+import { errorCodeOf } from "../observe/error_code.ts";
 import { type ByteSource, readRecords } from "../store/catalogue/read_records.ts";
 import type { ToolResult } from "../store/catalogue/report.ts";
 import { installFile } from "../store/jsonl/file_layer.ts";

@@ -1,9 +1,10 @@
 /**
- * The order of the app's request steps (src/app.ts `route` and `handle`), one rule a test: each
+ * The order of the app's request steps (src/app/steps.ts `REQUEST_STEPS`), one rule a test: each
  * case has two things wrong at once and checks which answer wins (docs/api.md, "Errors").
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { REQUEST_STEPS } from "../../src/app/steps.ts";
 import { SUNSET_AT } from "../../src/http/deprecation.ts";
 import { testApp } from "../support/app.ts";
 
@@ -20,6 +21,17 @@ async function createdPetId(request: ReturnType<typeof testApp>["request"]) {
 }
 
 describe("request steps", () => {
+  it("REQUEST_STEPS walks the path, OPTIONS, the key, the rate, the URL, then the route", () => {
+    assert.deepEqual(REQUEST_STEPS.map((step) => step.name), [
+      "matchPath",
+      "answerOptions",
+      "checkKey",
+      "limitRate",
+      "checkUrl",
+      "dispatch",
+    ]);
+  });
+
   it("the key is checked before the path: no key on an unknown path is 401, not 404", async () => {
     const { request } = testApp();
     assert.equal((await request("/v1/nowhere", { key: null })).status, 401);

@@ -4,11 +4,11 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import {
   BROTLI_ONCE,
   BROTLI_PER_REQUEST,
-  type BrotliEncoder,
   compressBody,
-  loadWasmBrotli,
   zlibBrotli,
 } from "../../src/http/compression.ts";
+import { type BrotliEncoder } from "../../src/runtime/contract.ts";
+import { loadWasmBrotli } from "../../src/runtime/wasm_brotli.ts";
 import { petJson } from "../../src/store/pet_json.ts";
 
 const WORDS = "Rex Bella Luna Max Milo Daisy Whiskers Mochi Otis Ñandú 猫 🐕 the of brave".split(

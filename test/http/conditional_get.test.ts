@@ -7,7 +7,8 @@ import {
   pageTag,
   petTag,
 } from "../../src/http/conditional_get.ts";
-import { type Reply, replyHeaders } from "../../src/http/responses.ts";
+import { replyHeaders } from "../../src/http/responses.ts";
+import { type Reply } from "../../src/runtime/contract.ts";
 import type { PageFacts } from "../../src/schemas/page.ts";
 
 const facts: PageFacts = {

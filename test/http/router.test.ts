@@ -20,6 +20,15 @@ describe("Router", () => {
     assert.equal(router.match("/pets")!.allow, "GET, HEAD, POST, OPTIONS");
   });
 
+  it("match() hands back what the path's route declared, whatever the caller's shape of it", () => {
+    const declared = { weight: 3, tags: ["a"] };
+    const typed = new Router<unknown, unknown, typeof declared>([
+      { method: "GET", pattern: "/things/:id", handler: ok, options: declared },
+      { method: "POST", pattern: "/things/:id", handler: ok },
+    ]);
+    assert.equal(typed.match("/things/1")!.options, declared);
+  });
+
   it("match() returns undefined for unknown paths, empty segments and trailing slashes", () => {
     for (const path of ["/", "/pet", "/pets/", "/pets//1", "/pets/1/2", "pets", ""]) {
       assert.equal(router.match(path), undefined, path);

@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Reply } from "../../src/http/responses.ts";
+import type { Reply } from "../../src/runtime/contract.ts";
 import { nodeRuntime } from "../../src/runtime/node.ts";
-import type { ServeOptions } from "../../src/runtime/server.ts";
+import type { ServeOptions } from "../../src/runtime/contract.ts";
 
 async function withServer(
   handle: ServeOptions["handle"],

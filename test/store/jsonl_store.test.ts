@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { Registry } from "../../src/metrics/registry.ts";
+import { Registry } from "../../src/observe/metrics_registry.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { processStartTime } from "../../src/store/jsonl/lock.ts";
 import { idempotencyClaim } from "../../src/store/idempotency.ts";

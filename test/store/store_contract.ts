@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { Registry } from "../../src/metrics/registry.ts";
+import { Registry } from "../../src/observe/metrics_registry.ts";
 import type { NewPet } from "../../src/schemas/pet.ts";
 import type {
   CreateOutcome,

@@ -1,4 +1,4 @@
-import type { Logger, RequestLine } from "../../src/log.ts";
+import type { Logger, RequestLine } from "../../src/observe/log.ts";
 
 /** A logger that keeps lines in memory, in the shape the JSON logger writes them. */
 export function createMemoryLogger(): Logger & { readonly lines: Record<string, unknown>[] } {

@@ -3,7 +3,7 @@
  * (ids from 1, ascending pages, idempotency outcomes), plus switches to make writes fail or hang.
  */
 import type { PageQuery, PetPageJson } from "../../src/schemas/page.ts";
-import type { Registry } from "../../src/metrics/registry.ts";
+import type { Registry } from "../../src/observe/metrics_registry.ts";
 import type { NewPet } from "../../src/schemas/pet.ts";
 import { keyId } from "../../src/store/idempotency.ts";
 import { petJson } from "../../src/store/pet_json.ts";

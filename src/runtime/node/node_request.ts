@@ -5,7 +5,7 @@
  * stream) would cost more than the rest of a typical request (docs/performance.md, "Node adapter").
  */
 import type { IncomingMessage } from "node:http";
-import type { AppRequest } from "../../http/responses.ts";
+import type { AppRequest } from "../contract.ts";
 
 /**
  * The headers node:http keeps only the first of (dropping the others), among those the app reads.

@@ -2,7 +2,7 @@
 import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import process from "node:process";
-import { errorCodeOf } from "../../error_code.ts";
+import { errorCodeOf } from "../../observe/error_code.ts";
 
 /** An open file, as the store uses it (a subset of node's FileHandle). */
 export interface DataFile {

@@ -19,7 +19,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { PageQuery, PetPageJson } from "../../schemas/page.ts";
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { Registry } from "../../metrics/registry.ts";
+import type { Registry } from "../../observe/metrics_registry.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../../schemas/pet.ts";
 import { keyId } from "../idempotency.ts";
 import { StatusIndex } from "../status_index.ts";
@@ -34,7 +34,7 @@ import {
   type StoredPet,
   StoreOpenError,
 } from "../store.ts";
-import { errorCodeOf } from "../../error_code.ts";
+import { errorCodeOf } from "../../observe/error_code.ts";
 import {
   type DataFile,
   type FileIdentity,

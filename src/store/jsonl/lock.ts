@@ -10,7 +10,7 @@ import { link, readFile, rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { errorCodeOf } from "../../error_code.ts";
+import { errorCodeOf } from "../../observe/error_code.ts";
 import { type FileLayer, nodeFileLayer, writeFully } from "./file_layer.ts";
 
 const LOCK_FILE = "animal-store.lock";

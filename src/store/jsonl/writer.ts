@@ -39,7 +39,7 @@
  *   rather than write the next batch over lines it cannot account for.
  */
 import { BatchGathering, GATHER_POLICY, type NextBatch, nextBatch } from "../batch_gathering.ts";
-import { errorCodeOf } from "../../error_code.ts";
+import { errorCodeOf } from "../../observe/error_code.ts";
 import { type DataFile, writeFully } from "./file_layer.ts";
 
 /** Most entries in one batch: bounds a batch's bytes and its callers' wait. */

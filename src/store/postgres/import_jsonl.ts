@@ -15,7 +15,7 @@
  *      the highest id, so ids the file handed out are never handed out again.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
-import { errorCodeOf } from "../../error_code.ts";
+import { errorCodeOf } from "../../observe/error_code.ts";
 import { type DataFile, nodeFileLayer } from "../jsonl/file_layer.ts";
 import { acquireLock } from "../jsonl/lock.ts";
 import { type FileKind, fileSource, readRecords } from "../catalogue/read_records.ts";

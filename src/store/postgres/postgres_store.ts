@@ -15,7 +15,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { DatabaseHost } from "../../config/database_url.ts";
-import type { Registry } from "../../metrics/registry.ts";
+import type { Registry } from "../../observe/metrics_registry.ts";
 import type { NewPet } from "../../schemas/pet.ts";
 import {
   type CreateOutcome,

@@ -5,8 +5,8 @@
  * instead of tracked (memory, CPU, in flight) is read at scrape time.
  */
 import process from "node:process";
-import type { CounterSeries, Family, GaugeSeries, HistogramSeries } from "./registry.ts";
-import { Registry } from "./registry.ts";
+import type { CounterSeries, Family, GaugeSeries, HistogramSeries } from "./metrics_registry.ts";
+import { Registry } from "./metrics_registry.ts";
 
 /** The `method` label: these as they are, any other method as `OTHER` (bounded cardinality). */
 const KNOWN_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "OTHER"];

@@ -8,12 +8,7 @@
  *    `warn` line with the count (carried on if that line is lost too).
  */
 import { errorCodeOf } from "./error_code.ts";
-
-/** A standard stream of the process, as the runtime adapter writes to it. */
-export interface OutputStream {
-  /** Resolves once the system took all of `text`, or rejects with its error; never blocks. */
-  write(text: string): Promise<void>;
-}
+import type { OutputStream } from "../runtime/contract.ts";
 
 /** At most this much log text waits for a stream that is slow or stalled (characters ≈ bytes). */
 export const MAX_WAITING_CHARS = 8 * 1024 * 1024;

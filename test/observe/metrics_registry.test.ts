@@ -5,7 +5,7 @@ import {
   escapeLabelValue,
   formatNumber,
   Registry,
-} from "../../src/metrics/registry.ts";
+} from "../../src/observe/metrics_registry.ts";
 
 describe("Registry", () => {
   it("render() writes HELP and TYPE before the samples of each family, in order", async () => {

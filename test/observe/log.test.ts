@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createJsonLogger } from "../src/log.ts";
-import type { OutputStream } from "../src/log_sink.ts";
+import { createJsonLogger } from "../../src/observe/log.ts";
+import type { OutputStream } from "../../src/runtime/contract.ts";
 
 /** A stream that takes every write at once and keeps its text. */
 function memoryStream(): OutputStream & { readonly written: string[] } {

@@ -1,11 +1,68 @@
 /**
- * The contract every runtime adapter fulfils. Adapters are the only modules that know which
- * runtime runs; each owns listening, signals and graceful shutdown for its runtime.
+ * The seam between the app and the runtime adapters, and the contract every adapter fulfils.
+ * Adapters are the only modules that know which runtime runs; each owns listening, signals and
+ * graceful shutdown for its runtime. The app adds the request's own headers to a route's `Reply`
+ * and hands it, once per request, to the adapter's `Respond`: `webResponse` on Deno and Bun (and
+ * in tests); on Node the adapter writes the reply itself with one `writeHead` and one `end`.
  */
-import process from "node:process";
-import type { BrotliEncoder } from "../http/compression.ts";
-import type { AppRequest, Respond } from "../http/responses.ts";
-import type { OutputStream } from "../log_sink.ts";
+
+/**
+ * The parts of a request the app reads. A web `Request` has them (Deno, Bun, tests); the Node
+ * adapter builds just these from node:http's request.
+ */
+export interface AppRequest {
+  readonly method: string;
+  /** Absolute (`http://host/path?query`) or the origin-form target itself (`/path?query`). */
+  readonly url: string;
+  readonly headers: {
+    get(name: string): string | null;
+    has(name: string): boolean;
+  };
+  /** Null for a request without a body (GET, HEAD). */
+  readonly body: ReadableStream<Uint8Array> | null;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  /**
+   * Set (true) by an adapter whose runtime's `url` no longer shows the path as sent (Bun) when
+   * that path names nothing (`splitUrl`'s `unroutable`); the others leave it unset.
+   */
+  readonly unroutable?: boolean;
+}
+
+/** What a route answers, and what the app hands the adapter's `Respond` once per request. */
+export interface Reply {
+  readonly status: number;
+  /** Text, UTF-8 bytes, or null for no content. */
+  readonly body: string | Uint8Array<ArrayBuffer> | null;
+  /** Lower-case names; a fresh object per reply, since the app adds the request's headers. */
+  readonly headers: Record<string, string>;
+}
+
+/** Makes a runtime's response of the request's whole reply (every header included). */
+export type Respond<R> = (reply: Reply) => R;
+
+/** The reply as a web `Response`. */
+export function webResponse(reply: Reply): Response {
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+}
+
+/** A standard stream of the process, as the runtime adapter writes to it. */
+export interface OutputStream {
+  /**
+   * Resolves once the operating system took all of `text`; rejects with its error (EPIPE,
+   * ENOSPC, …). Never blocks the event loop, however long the stream takes.
+   */
+  write(text: string): Promise<void>;
+}
+
+/** A brotli encoder: `body` as one brotli stream at `quality` (the window is the default, 22). */
+export type BrotliEncoder = (body: Uint8Array, quality: number) => Uint8Array;
+
+/**
+ * A path as sent with more segments than this names nothing, on every runtime: Bun's adapter sees
+ * the path as sent only through Bun's router, one route per depth up to this one (runtime/bun.ts),
+ * so the others apply the same cut (`splitUrl`'s `unroutable`) and every runtime answers alike.
+ */
+export const MAX_PATH_SEGMENTS = 64;
 
 export interface ServeOptions {
   /**
@@ -83,43 +140,4 @@ export interface RuntimeAdapter {
    * rejects it instead of ending the process.
    */
   output(name: "stdout" | "stderr"): OutputStream;
-}
-
-/** `onSignal` of Bun and Node: node:process's signal events. */
-export function onProcessSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void) {
-  process.on(signal, handler);
-}
-
-/**
- * `output` of Bun and Node: node:process's streams, which write to a pipe without blocking
- * (a pipe's backlog waits in the stream until the reader takes it; on Node, a file or a terminal
- * is written synchronously). A stream that fails emits `error`, which ends the process unless
- * someone listens: the write's callback has the error already, so the listener only keeps the
- * process alive.
- */
-export function processOutput(name: "stdout" | "stderr"): OutputStream {
-  const stream = process[name];
-  stream.on("error", () => {});
-  return {
-    write: (text) =>
-      new Promise((resolve, reject) => {
-        stream.write(text, (error) => (error ? reject(error) : resolve()));
-      }),
-  };
-}
-
-/** Picks the adapter for the runtime this process runs on; the others are never loaded. */
-export async function detectRuntime(): Promise<RuntimeAdapter> {
-  if ("Deno" in globalThis) return (await import("./deno.ts")).denoRuntime;
-  if ("Bun" in globalThis) return (await import("./bun.ts")).bunRuntime;
-  return (await import("./node.ts")).nodeRuntime;
-}
-
-/** Resolves after `ms`, without keeping the process alive for it. */
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    // Node and Bun give a timer object that can be unref'd, Deno a number.
-    const timer: number | { unref?: () => void } = setTimeout(resolve, ms);
-    if (typeof timer === "object") timer.unref?.();
-  });
 }

@@ -4,7 +4,8 @@
  * sink (log_sink.ts) never makes a request wait on stdout, and drops what stdout cannot take.
  * Callers never pass keys or request bodies (docs/logs.md).
  */
-import { LogSink, type OutputStream } from "./log_sink.ts";
+import { LogSink } from "./log_sink.ts";
+import { type OutputStream } from "../runtime/contract.ts";
 
 export interface Logger {
   info(fields: Record<string, unknown>): void;

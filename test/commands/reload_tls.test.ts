@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { copyFileSync, writeFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../src/config/config.ts";
-import { reloadTls } from "../../src/config/tls_pair.ts";
+import { reloadTls } from "../../src/commands/reload.ts";
 import { createMemoryLogger } from "../support/memory_logger.ts";
-import type { TlsMaterial } from "../../src/runtime/server.ts";
+import type { TlsMaterial } from "../../src/runtime/contract.ts";
 import { temporaryDirectory } from "../support/server_process.ts";
 import { makeCertificate, skipWithoutOpenssl } from "../support/tls_pair.ts";
 

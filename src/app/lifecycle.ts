@@ -1,0 +1,147 @@
+/**
+ * The service's lifecycle: loading, then ready, then draining; the requests in flight and the
+ * wait for none; how long a request that needs the store waits for it to load; the
+ * SHUTDOWN_DELAY phase; and the 503 answers that `/readyz` and the app give for each state.
+ */
+import { HttpError, RETRY_IN_A_SECOND } from "../http/errors.ts";
+import { ERROR_MESSAGES } from "../schemas/error.ts";
+import type { PetStore } from "../store/store.ts";
+
+/** The service's state as `/readyz` reports it. */
+export type Readiness = "loading" | "ready" | "draining";
+
+/**
+ * How long a request that needs the store waits for it to load before its 503: an instance a
+ * balancer sends requests to as soon as it listens (before `/readyz` says 200) answers them late
+ * rather than failing them, within what a client or a proxy waits for an answer.
+ */
+export const LOAD_WAIT_MS = 10_000;
+
+/** A lost database connection, or a data file that failed: `/readyz`'s answer. */
+const STORE_CANNOT_SERVE =
+  "The store cannot serve: its database is unreachable, or its data file failed (see the log)";
+/** A request the store could not answer (`StoreUnavailableError`). */
+export const STORE_CANNOT_ANSWER = "The store cannot answer right now; retry later";
+
+/** The 503 `unavailable` answer, with `Retry-After: 1`. */
+export function unavailable(message: string): HttpError {
+  return new HttpError(503, "unavailable", message, { headers: RETRY_IN_A_SECOND });
+}
+
+/** The lifecycle of one app: `ready` once the store loaded, `drain` at shutdown. */
+export class Lifecycle {
+  #readiness: Readiness;
+  #store: PetStore | undefined;
+  #inFlight = 0;
+  #idleWaiters: (() => void)[] = [];
+  #endDelay: (() => void) | undefined;
+  readonly #loadWaitMs: number;
+  readonly #loaded: Promise<void>;
+  #storeLoaded!: () => void;
+  /**
+   * The store for a request by the state it arrived in: a drain changes only `/readyz`, so
+   * requests go on being served until the adapter closes their connections. One function per
+   * state, made once, rather than a closure per request.
+   */
+  readonly #storeFor: Record<Readiness, () => PetStore>;
+
+  /** `store`: one that is ready from the start (tests); otherwise call `ready(store)`. */
+  constructor(options: { store?: PetStore; loadWaitMs?: number } = {}) {
+    this.#store = options.store;
+    this.#readiness = options.store === undefined ? "loading" : "ready";
+    this.#loadWaitMs = options.loadWaitMs ?? LOAD_WAIT_MS;
+    this.#loaded = new Promise<void>((resolve) => this.#storeLoaded = resolve);
+    const loading = (): PetStore => {
+      throw unavailable(ERROR_MESSAGES.loading);
+    };
+    const loaded = () => this.#store ?? loading();
+    this.#storeFor = { loading, ready: loaded, draining: loaded };
+  }
+
+  get readiness(): Readiness {
+    return this.#readiness;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** The store a request that arrives now is given (it throws 503 while the store loads). */
+  storeForRequest(): () => PetStore {
+    return this.#storeFor[this.#readiness];
+  }
+
+  /** As `/readyz` says: loaded, able to answer (a lost database says no), not shutting down. */
+  isReady(): boolean {
+    return this.#readiness === "ready" && this.#store?.isAvailable?.() !== false;
+  }
+
+  /** Why `/readyz` answers 503, or undefined when it answers 200. */
+  notReady(): HttpError | undefined {
+    if (this.isReady()) return undefined;
+    return unavailable(
+      this.#readiness === "loading"
+        ? ERROR_MESSAGES.loading
+        : this.#readiness === "draining"
+        ? ERROR_MESSAGES.shuttingDown
+        : STORE_CANNOT_SERVE,
+    );
+  }
+
+  /** The store finished loading: requests are served from it from now on. */
+  ready(store: PetStore): void {
+    this.#store = store;
+    if (this.#readiness === "loading") this.#readiness = "ready";
+    this.#storeLoaded();
+  }
+
+  /**
+   * Shutting down: `/readyz` answers 503 from now on, every other request is served as before.
+   * Resolves after `delayMs` (SHUTDOWN_DELAY: a balancer's health check takes the instance out
+   * meanwhile), or as soon as `endDelay()` is called.
+   */
+  drain(delayMs = 0): Promise<void> {
+    this.#readiness = "draining";
+    if (delayMs <= 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.endDelay(), delayMs);
+      this.#endDelay = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /** Ends a running SHUTDOWN_DELAY at once; false when none runs. */
+  endDelay(): boolean {
+    const end = this.#endDelay;
+    this.#endDelay = undefined;
+    end?.();
+    return end !== undefined;
+  }
+
+  /** Resolves once the store is loaded, or after the load wait, whichever comes first. */
+  untilLoaded(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => timer = setTimeout(resolve, this.#loadWaitMs));
+    return Promise.race([this.#loaded, waited]).finally(() => clearTimeout(timer));
+  }
+
+  /** A request came in. */
+  begin(): void {
+    this.#inFlight++;
+  }
+
+  /** A request was answered; the last one out wakes those waiting for `idle()`. */
+  end(): void {
+    if (--this.#inFlight > 0 || this.#idleWaiters.length === 0) return;
+    for (const resolve of this.#idleWaiters) resolve();
+    this.#idleWaiters = [];
+  }
+
+  /** Resolves once no request is in flight (at once when none is). */
+  idle(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+}
