@@ -1,5 +1,5 @@
 /**
- * The wait of a group commit for the callers of its last batch (src/store/batch_gathering.ts):
+ * The wait of a group commit for the callers of its last batch (src/store/group_commit.ts):
  * when it is made, how long it may be, and what ends it. The stores' own tests show the batches
  * it makes (test/store/writer.test.ts, create_batches.test.ts).
  */
@@ -7,10 +7,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   BatchGathering,
-  GATHER_POLICY,
   MAX_BATCHES_WITHOUT_WAIT,
   nextBatch,
-} from "../../src/store/batch_gathering.ts";
+} from "../../src/store/group_commit.ts";
 
 /** Milliseconds `promise` took to settle. */
 async function timed(promise: Promise<void>): Promise<number> {
@@ -40,25 +39,25 @@ const commit = (ms: number, size: number, queued: number) => ({ ms, size, queued
 
 describe("nextBatch", () => {
   it("waits for everyone who was in the batch or queued behind it, for a quarter of the commit", () => {
-    assert.deepEqual(nextBatch(GATHER_POLICY, commit(200, 40, 24)), { entries: 64, ms: 50 });
+    assert.deepEqual(nextBatch(commit(200, 40, 24)), { entries: 64, ms: 50 });
   });
 
   it("waits for no more than a batch holds", () => {
-    assert.equal(nextBatch(GATHER_POLICY, commit(200, 1000, 500))?.entries, 1024);
+    assert.equal(nextBatch(commit(200, 1000, 500))?.entries, 1024);
   });
 
   it("passes at most 100 ms of a stalled commit on", () => {
-    assert.equal(nextBatch(GATHER_POLICY, commit(60_000, 1, 0))?.ms, 100);
+    assert.equal(nextBatch(commit(60_000, 1, 0))?.ms, 100);
   });
 
   it("after a quick commit, waits only when five creates or more were in the batch or behind it", () => {
-    assert.equal(nextBatch(GATHER_POLICY, commit(0.2, 3, 1)), undefined, "a few go at once");
-    assert.deepEqual(nextBatch(GATHER_POLICY, commit(0.2, 3, 2)), { entries: 5, ms: 0.05 });
-    assert.deepEqual(nextBatch(GATHER_POLICY, commit(0.4, 32, 32)), { entries: 64, ms: 0.1 });
+    assert.equal(nextBatch(commit(0.2, 3, 1)), undefined, "a few go at once");
+    assert.deepEqual(nextBatch(commit(0.2, 3, 2)), { entries: 5, ms: 0.05 });
+    assert.deepEqual(nextBatch(commit(0.4, 32, 32)), { entries: 64, ms: 0.1 });
   });
 
   it("after a slow commit, waits for a lone create too", () => {
-    assert.deepEqual(nextBatch(GATHER_POLICY, commit(4, 1, 0)), { entries: 1, ms: 1 });
+    assert.deepEqual(nextBatch(commit(4, 1, 0)), { entries: 1, ms: 1 });
   });
 });
 
