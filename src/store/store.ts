@@ -6,9 +6,6 @@ import type { Registry } from "../metrics/registry.ts";
 import type { MaybePromise, PageQuery, PetPageJson } from "../schemas/page.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
-// The PostgreSQL store still imports the page shapes from here; they are defined in schemas/.
-export type { PageQuery, PetPageJson };
-
 /** A pet as the store holds it. `json` is the Pet body exactly as clients receive it. */
 export interface StoredPet {
   readonly id: number;

@@ -283,9 +283,7 @@ describe("GroupWriter", () => {
       waited < SYNC_MS * 0.75,
       `the lone create's batch started ${
         waited.toFixed(1)
-      } ms after the first was answered (the wait is at most ${
-        SYNC_MS * WAIT_SHARE_OF_COMMIT
-      } ms)`,
+      } ms after the first was answered (the wait is at most ${SYNC_MS * WAIT_SHARE_OF_COMMIT} ms)`,
     );
   });
 

@@ -7,16 +7,11 @@ import { checkServerIdentity } from "node:tls";
 import pg from "pg";
 import type { DatabaseConfig } from "../../config/config.ts";
 import { type DatabaseHost, parseDatabaseUrl } from "../../config/database_url.ts";
+import { setTimeout as delay } from "node:timers/promises";
+import { errorCodeOf } from "../../error_code.ts";
 import { Database, type Queryable } from "./database.ts";
 
-export type { Queryable } from "./database.ts";
-export { Database };
-
-/**
- * After the server's `statement_timeout`, how much longer a statement may take before the service
- * gives up on its connection. The server's cancel comes first for a statement that is merely slow
- * (the connection stays usable); this one is for a server that no longer answers at all.
- */
+/** After `statement_timeout`: the server's cancel comes first, ours is for a server gone silent. */
 export const DEADLINE_MARGIN_MS = 250;
 
 /** Short: a database host that drops packets turns into a quick 503, not requests hanging. */
@@ -120,15 +115,9 @@ export async function settleSslMode(config: DatabaseConfig): Promise<DatabaseCon
     throw error;
   } finally {
     // A server that froze after answering must not hold the start: give the close a moment.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const waited = new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_WAIT_MS));
-    await Promise.race([client.end().catch(() => {}), waited]);
-    clearTimeout(timer);
+    await Promise.race([client.end().catch(() => {}), delay(200, undefined, { ref: false })]);
   }
 }
-
-/** How long `settleSslMode` waits for its connection to close. */
-const CLOSE_WAIT_MS = 200;
 
 /** DATABASE_SSL, or else the URL's `sslmode`; `disable` when neither says. */
 function sslMode(config: DatabaseConfig): string {
@@ -192,18 +181,13 @@ const FATAL_AT_START: Record<string, string> = {
   "42501": "the role lacks a privilege the schema needs",
 };
 
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" ? code : "";
-}
-
 /**
  * True when the connection itself is gone (not a slow or refused statement): the driver's
  * socket errors, SQLSTATE class 08, and the server shutting down or starting (57P01–57P03).
  */
 export function isConnectionLost(error: unknown): boolean {
-  const code = codeOf(error);
-  return CONNECTION_CODES.has(code) || code.startsWith("08") || /^57P0[123]$/.test(code) ||
+  const code = errorCodeOf(error);
+  return CONNECTION_CODES.has(code) || /^(08[0-9A-Z]{3}|57P0[123])$/.test(code) ||
     code === READ_ONLY_TRANSACTION;
 }
 
@@ -213,15 +197,15 @@ export function isConnectionLost(error: unknown): boolean {
  * intervention: shutdown, statement timeout).
  */
 export function isTransientDatabaseError(error: unknown): boolean {
-  const code = codeOf(error);
+  const code = errorCodeOf(error);
   return CONNECTION_CODES.has(code) || /^(08|40|53|57)[0-9A-Z]{3}$/.test(code) ||
     code === READ_ONLY_TRANSACTION;
 }
 
 /** Why the store cannot start, when retrying cannot help; undefined when it may. */
 export function fatalStartReason(error: unknown): string | undefined {
-  const reason = FATAL_AT_START[codeOf(error)];
-  if (reason !== undefined) return `${reason} (${codeOf(error)})`;
+  const code = errorCodeOf(error);
+  if (Object.hasOwn(FATAL_AT_START, code)) return `${FATAL_AT_START[code]} (${code})`;
   if (isTransientDatabaseError(error)) return undefined;
   // TLS failures (a certificate that does not verify) and anything unforeseen: the settings are
   // wrong, so waiting would only hide it.
@@ -230,7 +214,7 @@ export function fatalStartReason(error: unknown): string | undefined {
 
 /** One line for the log: the driver's or server's code and message, never the URL. */
 export function describeDatabaseError(error: unknown): string {
-  const code = codeOf(error);
+  const code = errorCodeOf(error);
   const line = (error instanceof Error ? error.message : String(error)).split("\n")[0];
-  return code === "" || line.includes(code) ? line : `${code}: ${line}`;
+  return line.includes(code) || code.includes(line) ? line : `${code}: ${line}`;
 }

@@ -12,6 +12,7 @@
  * the client's: both are listened to here, since an 'error' event with no listener would end the
  * process.
  */
+import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 
 /** A statement's parameters, in the order of `$1`, `$2`, …; arrays become PostgreSQL arrays. */
@@ -24,12 +25,12 @@ export interface Queryable {
 }
 
 /** The deadline passed: the caller was answered and the connection, if any, destroyed. */
-export class DeadlineMissedError extends Error {
+class DeadlineMissedError extends Error {
   readonly code = "DEADLINE_MISSED";
 }
 
 /** The connection broke (or could not be made): a socket error, a close, a connect timeout. */
-export class ConnectionLostError extends Error {
+class ConnectionLostError extends Error {
   readonly code = "CONNECTION_LOST";
 }
 
@@ -178,7 +179,7 @@ export class Database implements Queryable {
     for (const client of this.#inUse) discard(client);
     const ended = this.#pool.end().catch(() => {});
     // A connection still being opened holds `end` until its connect timeout: not worth waiting.
-    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 200).unref?.())]);
+    await Promise.race([ended, delay(200, undefined, { ref: false })]);
   }
 
   /**

@@ -15,7 +15,8 @@ import { encodePetRecord, maxRecordBytes, petRecord } from "../catalogue/line_fo
 import type { ByteSink } from "../catalogue/read_records.ts";
 import type { ToolResult } from "../catalogue/report.ts";
 import { emptyStatusCounts } from "../store.ts";
-import { connectDatabase, type Database, describeDatabaseError } from "./connect.ts";
+import { connectDatabase, describeDatabaseError } from "./connect.ts";
+import type { Database } from "./database.ts";
 import { findPrimaryOnce } from "./primary_finder.ts";
 import { petOf, type PetRow } from "./pet_rows.ts";
 

@@ -26,12 +26,8 @@ import {
   verifySource,
 } from "../catalogue/report.ts";
 import { verifyDataFile } from "../jsonl/verify.ts";
-import {
-  connectDatabase,
-  type Database,
-  describeDatabaseError,
-  type Queryable,
-} from "./connect.ts";
+import { connectDatabase, describeDatabaseError } from "./connect.ts";
+import type { Database, Queryable } from "./database.ts";
 import { findPrimaryOnce } from "./primary_finder.ts";
 import { insertPets, type PetInsert } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";

@@ -2,7 +2,7 @@
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
 import { petJson } from "../pet_json.ts";
 import type { IdempotencyClaim, StoredPet } from "../store.ts";
-import type { Queryable } from "./connect.ts";
+import type { Queryable } from "./database.ts";
 
 /** The columns a read selects. int8 columns arrive as decimal text (node-postgres's default). */
 export interface PetRow {

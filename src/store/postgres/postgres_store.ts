@@ -16,30 +16,28 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { DatabaseHost } from "../../config/database_url.ts";
 import type { Registry } from "../../metrics/registry.ts";
+import type { PageQuery, PetPageJson } from "../../schemas/page.ts";
 import type { NewPet } from "../../schemas/pet.ts";
 import {
   type CreateOutcome,
+  emptyStatusCounts,
   type IdempotencyClaim,
   joinPageJson,
-  type PageQuery,
   petCountsGauge,
-  type PetPageJson,
   type PetStore,
-  type StatusCounts,
   type StoredPet,
   StoreOpenError,
   StoreUnavailableError,
 } from "../store.ts";
 import {
   connectDatabase,
-  type Database,
   describeDatabaseError,
   fatalStartReason,
   isConnectionLost,
   isTransientDatabaseError,
   poolConfig,
-  type Queryable,
 } from "./connect.ts";
+import type { Database, Queryable } from "./database.ts";
 import { CreateBatches } from "./create_batches.ts";
 import { AcknowledgedIds, describeIds, enterTimeline, missingIds } from "./failover_ids.ts";
 import { type PetRow, storedPetOf } from "./pet_rows.ts";
@@ -88,7 +86,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 }
 
 /** A PetStore on PostgreSQL; see openPostgresStore. */
-export class PostgresStore implements PetStore {
+class PostgresStore implements PetStore {
   readonly #finder: PrimaryFinder;
   readonly #config: DatabaseConfig;
   /** The pool, on the primary's host; undefined until one is found at start. */
@@ -383,7 +381,7 @@ export class PostgresStore implements PetStore {
             "SELECT status, count(*) AS count FROM pets GROUP BY status",
           )
         );
-        const pets: StatusCounts = { available: 0, pending: 0, sold: 0, none: 0 };
+        const pets = emptyStatusCounts();
         for (const row of rows) {
           const status = row.status ?? "none";
           if (status in pets) pets[status as keyof typeof pets] = Number(row.count);

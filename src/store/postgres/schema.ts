@@ -4,7 +4,7 @@
  * reads which versions `animal_store_migrations` records and applies only the missing ones (DDL is
  * transactional in PostgreSQL, so a start that dies half-way leaves nothing half-made).
  */
-import type { Database } from "./connect.ts";
+import type { Database } from "./database.ts";
 
 /** The schema steps. Never edit a released one: add the next version instead. */
 const MIGRATIONS = [
