@@ -72,10 +72,7 @@ export interface EncodedRecords {
   readonly end: number;
 }
 
-/**
- * Writes the full lines of `records`, in order, into `target` at `at`, which has room for
- * `maxRecordBytes` of each.
- */
+/** `target` has room for `maxRecordBytes` of each. */
 export function encodePetRecords(
   records: readonly PetRecord[],
   target: Uint8Array,
@@ -164,10 +161,8 @@ export class PetLine {
   checkSha256 = "";
 
   /**
-   * Reads bytes[start, end) (a line without its newline, known to be UTF-8): undefined when it is
-   * in the exact form this service writes, else the first rule it breaks. The one judgement of a
-   * line for the start and every data tool; a name is held to the API's own `nameFlaw`, so every
-   * pet text served from these bytes is valid JSON in the Pet shape.
+   * Reads bytes[start, end) (a UTF-8 line, no newline): undefined in the exact written form, else
+   * the first rule it breaks. The name is held to `nameFlaw`: every text served is a valid Pet.
    */
   parse(bytes: Uint8Array, start: number, end: number): string | undefined {
     const flaw = this.#scan(bytes, start, end);
@@ -219,10 +214,7 @@ export class PetLine {
     return true;
   }
 
-  /**
-   * Reads a pet line in the written form, filling the fields (partly, when it fails): undefined,
-   * the first rule it breaks, or OFF_FORM where a byte is not the one the form has there.
-   */
+  /** Undefined, the first rule it breaks, or OFF_FORM where a byte is not the form's. */
   #scan(bytes: Uint8Array, start: number, end: number): string | undefined {
     if (!matches(bytes, start, end, HEAD)) return OFF_FORM;
     let p = start + HEAD.length;

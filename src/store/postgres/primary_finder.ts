@@ -1,12 +1,7 @@
 /**
- * Which host of `DATABASE_URL` is the primary. node-postgres connects to one host, so libpq's
- * multi-host rule is kept here: a host qualifies when it is a writable primary
- * (`target_session_attrs`: `read-write`, a session that is not read-only; `primary`, a server not
- * in recovery), and a standby is passed over. The hosts are asked at once, each on a connection of
- * its own with the statement deadline, so a host that is down or frozen delays the answer by that
- * deadline at most; as in libpq, the first host in the URL's order that is a primary is taken.
- * Two primaries at once is a split brain that only the failover tool can prevent (by fencing the
- * old one); the ids stay apart even then when they are on different timelines (failover_ids.ts).
+ * Which host of `DATABASE_URL` is the primary, by libpq's multi-host rule (node-postgres connects
+ * to one host): the first in the URL's order that qualifies for `target_session_attrs`. All are
+ * asked at once, each within the statement deadline, so a frozen host delays the answer no more.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { DatabaseHost, TargetSessionAttrs } from "../../config/database_url.ts";
@@ -21,10 +16,7 @@ import {
 } from "./connect.ts";
 import type { Queryable } from "./database.ts";
 
-/**
- * What a host is, in one statement: in recovery (a standby), read-only, and its timeline (a
- * primary's only: the first 8 hex digits of its current WAL file's name, exact on a primary).
- */
+/** The timeline: the first 8 hex digits of the current WAL file's name, exact on a primary. */
 export const HOST_ROLE_QUERY = `
   SELECT pg_is_in_recovery() AS recovery,
     current_setting('transaction_read_only') AS read_only,
@@ -105,11 +97,7 @@ export class PrimaryFinder {
     return this.#hosts.map(({ host }) => host);
   }
 
-  /**
-   * Resolves with the first host, in the URL's order, that proves to be the primary, as soon as
-   * every host before it has answered or failed (`primary` set); or once all have, with none
-   * (`primary` undefined). `answers` holds what is known by then, in the URL's order.
-   */
+  /** The first primary in the URL's order, as soon as every host before it has answered. */
   find(): Promise<{ primary?: FoundPrimary; answers: HostAnswer[] }> {
     const answers: (HostAnswer | undefined)[] = this.#hosts.map(() => undefined);
     return new Promise((resolve) => {
@@ -155,11 +143,7 @@ export class PrimaryFinder {
   }
 }
 
-/**
- * The primary's settings, for a command that connects once (`import`, `backup`). Rejects with the
- * first host's failure when none answered, or with an Error naming each host when none is a
- * writable primary.
- */
+/** For a command that connects once (`import`, `backup`). */
 export async function findPrimaryOnce(config: DatabaseConfig): Promise<DatabaseConfig> {
   const { primary, answers } = await new PrimaryFinder(config).find();
   if (primary !== undefined) return primary.config;
