@@ -190,7 +190,6 @@ export class CreateBatches {
   }
 }
 
-/** The steps of a batch with keys, in one transaction, numbered as they run. */
 async function writeKeyedBatch(
   tx: Queryable,
   batch: readonly PendingCreate[],
@@ -238,19 +237,11 @@ async function writeKeyedBatch(
 }
 
 /**
- * Takes ids from the counter row and inserts the pets, in one statement. The counter row's lock
- * orders this batch after every batch that took ids before it, from any instance, until its
- * transaction ends (see the comment at the top). Ids stop at MAX_PET_ID, as in the file store (a
- * backup of the pets must be a file that restores): the pets past it are not inserted. `before`
- * and `after` come as int8 text, so the counter never passes through a rounding number.
- *
- * Ids also stop at the end of the database timeline's range (failover_ids.ts): past it, a
- * failover could hand them out again.
- *
- * The `LIMIT 1`s tell the planner what it cannot know of a table it has not analysed: that the
- * counter has one row. Without them it guesses thousands, multiplies the guesses of the joins,
- * and past `jit_above_cost` compiles the statement with JIT: 14–210 ms per statement under
- * EXPLAIN ANALYZE on a fresh database, against half a millisecond for the statement itself.
+ * Takes ids from the counter row (its lock orders the batches: see the top) and inserts the pets.
+ * Ids stop at MAX_PET_ID (a backup must restore) and at the end of the timeline's range
+ * (failover_ids.ts). `before` and `after` come as int8 text, never a rounding number. The
+ * `LIMIT 1`s tell the planner of an unanalysed table that the counter has one row, else it
+ * guesses thousands and compiles with JIT (docs/performance.md, "PostgreSQL client").
  */
 const TAKE_IDS_AND_INSERT = `
   WITH old AS (SELECT last_id, range_start FROM pet_id_counter LIMIT 1 FOR UPDATE),
@@ -270,10 +261,7 @@ const TAKE_IDS_AND_INSERT = `
   )
   SELECT before, after FROM counter`;
 
-/**
- * Inserts `creates` with the next ids (on `tx`, or as a transaction by itself); the creates past
- * the last id are refused. `categoryId` travels as its decimal digits, never as a number.
- */
+/** On `tx`, or as a transaction by itself; the creates past the last id are refused. */
 async function insertWithIds(
   tx: Queryable,
   creates: readonly PendingCreate[],

@@ -1,13 +1,7 @@
 /**
- * `backup` with DATABASE_URL: writes the database's pets in the data file's own record format
- * (line_format.ts), in id order, with their idempotency keys, between a backup's first line and its
- * check line (backup_check.ts), so the result is a backup that `verify`, `restore` and `import`
- * take and prove as they take a file backup.
- *
- * One REPEATABLE READ, READ ONLY transaction gives one snapshot: every pet committed (and so
- * answered 201) before it began is in it, and nothing half-made. Rows are read in pages by id
- * (keyset), so memory stays bounded however many pets there are; a read-only snapshot does not
- * block the service's writers.
+ * `backup` with DATABASE_URL: the pets as a file backup, from one REPEATABLE READ, READ ONLY
+ * snapshot (every pet answered 201 before it began, nothing half-made, no writer blocked), read
+ * in keyset pages so memory stays flat.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
 import { CheckedBackup } from "../catalogue/backup_check.ts";
@@ -30,7 +24,6 @@ interface ExportRow extends PetRow {
   readonly idempotency_digest: string | null;
 }
 
-/** Streams every pet of the database to `sink` as record lines. */
 export async function exportDatabase(options: {
   database: DatabaseConfig;
   sink: ByteSink;
@@ -55,7 +48,6 @@ export async function exportDatabase(options: {
           [lastId, ROWS_PER_PAGE],
         );
         if (rows.length === 0) break;
-        // The page's lines are encoded into one buffer, so the sink sees one write per page.
         const records = rows.map((row) => {
           const claim = row.idempotency_key === null ? undefined : {
             scope: row.idempotency_scope ?? "",

@@ -31,10 +31,7 @@ export interface PetInsert {
   readonly claim: IdempotencyClaim | undefined;
 }
 
-/**
- * Inserts pets with one statement: each column goes as one array parameter, and `unnest` turns
- * the arrays back into rows. `categoryId` travels as its decimal digits, never as a number.
- */
+/** One statement: a column per array parameter; `categoryId` as its digits, never a number. */
 export async function insertPets(tx: Queryable, rows: readonly PetInsert[]): Promise<void> {
   await tx.query(
     `INSERT INTO pets (id, name, category_id, status,
