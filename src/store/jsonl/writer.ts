@@ -25,35 +25,26 @@ import { type DataFile, writeFully } from "./file_layer.ts";
 /** Bounds a batch's bytes and its callers' wait. */
 export const MAX_BATCH = 1024;
 
-/** A batch as the writer sees it: the bytes to append, whatever else the store keeps in it. */
+/** The bytes to append, and whatever else the store keeps in it. */
 export interface WriterBatch<Entry> {
   readonly entries: readonly Entry[];
   readonly bytes: Uint8Array;
 }
 
-/** What the writer appends to, and whom it tells. */
 export interface WriterOptions<Entry, Batch extends WriterBatch<Entry>> {
   readonly file: DataFile;
-  /** Length of the durable part of the file: the next batch is written here. */
+  /** The durable end: the next batch is written here. */
   readonly fileLength: number;
-  /** Turns queued entries into a batch's bytes, in queue order; called once per batch. */
+  /** Once per batch, in queue order. */
   readonly encode: (entries: Entry[]) => Batch;
   readonly onWarning: (message: string) => void;
-  /** Told of each batch's fdatasync, for metrics. */
   readonly onBatchSynced?: (seconds: number, entries: number) => void;
-  /**
-   * Called after each batch's fdatasync, before it is acknowledged: a reason when the file
-   * written is no longer the data file (see the fail-stop rules), else undefined.
-   */
+  /** After each fdatasync, before the acknowledgement: why the path no longer holds the file. */
   readonly checkFile?: () => Promise<string | undefined>;
-  /** The writer halted (fail-stop rules): why, in one line. */
   readonly onHalted: (reason: string) => void;
-  /** A batch is durable; called in file order, once per batch. Publishes and answers it. */
+  /** In file order, once per batch: publishes and answers it. */
   readonly onDurable: (batch: Batch) => void;
-  /**
-   * These entries were not acknowledged. Answers them: with `outcomeUnknown` false nothing of
-   * them is left in the file; with it true some may be (the writer halted).
-   */
+  /** `outcomeUnknown`: some may be in the file (the writer halted); else none is. */
   readonly onFailed: (entries: readonly Entry[], reason: string, outcomeUnknown: boolean) => void;
 }
 
