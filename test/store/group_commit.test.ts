@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   BatchGathering,
+  GroupCommit,
   MAX_BATCHES_WITHOUT_WAIT,
   nextBatch,
 } from "../../src/store/group_commit.ts";
@@ -133,5 +134,75 @@ describe("BatchGathering", () => {
       longest = Math.max(longest, skipped);
     }
     assert.equal(longest, MAX_BATCHES_WITHOUT_WAIT);
+  });
+});
+
+describe("GroupCommit", () => {
+  /** A loop whose commits take `ms` and succeed unless `fail` says; records each batch. */
+  function loop(ms: number, fail = (_batch: number[]) => false) {
+    const batches: number[][] = [];
+    const commits: GroupCommit<number> = new GroupCommit<number>({
+      maxBatch: 3,
+      commit: async (batch) => {
+        batches.push(batch);
+        const queued = commits.queue.length;
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return fail(batch) ? undefined : { ms, queued };
+      },
+      onError: (error) => assert.fail(String(error)),
+    });
+    return { commits, batches };
+  }
+
+  it("add() in one turn shares the first batch, up to maxBatch, in queue order", async () => {
+    const { commits, batches } = loop(1);
+    for (let i = 1; i <= 5; i++) commits.add(i);
+    await commits.idle();
+    assert.deepEqual(batches, [[1, 2, 3], [4, 5]]);
+  });
+
+  it("waits after a commit for its callers, but not after a failed one", async () => {
+    for (const failed of [false, true]) {
+      // A commit of 200 ms, 3 in the batch and 2 behind it: a wait of 50 ms for 3 queued.
+      let startedAtOnce: boolean | undefined;
+      const batches: number[][] = [];
+      const commits: GroupCommit<number> = new GroupCommit<number>({
+        maxBatch: 3,
+        commit: async (batch) => {
+          batches.push(batch);
+          const queued = commits.queue.length;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          // Fires after the loop's microtasks: has the next batch started without a wait?
+          if (batches.length === 1) setTimeout(() => (startedAtOnce = batches.length === 2), 0);
+          return failed ? undefined : { ms: 200, queued };
+        },
+        onError: (error) => assert.fail(String(error)),
+      });
+      for (let i = 0; i < 5; i++) commits.add(i);
+      while (batches.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      await commits.idle();
+      assert.equal(startedAtOnce, failed, failed ? "no wait after a failure" : "a wait");
+    }
+  });
+
+  it("idle() ends the wait for callers at once, and makes none until the queue is drained", async () => {
+    let startedAtOnce: boolean | undefined;
+    const batches: number[][] = [];
+    const commits: GroupCommit<number> = new GroupCommit<number>({
+      maxBatch: 3,
+      commit: async (batch) => {
+        batches.push(batch);
+        const queued = commits.queue.length;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        if (batches.length === 1) setTimeout(() => (startedAtOnce = batches.length === 2), 0);
+        return { ms: 200, queued };
+      },
+      onError: (error) => assert.fail(String(error)),
+    });
+    for (let i = 0; i < 5; i++) commits.add(i);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await commits.idle();
+    assert.equal(batches.length, 2);
+    assert.equal(startedAtOnce, true, "no wait once idle() was called");
   });
 });
