@@ -16,7 +16,6 @@
  * wait follows a failed commit: its callers seldom come back at once.
  */
 
-/** The wait's time, as a share of the commit's. */
 export const WAIT_SHARE_OF_COMMIT = 1 / 4;
 export const MAX_WAIT_MS = 100;
 /** A wait shorter than MIN_WAIT_MS is made only for MIN_POPULATION creates or more. */

@@ -10,7 +10,6 @@ export interface OpenedStore {
   readonly size: number | undefined;
 }
 
-/** Opens the configured store; throws `StoreOpenError` with one line when it cannot. */
 export async function openStore(
   config: Config,
   options: {

@@ -19,7 +19,6 @@ import {
 import { petJson } from "../pet_json.ts";
 import type { IdempotencyClaim } from "../store.ts";
 
-/** The format version this code writes and reads. */
 const RECORD_VERSION = 1;
 
 /** No record comes near this; a longer line is damage. Pet texts must fit a Uint16 length. */
@@ -42,7 +41,6 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const PREFIX_BYTES = encoder.encode(PET_RECORD_PREFIX);
 
-/** The parts of the line for a pet with this id. */
 export function petRecord(id: number, pet: NewPet, claim: IdempotencyClaim | undefined): PetRecord {
   const suffix = claim === undefined ? "}\n" : `${CLAIM_FIELD}${claimJson(claim)}}\n`;
   return { petJson: petJson(id, pet), suffix };
@@ -140,7 +138,6 @@ const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
 
-/** The kinds of line: a pet record, or the first or the check line of a backup. */
 export type LineType = "pet" | "backup" | "check";
 
 /** The fields of the last line `parse` accepted: one object, reused for every line of a file. */
@@ -322,12 +319,10 @@ const REQUIRED: readonly [string, string][] = [
 ];
 const LINE_TYPES: readonly unknown[] = ["pet", "backup", "check"] satisfies LineType[];
 
-/** Whether the byte is white space between JSON tokens. */
 function isWhiteSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 }
 
-/** Whether `text` is JSON. */
 function isJson(text: string): boolean {
   try {
     JSON.parse(text);

@@ -350,7 +350,6 @@ class RecordWalk {
 
 const BACKUP_LINE_BYTES = new TextEncoder().encode(BACKUP_LINE);
 
-/** Whether `bytes` are the first bytes of a backup's first line. */
 function isBackupLineStart(bytes: Uint8Array): boolean {
   if (bytes.length >= BACKUP_LINE_BYTES.length) return false;
   return bytes.every((byte, i) => byte === BACKUP_LINE_BYTES[i]);
@@ -379,7 +378,6 @@ async function skipToNewline(
   return { newline: false, skipped };
 }
 
-/** A file open for reading, as `node:fs/promises` gives it. */
 export interface ReadableFile {
   read(
     buffer: Uint8Array,
@@ -389,7 +387,6 @@ export interface ReadableFile {
   ): Promise<{ bytesRead: number }>;
 }
 
-/** Reads [start, end) of a file in order. */
 export function fileSource(file: ReadableFile, start = 0, end = Infinity): ByteSource {
   let position = start;
   return {
@@ -403,7 +400,6 @@ export function fileSource(file: ReadableFile, start = 0, end = Infinity): ByteS
   };
 }
 
-/** Reads a stream of byte chunks (stdin) as a ByteSource. */
 export function streamSource(stream: AsyncIterable<Uint8Array>): ByteSource {
   const chunks = stream[Symbol.asyncIterator]();
   let pending: Uint8Array = new Uint8Array(0);

@@ -88,7 +88,6 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
   }
 }
 
-/** Takes the lock, retrying while a live owner holds it, for up to `waitMs`. */
 async function acquireLockWithin(dataDir: string, files: FileLayer, waitMs: number) {
   const deadline = Date.now() + waitMs;
   for (;;) {

@@ -23,7 +23,6 @@ export interface LockOwner {
   readonly hostname: string;
 }
 
-/** A held lock; `release` removes the lock file. */
 export type DirectoryLock = { release(): Promise<void> };
 
 /** Takes the lock or returns why not: "data directory DIR is in use by <the owner>". */

@@ -47,12 +47,10 @@ const TIMELINE_RANGE_USED_UP =
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
 
-/** A create in the queue, with its deadline (undefined: none). */
 interface QueuedCreate extends PendingCreate {
   readonly deadline: number | undefined;
 }
 
-/** Queues creates and commits them in batches, one transaction at a time per instance. */
 export class CreateBatches {
   readonly #database: Database;
   readonly #onFailure: (error: unknown) => void;

@@ -17,7 +17,6 @@ import { petOf, type PetRow } from "./pet_rows.ts";
 /** Rows per page: large enough to be fast, small enough to keep memory flat. */
 const ROWS_PER_PAGE = 5000;
 
-/** A pet's row with the Idempotency-Key it was made with. */
 interface ExportRow extends PetRow {
   readonly idempotency_scope: string | null;
   readonly idempotency_key: string | null;

@@ -18,7 +18,6 @@
 import type { Queryable } from "./database.ts";
 import { MAX_PET_ID } from "../store.ts";
 
-/** Ids one timeline may give; see the module comment. */
 export const TIMELINE_ID_SPAN = 2 ** 40;
 
 /** How many of its latest acknowledged ids an instance remembers, to tell which a failover lost. */

@@ -12,7 +12,6 @@ export interface PetRow {
   readonly status: PetStatus | null;
 }
 
-/** The pet as the HTTP core serves it. */
 export function storedPetOf(row: PetRow): StoredPet {
   const id = Number(row.id);
   return { id, json: petJson(id, petOf(row)) };

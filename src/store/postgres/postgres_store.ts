@@ -71,7 +71,6 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   return store;
 }
 
-/** A PetStore on PostgreSQL; see openPostgresStore. */
 class PostgresStore implements PetStore {
   readonly #finder: PrimaryFinder;
   readonly #config: DatabaseConfig;

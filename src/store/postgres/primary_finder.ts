@@ -66,7 +66,6 @@ export async function checkPrimary(
   return { timeline: Number(row.timeline) };
 }
 
-/** One host's answer: its role, or why it gave none. */
 export type HostAnswer =
   | { readonly host: DatabaseHost; readonly role: HostRole }
   | { readonly host: DatabaseHost; readonly error: unknown };
@@ -77,7 +76,6 @@ export interface FoundPrimary {
   readonly config: DatabaseConfig;
 }
 
-/** Asks the hosts of `DATABASE_URL` which is the primary; see the module comment. */
 export class PrimaryFinder {
   readonly #hosts: readonly HostConfig[];
   readonly target: TargetSessionAttrs;
