@@ -24,14 +24,14 @@ const MIN_POPULATION = 5;
 export const MAX_BATCHES_WITHOUT_WAIT = 64;
 
 /** What the batch after a commit waits for (undefined: it goes at once). */
-export interface NextBatch {
+interface NextBatch {
   /** The queue length that ends the wait. */
   readonly entries: number;
   readonly ms: number;
 }
 
 /** A commit that succeeded, as `nextBatch` weighs it. */
-export interface Commit {
+interface Commit {
   readonly ms: number;
   readonly size: number;
   /** Creates queued behind it, counted before its callers are answered. */
@@ -105,7 +105,7 @@ export class BatchGathering {
 /** A committed batch, as its store measured it; undefined when the commit failed. */
 export type Committed = { readonly ms: number; readonly queued: number } | undefined;
 
-export interface GroupCommitOptions<T> {
+interface GroupCommitOptions<T> {
   readonly maxBatch: number;
   /**
    * Commits and answers one batch, taken from the head of the queue in the same turn. Counts

@@ -65,7 +65,7 @@ export function encodePetRecord(
 }
 
 /** Where `encodePetRecords` put a batch: pet i's text is [spans[2i], spans[2i+1]); the end. */
-export interface EncodedRecords {
+interface EncodedRecords {
   readonly spans: number[];
   readonly end: number;
 }
@@ -138,7 +138,7 @@ const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
 
-export type LineType = "pet" | "backup" | "check";
+type LineType = "pet" | "backup" | "check";
 
 /** The fields of the last line `parse` accepted: one object, reused for every line of a file. */
 export class PetLine {

@@ -16,7 +16,7 @@ const LOCK_FILE = "animal-store.lock";
 /** Lock paths this process holds now, to tell its own live locks from a dead namesake's. */
 const heldHere = new Set<string>();
 
-export interface LockOwner {
+interface LockOwner {
   readonly pid: number;
   /** Start time of the pid (Linux: clock ticks after boot, /proc/<pid>/stat field 22), or null. */
   readonly startTime: string | null;

@@ -8,7 +8,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 
-export type Values = readonly unknown[];
+type Values = readonly unknown[];
 
 /** What runs statements: the pool (any connection) or one transaction's connection. */
 export interface Queryable {
@@ -41,7 +41,7 @@ function asConnectionLost(error: unknown): unknown {
     : error;
 }
 
-export interface DatabaseOptions {
+interface DatabaseOptions {
   readonly pool: pg.PoolConfig;
   /** Once per new connection, before its first use; a rejection discards it and fails the use. */
   readonly checkConnection?: (connection: Queryable) => Promise<void>;

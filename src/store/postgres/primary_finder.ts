@@ -17,14 +17,14 @@ import {
 import type { Queryable } from "./database.ts";
 
 /** The timeline: the first 8 hex digits of the current WAL file's name, exact on a primary. */
-export const HOST_ROLE_QUERY = `
+const HOST_ROLE_QUERY = `
   SELECT pg_is_in_recovery() AS recovery,
     current_setting('transaction_read_only') AS read_only,
     CASE WHEN pg_is_in_recovery() THEN NULL
       ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint
     END AS timeline`;
 
-export interface HostRoleRow {
+interface HostRoleRow {
   readonly recovery: boolean;
   readonly read_only: string;
   /** int8 as text; null on a standby. */
@@ -35,7 +35,7 @@ export interface HostRoleRow {
 export type HostRole = "primary" | "standby" | "read_only";
 
 /** What `target` makes of a host's answer to HOST_ROLE_QUERY. */
-export function hostRole(row: HostRoleRow, target: TargetSessionAttrs): HostRole {
+function hostRole(row: HostRoleRow, target: TargetSessionAttrs): HostRole {
   if (row.recovery) return "standby";
   return target === "read-write" && row.read_only === "on" ? "read_only" : "primary";
 }
@@ -48,7 +48,7 @@ export function describeRole(role: Exclude<HostRole, "primary">): string {
 }
 
 /** The host the service was writing to is not a writable primary any more. */
-export class NotPrimaryError extends Error {
+class NotPrimaryError extends Error {
   readonly code = "NOT_PRIMARY";
 }
 
