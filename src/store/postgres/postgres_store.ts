@@ -158,7 +158,7 @@ class PostgresStore implements PetStore {
     this.#host = primary.host;
     if (this.#db === undefined) {
       this.#db = connectDatabase(primary.config, "animal-store", {
-        onIdleConnectionLost: (error) => this.connectionLost(error),
+        onIdleConnectionLost: (error) => this.#lost(error),
         checkConnection: (connection) => this.#checkNewConnection(connection),
       });
       this.#creates = new CreateBatches(
@@ -358,11 +358,6 @@ class PostgresStore implements PetStore {
       await this.#db?.end();
     })();
     return this.#closing;
-  }
-
-  /** A pooled connection broke while idle: the database may be gone. */
-  connectionLost(error: unknown): void {
-    this.#lost(error);
   }
 
   /** Runs a read; a passing database failure becomes StoreUnavailableError (503). */
