@@ -7,10 +7,7 @@ import type { NewPet } from "../schemas/pet.ts";
 import { canonicalNewPetJson } from "./pet_json.ts";
 import type { IdempotencyClaim } from "./store.ts";
 
-/**
- * The claim for a create: the key within its API key's scope, and the digest of the body (SHA-256
- * hex of the canonical NewPet: same fields and values give the same digest).
- */
+/** The key within its API key's scope, and the SHA-256 of the canonical NewPet. */
 export function idempotencyClaim(scope: string, key: string, pet: NewPet): IdempotencyClaim {
   const digest = createHash("sha256").update(canonicalNewPetJson(pet)).digest("hex");
   return { scope, key, digest };

@@ -1,8 +1,4 @@
-/**
- * Picks the backend: the JSON-lines file in `DATA_DIR` by default, PostgreSQL when
- * `DATABASE_URL` is set. The PostgreSQL store is imported only then, so the default path never
- * loads its driver.
- */
+/** The JSON-lines file by default; PostgreSQL, and its driver, only with `DATABASE_URL`. */
 import type { Config } from "../config/config.ts";
 import { openJsonlStore } from "./jsonl/jsonl_store.ts";
 import type { PetStore } from "./store.ts";
@@ -14,7 +10,6 @@ export interface OpenedStore {
   readonly size: number | undefined;
 }
 
-/** Opens the configured store; throws `StoreOpenError` with one line when it cannot. */
 export async function openStore(
   config: Config,
   options: {

@@ -59,7 +59,6 @@ export class StatusIndex {
   }
 }
 
-/** A growable sorted array of ids. */
 class IdList {
   #ids = new Float64Array(1024);
   length = 0;

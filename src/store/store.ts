@@ -6,9 +6,6 @@ import type { Registry } from "../observe/metrics_registry.ts";
 import type { MaybePromise, PageQuery, PetPageJson } from "../schemas/page.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
-// The PostgreSQL store still imports the page shapes from here; they are defined in schemas/.
-export type { PageQuery, PetPageJson };
-
 /** A pet as the store holds it. `json` is the Pet body exactly as clients receive it. */
 export interface StoredPet {
   readonly id: number;
@@ -17,9 +14,8 @@ export interface StoredPet {
 
 /** Retry-safe creation (docs/api.md, Idempotency-Key): keys are scoped per API key. */
 export interface IdempotencyClaim {
-  /** A fingerprint of the API key that sent the request (never the key itself). */
+  /** A fingerprint of the API key, never the key itself. */
   readonly scope: string;
-  /** The client's Idempotency-Key header value. */
   readonly key: string;
   /** SHA-256 hex of the canonical NewPet (see `idempotencyClaim`). */
   readonly digest: string;
@@ -34,20 +30,13 @@ export type CreateOutcome =
   | {
     readonly kind: "unavailable";
     readonly reason: string;
-    /**
-     * The pet may be saved after all: the data file failed and the store could not tell, and
-     * takes no more creates (`data_file_failed`); or the database connection was lost after
-     * COMMIT was sent (`commit_unconfirmed`). A retry with the same Idempotency-Key is safe.
-     */
+    /** The pet may be saved after all; a retry with the same Idempotency-Key is safe. */
     readonly outcomeUnknown?: "data_file_failed" | "commit_unconfirmed";
     /** Every id the store can give was given: no create will succeed again (nothing was saved). */
     readonly idSpaceExhausted?: boolean;
   };
 
-/**
- * The highest id a store gives: the data file reads ids as exact JavaScript numbers, so beyond it
- * a create is refused rather than written as a line the next start would refuse.
- */
+/** Ids are read as exact JavaScript numbers: past this a create is refused, not written. */
 export const MAX_PET_ID = Number.MAX_SAFE_INTEGER;
 
 /** Why a create is refused at the ceiling (for the log; the client's message is the route's). */
@@ -94,7 +83,6 @@ export interface PetStore {
 /** Pets per status; `none` counts pets stored without a status. */
 export type StatusCounts = Record<PetStatus | "none", number>;
 
-/** Counts of none, to count into. */
 export function emptyStatusCounts(): StatusCounts {
   return { available: 0, pending: 0, sold: 0, none: 0 };
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { setImmediate } from "node:timers";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { nodeFileLayer } from "../../src/store/jsonl/file_layer.ts";
-import { GATHER_POLICY } from "../../src/store/batch_gathering.ts";
+import { MAX_WAIT_MS, WAIT_SHARE_OF_COMMIT } from "../../src/store/group_commit.ts";
 import { GroupWriter, type WriterBatch } from "../../src/store/jsonl/writer.ts";
 import type { CreateOutcome } from "../../src/store/store.ts";
 import {
@@ -283,9 +283,7 @@ describe("GroupWriter", () => {
       waited < SYNC_MS * 0.75,
       `the lone create's batch started ${
         waited.toFixed(1)
-      } ms after the first was answered (the wait is at most ${
-        SYNC_MS * GATHER_POLICY.shareOfCommit
-      } ms)`,
+      } ms after the first was answered (the wait is at most ${SYNC_MS * WAIT_SHARE_OF_COMMIT} ms)`,
     );
   });
 
@@ -293,7 +291,7 @@ describe("GroupWriter", () => {
     // A quarter of this sync would be 300 ms.
     const waited = await loneCreateWait(1_200);
     assert.ok(
-      waited < GATHER_POLICY.maxMs + 150,
+      waited < MAX_WAIT_MS + 150,
       `the lone create's batch started ${waited.toFixed(1)} ms after the first was answered`,
     );
   });

@@ -29,10 +29,7 @@ export class CheckedBackup {
     return this.#sink(bytes);
   }
 
-  /**
-   * The check line, for the `pets` lines written: only once the copy is known complete. A backup
-   * that fails half-way never gets one, so restore refuses it as cut short.
-   */
+  /** Only once the copy is complete: a backup that fails half-way is refused as cut short. */
   end(pets: number): Promise<void> {
     return this.#sink(encoder.encode(checkLine(pets, this.#sha256.digest("hex"))));
   }

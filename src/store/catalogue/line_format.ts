@@ -19,7 +19,6 @@ import {
 import { petJson } from "../pet_json.ts";
 import type { IdempotencyClaim } from "../store.ts";
 
-/** The format version this code writes and reads. */
 const RECORD_VERSION = 1;
 
 /** No record comes near this; a longer line is damage. Pet texts must fit a Uint16 length. */
@@ -42,7 +41,6 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const PREFIX_BYTES = encoder.encode(PET_RECORD_PREFIX);
 
-/** The parts of the line for a pet with this id. */
 export function petRecord(id: number, pet: NewPet, claim: IdempotencyClaim | undefined): PetRecord {
   const suffix = claim === undefined ? "}\n" : `${CLAIM_FIELD}${claimJson(claim)}}\n`;
   return { petJson: petJson(id, pet), suffix };
@@ -67,15 +65,12 @@ export function encodePetRecord(
 }
 
 /** Where `encodePetRecords` put a batch: pet i's text is [spans[2i], spans[2i+1]); the end. */
-export interface EncodedRecords {
+interface EncodedRecords {
   readonly spans: number[];
   readonly end: number;
 }
 
-/**
- * Writes the full lines of `records`, in order, into `target` at `at`, which has room for
- * `maxRecordBytes` of each.
- */
+/** `target` has room for `maxRecordBytes` of each. */
 export function encodePetRecords(
   records: readonly PetRecord[],
   target: Uint8Array,
@@ -143,8 +138,7 @@ const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
 
-/** The kinds of line: a pet record, or the first or the check line of a backup. */
-export type LineType = "pet" | "backup" | "check";
+type LineType = "pet" | "backup" | "check";
 
 /** The fields of the last line `parse` accepted: one object, reused for every line of a file. */
 export class PetLine {
@@ -164,10 +158,8 @@ export class PetLine {
   checkSha256 = "";
 
   /**
-   * Reads bytes[start, end) (a line without its newline, known to be UTF-8): undefined when it is
-   * in the exact form this service writes, else the first rule it breaks. The one judgement of a
-   * line for the start and every data tool; a name is held to the API's own `nameFlaw`, so every
-   * pet text served from these bytes is valid JSON in the Pet shape.
+   * Reads bytes[start, end) (a UTF-8 line, no newline): undefined in the exact written form, else
+   * the first rule it breaks. The name is held to `nameFlaw`: every text served is a valid Pet.
    */
   parse(bytes: Uint8Array, start: number, end: number): string | undefined {
     const flaw = this.#scan(bytes, start, end);
@@ -219,10 +211,7 @@ export class PetLine {
     return true;
   }
 
-  /**
-   * Reads a pet line in the written form, filling the fields (partly, when it fails): undefined,
-   * the first rule it breaks, or OFF_FORM where a byte is not the one the form has there.
-   */
+  /** Undefined, the first rule it breaks, or OFF_FORM where a byte is not the form's. */
   #scan(bytes: Uint8Array, start: number, end: number): string | undefined {
     if (!matches(bytes, start, end, HEAD)) return OFF_FORM;
     let p = start + HEAD.length;
@@ -330,12 +319,10 @@ const REQUIRED: readonly [string, string][] = [
 ];
 const LINE_TYPES: readonly unknown[] = ["pet", "backup", "check"] satisfies LineType[];
 
-/** Whether the byte is white space between JSON tokens. */
 function isWhiteSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 }
 
-/** Whether `text` is JSON. */
 function isJson(text: string): boolean {
   try {
     JSON.parse(text);

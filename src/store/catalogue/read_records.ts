@@ -1,16 +1,14 @@
 /**
- * The one reader of a data file or a backup: the start and every data tool walk a file with
- * `readRecords`, so the same bytes read as the same `kind` are accepted or refused alike, naming
- * the same line for the same reason (test/tools/damage_judgement.test.ts). Rules, in order:
+ * The one reader of a data file or a backup, for the start and every data tool, so the same bytes
+ * are judged alike (test/tools/damage_judgement.test.ts). Rules, in order:
  * - a line too long, not UTF-8 or not in the exact written form (`PetLine.parse`) is damage;
  * - ids ascend, and no idempotency key is held by two lines (a retry could not say which);
- * - a backup's first line opens a run its check line closes, with the count and SHA-256 of the
- *   pet lines between; a check without a run, a run inside a run or a run never closed is damage;
- * - outside the runs, a data file holds the service's own pets (kept), while a backup with runs
- *   was added to (damage); a backup with no runs is an earlier version's, `checked` false;
- * - bytes after the last newline hold no answered pet unless an operator cut the file: a whole
- *   pet record there is kept (`missingNewline`), anything else is a torn tail, left out.
- * The file is read in chunks of whole lines into one reused buffer; a caller copies what it keeps.
+ * - a backup's first line opens a run its check line closes (count and SHA-256 of the lines
+ *   between); a check without a run, a run inside a run or one never closed is damage;
+ * - outside the runs, a data file's pets are kept, a backup with runs was added to (damage);
+ * - after the last newline, a whole pet record is kept (`missingNewline`: an operator cut the
+ *   file), anything else is a torn tail (never answered), left out.
+ * One reused buffer: a caller copies what it keeps.
  */
 import { isUtf8 } from "node:buffer";
 import { createHash, type Hash } from "node:crypto";
@@ -40,7 +38,7 @@ export interface RecordsRead {
   readonly byStatus: StatusCounts;
   /** Highest id read (0 for none). */
   readonly lastId: number;
-  /** Bytes of the lines kept (a last record without its newline included): a torn tail's offset. */
+  /** Bytes of the lines kept: a torn tail's offset. */
   readonly length: number;
   readonly tornTail: TornTail | undefined;
   readonly missingNewline: MissingNewline | undefined;
@@ -75,13 +73,11 @@ interface OpenBackup {
   readonly sha256: Hash;
 }
 
-/** Called for each sound pet: see `readRecords`. */
 export type OnRecord = (record: PetLine, bytes: Uint8Array, key: string | undefined) => void;
 
 /**
- * Reads every line of `source`; calls `onRecord(record, bytes, key)` for each sound pet (its
- * ranges point into `bytes`, reused after the chunk). `onRecord` may rewrite the chunk up to the
- * end of the record's line, but then must not ask for `onCopy`.
+ * `onRecord`'s ranges point into `bytes`, reused after the chunk; it may rewrite the chunk up to
+ * the end of the record's line, but then must not ask for `onCopy`.
  */
 export async function readRecords(
   source: ByteSource,
@@ -354,7 +350,6 @@ class RecordWalk {
 
 const BACKUP_LINE_BYTES = new TextEncoder().encode(BACKUP_LINE);
 
-/** Whether `bytes` are the first bytes of a backup's first line. */
 function isBackupLineStart(bytes: Uint8Array): boolean {
   if (bytes.length >= BACKUP_LINE_BYTES.length) return false;
   return bytes.every((byte, i) => byte === BACKUP_LINE_BYTES[i]);
@@ -383,7 +378,6 @@ async function skipToNewline(
   return { newline: false, skipped };
 }
 
-/** A file open for reading, as `node:fs/promises` gives it. */
 export interface ReadableFile {
   read(
     buffer: Uint8Array,
@@ -393,7 +387,6 @@ export interface ReadableFile {
   ): Promise<{ bytesRead: number }>;
 }
 
-/** Reads [start, end) of a file in order. */
 export function fileSource(file: ReadableFile, start = 0, end = Infinity): ByteSource {
   let position = start;
   return {
@@ -407,7 +400,6 @@ export function fileSource(file: ReadableFile, start = 0, end = Infinity): ByteS
   };
 }
 
-/** Reads a stream of byte chunks (stdin) as a ByteSource. */
 export function streamSource(stream: AsyncIterable<Uint8Array>): ByteSource {
   const chunks = stream[Symbol.asyncIterator]();
   let pending: Uint8Array = new Uint8Array(0);

@@ -1,8 +1,4 @@
-/**
- * What the data tools (verify, backup, restore, and the PostgreSQL import and export) found, in one
- * result type, and the one report the commands print from it: the counts, then each warning
- * (a torn last line, a missing newline, no check line, ids near the ceiling), then ok or error.
- */
+/** What the data tools found, in one result type, and the one report the commands print. */
 import { MAX_PET_ID, type StatusCounts } from "../store.ts";
 import {
   type ByteSource,
@@ -23,24 +19,18 @@ export interface RecordCounts {
   readonly checked?: boolean;
 }
 
-/**
- * How a tool ended: what it copied (with `T`'s extra facts), or why nothing was. `changed`: the
- * file was cut back during a backup, take it again.
- */
+/** `changed`: the file was cut back during a backup, take it again. */
 export type ToolResult<T = unknown> =
   | ({ readonly ok: true } & RecordCounts & T)
   | { readonly ok: false; readonly reason: string; readonly changed?: boolean };
 
-/** What verify found in a file. */
 export interface RecordReport extends RecordCounts {
   readonly file: string;
   /** A data file (the start reads it) or a backup (restore reads it): what the warnings say. */
   readonly kind?: FileKind;
-  /** The highest id read, for the warning near the id ceiling. */
   readonly lastId?: number;
   /** The first damaged line; the store refuses to start while it is there. */
   readonly damage?: Damage;
-  /** How many lines are damaged in all. */
   readonly damagedLines: number;
 }
 
@@ -68,25 +58,18 @@ export async function verifySource(
 /** How near MAX_PET_ID the highest id of a file may come before `verify` warns. */
 const ID_CEILING_WARNING_DISTANCE = 1_000;
 
-/** The warning for a file whose ids come near MAX_PET_ID, or undefined. */
 function idCeilingWarning(lastId: number): string | undefined {
   const left = MAX_PET_ID - lastId;
   if (left > ID_CEILING_WARNING_DISTANCE) return undefined;
   return `warning: the highest id is ${lastId}; ${left} ids are left before ids stop at ${MAX_PET_ID}, and then every create is refused (503 unavailable)`;
 }
 
-/**
- * What `restore`, `verify PATH` and `import PATH` say of a backup read whole but with no check line
- * (an earlier version's; `file` names it), for each to print after its `warning: `.
- */
+/** A backup read whole but with no check line (an earlier version's). */
 function noCheckLineWarning(file: string): string {
   return `${file} has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one`;
 }
 
-/**
- * What a copy of `file` (restore's, or import's) left out or repaired, one warning each, for the
- * command to print after its `warning: `; `backup`: the file was read as one.
- */
+/** What a copy left out or repaired, one warning each. */
 export function copyWarnings(
   tool: "restore" | "import",
   file: string,
@@ -113,7 +96,6 @@ export function copyWarnings(
   return warnings;
 }
 
-/** The report as human-readable lines, for the `verify`, `backup` and `restore` commands. */
 export function formatReport(report: RecordReport): string[] {
   const { byStatus, tornTail, missingNewline, damage, damagedLines } = report;
   const backup = report.kind === "backup";

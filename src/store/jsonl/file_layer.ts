@@ -37,26 +37,18 @@ export interface FileLayer {
   open(path: string, flags: string): Promise<DataFile>;
 }
 
-/** The real file system. */
 export const nodeFileLayer: FileLayer = {
   open: (path, flags) => open(path, flags),
 };
 
-/**
- * Writes all of `bytes` at file position `at`: a write may take fewer bytes than asked (a signal, a full
- * pipe), so it goes on until every byte is written or one throws.
- */
+/** A write may take fewer bytes than asked (a signal, a full pipe). */
 export async function writeFully(file: DataFile, bytes: Uint8Array, at: number): Promise<void> {
   for (let done = 0; done < bytes.length;) {
     done += (await file.write(bytes, done, bytes.length - done, at + done)).bytesWritten;
   }
 }
 
-/**
- * Makes `path` hold what `produce` writes, atomically and durably (temporary name, fdatasync,
- * rename, directory fsync): a crash leaves no file or the whole new one. On `ok: false` the
- * temporary file goes and `path` is left alone.
- */
+/** Temporary name, fdatasync, rename, directory fsync: a crash leaves no file or the whole one. */
 export async function installFile<R extends { readonly ok: boolean }>(
   path: string,
   produce: (sink: (bytes: Uint8Array) => Promise<void>) => Promise<R>,
@@ -85,7 +77,6 @@ export async function installFile<R extends { readonly ok: boolean }>(
   }
 }
 
-/** Opens `path`, or returns undefined when no file is there. */
 export function openIfExists(path: string, flags: string, files = nodeFileLayer) {
   return files.open(path, flags).catch((error) => {
     if (errorCodeOf(error) === "ENOENT") return undefined;

@@ -1,19 +1,13 @@
 /**
- * The durable JSON-lines store: `DATA_DIR/pets.jsonl` replayed into memory at open, appended to
- * by one group-commit writer, guarded by `DATA_DIR/animal-store.lock`. Reads never touch the disk.
- *
- * `JsonlStore` is the one owner of the store's state: the next id, the pets' texts, the status
- * index and the idempotency keys. A create walks it top to bottom, durable before visible:
- *   1. `create` refuses what cannot be stored (closing, halted, too large for a line) and decides
- *      its idempotency key: a durable key replays or conflicts, a key in flight conflicts, a new
- *      key goes in flight; then the create is queued for the writer;
- *   2. the writer starts a batch and `#encode` gives it ids and bytes: the id counter moves past
- *      the batch for good (a failed batch's ids may be on disk), and its lines are encoded into
- *      arena space of the texts, which will hold them;
+ * The JSON-lines store, the one owner of its state (next id, texts, status index, keys); reads
+ * never touch the disk. A create walks it top to bottom, durable before visible:
+ *   1. `create` decides its idempotency key (durable: replay or conflict; in flight: conflict;
+ *      new: in flight) and queues it for the writer;
+ *   2. `#encode` gives a batch its ids, moving the counter past them for good (a failed batch's
+ *      ids may be on disk), and encodes its lines into arena space of the texts;
  *   3. the writer writes and fdatasyncs the bytes (writer.ts);
- *   4. `#publish`: only now do the pets enter the texts, the status index and the durable keys,
- *      and only then are their callers answered; or `#fail`: their keys leave flight, their
- *      callers get 503.
+ *   4. `#publish`: only now do the pets enter the texts, index and keys, and then their callers
+ *      are answered; or `#fail`: their keys leave flight, their callers get 503.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { PageQuery, PetPageJson } from "../../schemas/page.ts";
@@ -68,17 +62,11 @@ export interface JsonlStoreOptions {
   readonly onError?: (message: string) => void;
   /** The file layer; tests inject failures through it. */
   readonly files?: FileLayer;
-  /**
-   * How long to wait for a live owner of the lock to let go before refusing (default 0). A
-   * service restarted right after its predecessor was told to stop may find it still exiting.
-   */
+  /** For a live owner to let go (default 0): a predecessor told to stop may still be exiting. */
   readonly lockWaitMs?: number;
 }
 
-/**
- * Opens the store: takes the directory lock, replays the file (cutting a torn last line) and
- * starts the writer. Throws `StoreOpenError` with a one-line message when it cannot.
- */
+/** Takes the directory lock, replays the file and starts the writer; else `StoreOpenError`. */
 export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlStore> {
   const { dataDir, onWarning = () => {}, onError = onWarning, files = nodeFileLayer } = options;
   const cannot = (what: string) => (error: unknown): never => {
@@ -100,7 +88,6 @@ export async function openJsonlStore(options: JsonlStoreOptions): Promise<JsonlS
   }
 }
 
-/** Takes the lock, retrying while a live owner holds it, for up to `waitMs`. */
 async function acquireLockWithin(dataDir: string, files: FileLayer, waitMs: number) {
   const deadline = Date.now() + waitMs;
   for (;;) {
@@ -110,7 +97,6 @@ async function acquireLockWithin(dataDir: string, files: FileLayer, waitMs: numb
   }
 }
 
-/** Opens the data file for reading and positional writes, creating it durably when missing. */
 async function openDataFile(dataDir: string, files: FileLayer): Promise<DataFile> {
   const path = join(dataDir, DATA_FILE);
   const existing = await openIfExists(path, "r+", files);
@@ -127,20 +113,15 @@ interface EncodedBatch extends WriterBatch<PendingCreate> {
   readonly entries: readonly PendingCreate[];
   readonly firstId: number;
   readonly records: readonly PetRecord[];
-  /** The arena segment the batch was encoded into, and each pet's [start, end) in it. */
   readonly segment: number;
   readonly spans: readonly number[];
 }
 
-/** A PetStore kept in a JSON-lines file; see openJsonlStore. */
 export class JsonlStore implements PetStore {
   readonly #file: DataFile;
   readonly #lock: DirectoryLock;
   #nextId = 1;
-  /**
-   * The highest id a queued create may be given: creates are encoded in queue order, each taking
-   * the next id, so refusing the create that would pass MAX_PET_ID keeps every id under it.
-   */
+  /** Creates are encoded in queue order: refusing the one that would pass MAX_PET_ID suffices. */
   #lastIdPromised = 0;
   readonly #texts = new PetTexts();
   readonly #index = new StatusIndex();
@@ -158,7 +139,6 @@ export class JsonlStore implements PetStore {
     this.#lock = lock;
   }
 
-  /** Replays the file into a new store, cutting a torn last line, and starts its writer. */
   static async load(
     file: DataFile,
     lock: DirectoryLock,
@@ -212,12 +192,10 @@ export class JsonlStore implements PetStore {
     return store;
   }
 
-  /** Number of durable pets. */
   get size(): number {
     return this.#index.size;
   }
 
-  /** Creates a pet; resolves once it is durable, or with why not. */
   create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
     const refused = this.#closing !== undefined ? "the store is closing" : this.#writer.halted ??
       (fitsOneLine(pet, claim) ? undefined : "the record is too large to store");
@@ -248,13 +226,11 @@ export class JsonlStore implements PetStore {
     return new Promise((resolve) => this.#writer.append({ pet, claim, resolve }));
   }
 
-  /** The pet with this id, or undefined. */
   get(id: number): StoredPet | undefined {
     const position = this.#index.positionOf(id);
     return position < 0 ? undefined : this.#petAt(position);
   }
 
-  /** One page as the bytes of its JSON array, copied from the pets' stored UTF-8 text. */
   listJson(query: PageQuery): PetPageJson {
     const page = this.#index.page(query.status, query.afterId, query.limit);
     const count = page.ids.length;
@@ -320,7 +296,7 @@ export class JsonlStore implements PetStore {
     });
   }
 
-  /** Waits for pending writes, closes the file and removes the lock. Safe to call twice. */
+  /** Safe to call twice. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#writer.idle();
@@ -330,7 +306,6 @@ export class JsonlStore implements PetStore {
     return this.#closing;
   }
 
-  /** Reads the whole file into the texts, the index and the keys. */
   #replay() {
     // Of each chunk only the pet texts are kept, moved down over their lines' framing.
     let kept = 0;
@@ -409,11 +384,7 @@ export class JsonlStore implements PetStore {
   }
 }
 
-/**
- * Whether the file at `path` is still the one the store writes (an operator may remove, rename or
- * replace it while the service runs): one stat a batch, never `statSync`, which would stall every
- * request on a failing file system.
- */
+/** An operator may replace the file: one async stat a batch (`statSync` would stall requests). */
 async function stillTheDataFile(path: string, opened: FileIdentity): Promise<string | undefined> {
   const current = await stat(path).catch(errorCodeOf);
   if (current === "ENOENT") return "the data file is gone from its path: removed or renamed";

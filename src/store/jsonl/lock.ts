@@ -1,10 +1,8 @@
 /**
- * One writer per data directory: the owner holds `DATA_DIR/animal-store.lock` with its pid, the
- * pid's start time and the host name, written and fsync'd under a name of its own first and then
- * linked into place (as exclusive as O_EXCL), so a lock file is never seen half written. A lock that
- * exists is taken over when its pid is gone, its pid was reused (another start time) or its content
- * is unreadable (no live owner wrote it); one from another host is kept and the start refused.
- * A takeover renames the old file aside and checks it was the one judged stale, else puts it back.
+ * One writer per data directory. The lock (pid, its start time, host) is written and fsync'd under
+ * a name of its own, then linked into place (as exclusive as O_EXCL), so it is never seen half
+ * written. It is taken over when its pid is gone or reused, or it is unreadable; another host's
+ * is kept. A takeover renames it aside and puts it back if it was not the one judged stale.
  */
 import { link, readFile, rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
@@ -18,14 +16,13 @@ const LOCK_FILE = "animal-store.lock";
 /** Lock paths this process holds now, to tell its own live locks from a dead namesake's. */
 const heldHere = new Set<string>();
 
-export interface LockOwner {
+interface LockOwner {
   readonly pid: number;
   /** Start time of the pid (Linux: clock ticks after boot, /proc/<pid>/stat field 22), or null. */
   readonly startTime: string | null;
   readonly hostname: string;
 }
 
-/** A held lock; `release` removes the lock file. */
 export type DirectoryLock = { release(): Promise<void> };
 
 /** Takes the lock or returns why not: "data directory DIR is in use by <the owner>". */
@@ -103,9 +100,7 @@ async function ownerVerdict(path: string, owner: LockOwner, me: LockOwner): Prom
   if (owner.hostname !== me.hostname) {
     return `process ${owner.pid} on host ${owner.hostname} (remove ${LOCK_FILE} if it no longer runs)`;
   }
-  // Our own pid in a lock this process does not hold (see `heldHere`): a previous run with the
-  // same pid died without cleaning up — typical in containers, where the service is pid 1 on
-  // every start.
+  // Our own pid in a lock we do not hold: a previous run died (in containers we are always pid 1).
   if (owner.pid === me.pid) {
     const sameStart = owner.startTime !== null && owner.startTime === me.startTime;
     return heldHere.has(path) || sameStart ? `process ${owner.pid}` : "gone";
@@ -152,11 +147,7 @@ async function procAvailable(): Promise<boolean> {
   return procChecked;
 }
 
-/**
- * Whether a pid runs: signal 0 checks without sending anything. Only ESRCH proves the process is
- * gone; any other failure (EPERM, or Deno refusing without --allow-run) counts as running, so a
- * live owner is never taken over because this process was not allowed to look.
- */
+/** Only ESRCH proves a pid gone: a live owner is never taken over because we may not look. */
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);

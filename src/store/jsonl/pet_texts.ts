@@ -36,7 +36,6 @@ export class PetTexts {
     this.#count++;
   }
 
-  /** The pet's JSON text. */
   text(position: number): string {
     const start = this.#startOf[position];
     const bytes = this.#segments[this.#segmentOf[position]];
@@ -57,11 +56,7 @@ export class PetTexts {
     return offset;
   }
 
-  /**
-   * Free space of at least `size` bytes at the end of the arena: `bytes` from `offset` on, in
-   * `segment`. It stays free until `commit` takes it; a batch's bytes are taken as soon as they
-   * are encoded, so two batches never share space (a failed batch's bytes are left unused).
-   */
+  /** Free until `commit` takes it: a batch takes its bytes once encoded, so none are shared. */
   reserve(size: number): { segment: number; bytes: Uint8Array; offset: number } {
     const arena = this.#arena < 0 ? undefined : this.#segments[this.#arena];
     if (arena === undefined || arena.length - this.#arenaUsed < size) {

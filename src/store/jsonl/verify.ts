@@ -1,8 +1,4 @@
-/**
- * `verify` of DATA_DIR: reads the data file and judges every line (the judgement the start
- * applies) without taking the lock or changing a byte. A torn last line and a last record without
- * its newline are reported, not repaired.
- */
+/** `verify` of DATA_DIR: the start's judgement of every line, without the lock, changing nothing. */
 import { join } from "node:path";
 import { fileSource } from "../catalogue/read_records.ts";
 import { type RecordReport, verifySource } from "../catalogue/report.ts";

@@ -1,167 +1,108 @@
 /**
- * The single writer of the data file: it writes and fdatasyncs the bytes it is handed and reports
- * the outcome. Entries queue up while the batch before them is on its way to disk; then all of
- * them (up to MAX_BATCH; under load, once the last batch's callers are back: see below) become the
- * next batch, encoded by the store (`encode`: ids and lines, in queue order, which is file order),
- * and go to disk with one write and one fdatasync (group commit). One batch is on its way at a
- * time, so the file never has a hole and batches are reported in file order. The writer reports
- * each batch once it is durable (`onDurable`); the store then publishes it to memory and answers
- * its callers, so nothing a reader sees can be lost.
- *
- * Why one batch at a time: a second batch syncing while the first one does splits the same
- * creates into twice the batches, and each fdatasync costs tens of microseconds of CPU;
- * measured under load, one batch at a time served as many creates with 7–10% less CPU per create
- * on each runtime (docs/performance.md, "Store").
- *
- * Why the next batch waits for the last one's callers: see `../batch_gathering.ts`. With 64
- * clients, batches of 1 and 63 took turns on a 200 ms fdatasync, and of about 32 on a fast disk.
+ * The single writer of the data file (group_commit.ts drains its queue): each batch is encoded by
+ * the store in queue order (file order), written with one write and one fdatasync, and reported
+ * durable (`onDurable`) before the store publishes it and answers its callers, so nothing a reader
+ * sees can be lost. One batch at a time, so the file never has a hole.
  *
  * Failure rules (ENOSPC, EIO, …):
- * - every caller of the failed batch is answered `unavailable`, but only once the file has been
- *   truncated back to the end of the last durable batch (so it again ends on a complete line and
- *   the next batch starts on a line boundary) and that truncation fdatasync'd: a caller told
- *   "nothing was saved" never finds its pet after a crash;
- * - the ids of a failed batch are never handed out again (they may have been on disk): the store
- *   moves its id counter past a batch when it encodes it;
- * - creates queued behind the failed batch are tried normally afterwards, so the store recovers
- *   once space returns.
+ * 1. every caller of the failed batch is answered `unavailable` only once the file is truncated
+ *    back to the last durable batch and that truncation fdatasync'd: a caller told "nothing was
+ *    saved" never finds its pet after a crash;
+ * 2. the ids of a failed batch are never handed out again (they may have been on disk): the store
+ *    moves its id counter past a batch when it encodes it;
+ * 3. creates queued behind it are tried normally, so the store recovers once space returns.
  *
- * Fail-stop rules, for when the writer cannot know what the file holds (as PostgreSQL panics
- * after a failed fsync rather than retry it):
- * - the cut-back itself fails (EIO from a dying disk): some of the failed batch's pets may be on
- *   disk, whole or torn. Its callers are told the outcome is unknown, and the writer halts:
- *   every later create is refused, writing nothing, until a restart, whose replay keeps each
- *   whole line (with its idempotency key, so a retry with that key returns the pet once) and cuts
- *   a torn one;
- * - `checkFile` reports that the file written is no longer the data file at its path (removed,
- *   renamed, replaced): a synced batch is not acknowledged, and the writer halts the same way;
- * - a bug of ours throws after a batch was synced (publishing it): the writer halts the same way
- *   rather than write the next batch over lines it cannot account for.
+ * Fail-stop rules, when the writer cannot know what the file holds (as PostgreSQL panics after a
+ * failed fsync): the cut-back fails, `checkFile` says the path no longer holds the file written,
+ * or a bug of ours throws after a sync. The batch's callers are told the outcome is unknown and
+ * every later create is refused until a restart, whose replay keeps each whole line (with its
+ * idempotency key) and cuts a torn one.
  */
-import { BatchGathering, GATHER_POLICY, type NextBatch, nextBatch } from "../batch_gathering.ts";
+import { type Committed, GroupCommit } from "../group_commit.ts";
 import { errorCodeOf } from "../../observe/error_code.ts";
 import { type DataFile, writeFully } from "./file_layer.ts";
 
-/** Most entries in one batch: bounds a batch's bytes and its callers' wait. */
+/** Bounds a batch's bytes and its callers' wait. */
 export const MAX_BATCH = 1024;
 
-/** A batch as the writer sees it: the bytes to append, whatever else the store keeps in it. */
+/** The bytes to append, and whatever else the store keeps in it. */
 export interface WriterBatch<Entry> {
   readonly entries: readonly Entry[];
   readonly bytes: Uint8Array;
 }
 
-/** What the writer appends to, and whom it tells. */
 export interface WriterOptions<Entry, Batch extends WriterBatch<Entry>> {
   readonly file: DataFile;
-  /** Length of the durable part of the file: the next batch is written here. */
+  /** The durable end: the next batch is written here. */
   readonly fileLength: number;
-  /** Turns queued entries into a batch's bytes, in queue order; called once per batch. */
+  /** Once per batch, in queue order. */
   readonly encode: (entries: Entry[]) => Batch;
   readonly onWarning: (message: string) => void;
-  /** Told of each batch's fdatasync, for metrics. */
   readonly onBatchSynced?: (seconds: number, entries: number) => void;
-  /**
-   * Called after each batch's fdatasync, before it is acknowledged: a reason when the file
-   * written is no longer the data file (see the fail-stop rules), else undefined.
-   */
+  /** After each fdatasync, before the acknowledgement: why the path no longer holds the file. */
   readonly checkFile?: () => Promise<string | undefined>;
-  /** The writer halted (fail-stop rules): why, in one line. */
   readonly onHalted: (reason: string) => void;
-  /** A batch is durable; called in file order, once per batch. Publishes and answers it. */
+  /** In file order, once per batch: publishes and answers it. */
   readonly onDurable: (batch: Batch) => void;
-  /**
-   * These entries were not acknowledged. Answers them: with `outcomeUnknown` false nothing of
-   * them is left in the file; with it true some may be (the writer halted).
-   */
+  /** `outcomeUnknown`: some may be in the file (the writer halted); else none is. */
   readonly onFailed: (entries: readonly Entry[], reason: string, outcomeUnknown: boolean) => void;
 }
 
-/** Queue plus group commit over one data file. */
 export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   readonly #options: WriterOptions<Entry, Batch>;
-  readonly #queue: Entry[] = [];
+  readonly #commits: GroupCommit<Entry>;
   #durableLength: number;
-  /**
-   * True from the first queued entry until the queue is empty, no batch is on its way and the
-   * writer no longer waits for the last batch's callers.
-   */
-  #busy = false;
   #halted: string | undefined;
-  #idleWaiters: (() => void)[] = [];
-  readonly #gathering = new BatchGathering();
 
   constructor(options: WriterOptions<Entry, Batch>) {
     this.#options = options;
     this.#durableLength = options.fileLength;
+    this.#commits = new GroupCommit({
+      maxBatch: MAX_BATCH,
+      commit: (entries) => this.#encodeAndCommit(entries),
+      onError: (error) => options.onWarning(`Store writer failed: ${error}`),
+    });
   }
 
   /** Queues an entry; it is answered by `onDurable` or `onFailed`. */
   append(entry: Entry): void {
-    this.#queue.push(entry);
-    this.#gathering.arrived(this.#queue.length);
-    if (this.#busy) return;
-    this.#busy = true;
-    // After the current microtasks, so creates made in the same turn share the first batch.
-    queueMicrotask(() => {
-      this.#drain().catch((error) => this.#options.onWarning(`Store writer failed: ${error}`));
-    });
+    this.#commits.add(entry);
   }
 
-  /** Why the writer stopped taking entries until a restart (the fail-stop rules), once it has. */
+  /** Why the writer refuses entries until a restart (the fail-stop rules), once it does. */
   get halted(): string | undefined {
     return this.#halted;
   }
 
-  /** Bytes of the durable part of the data file (every batch in it was reported durable). */
+  /** Bytes of the durable part of the data file. */
   get durableLength(): number {
     return this.#durableLength;
   }
 
-  /**
-   * Resolves once every queued entry has been answered. The wait for the last batch's callers
-   * ends at once, and no batch after it waits for its own: whoever waits for the writer to be
-   * idle (a close) brings no more creates.
-   */
+  /** Resolves once every queued entry has been answered. */
   idle(): Promise<void> {
-    if (!this.#busy) return Promise.resolve();
-    return this.#gathering.withoutWaits(() =>
-      new Promise<void>((resolve) => this.#idleWaiters.push(resolve))
-    );
+    return this.#commits.idle();
   }
 
-  /** Commits batch after batch until the queue is empty and the last batch's callers are away. */
-  async #drain(): Promise<void> {
-    try {
-      while (this.#queue.length > 0) {
-        const entries = this.#queue.splice(0, MAX_BATCH);
-        if (this.#halted !== undefined) {
-          this.#options.onFailed(entries, this.#halted, false);
-          continue;
-        }
-        let batch: Batch;
-        try {
-          batch = this.#options.encode(entries);
-        } catch (error) {
-          // A bug of ours, before anything reached the file: nothing was saved.
-          this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
-          this.#options.onFailed(entries, "internal store error", false);
-          continue;
-        }
-        const next = await this.#commit(batch);
-        await this.#gathering.wait(next, this.#queue.length);
-      }
-    } finally {
-      this.#busy = false;
-      for (const resolve of this.#idleWaiters.splice(0)) resolve();
+  #encodeAndCommit(entries: Entry[]): Promise<Committed> {
+    if (this.#halted !== undefined) {
+      this.#options.onFailed(entries, this.#halted, false);
+      return Promise.resolve(undefined);
     }
+    let batch: Batch;
+    try {
+      batch = this.#options.encode(entries);
+    } catch (error) {
+      // A bug of ours, before anything reached the file: nothing was saved.
+      this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
+      this.#options.onFailed(entries, "internal store error", false);
+      return Promise.resolve(undefined);
+    }
+    return this.#commit(batch);
   }
 
-  /**
-   * Writes and syncs one batch, then reports it durable or applies the failure rules. Returns what
-   * the next batch waits for when this one was reported durable, else undefined.
-   */
-  async #commit(batch: Batch): Promise<NextBatch | undefined> {
+  /** Writes and syncs one batch, then reports it durable or applies the failure rules. */
+  async #commit(batch: Batch): Promise<Committed> {
     const { file, checkFile } = this.#options;
     let failure = await attempt("write", () => writeFully(file, batch.bytes, this.#durableLength));
     let syncSeconds = 0;
@@ -180,16 +121,9 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       }
       if (failure === undefined) {
         this.#durableLength += batch.bytes.length;
-        // Counted before the callers are answered: those who come back on the same turn (in one
-        // process) are counted as they are queued.
-        const queued = this.#queue.length;
+        const queued = this.#commits.queue.length;
         this.#options.onDurable(batch);
-        return nextBatch(GATHER_POLICY, {
-          ms: syncSeconds * 1000,
-          size: batch.entries.length,
-          queued,
-          maxBatch: MAX_BATCH,
-        });
+        return { ms: syncSeconds * 1000, queued };
       }
     } catch (error) {
       // A bug of ours once the batch was synced: which of its pets count is unknown, and the next

@@ -1,35 +1,22 @@
-/**
- * The PostgreSQL pool from the `DATABASE_*` settings (node-postgres, on Deno, Bun and Node), and
- * which of its failures pass (answer 503 and retry) and which stop the start. Imported only when
- * `DATABASE_URL` is set.
- */
+/** The pool from the `DATABASE_*` settings, and which failures pass (503, retry) or stop the start. */
 import { checkServerIdentity } from "node:tls";
 import pg from "pg";
 import type { DatabaseConfig } from "../../config/config.ts";
 import { type DatabaseHost, parseDatabaseUrl } from "../../config/database_url.ts";
+import { setTimeout as delay } from "node:timers/promises";
+import { errorCodeOf } from "../../observe/error_code.ts";
 import { Database, type Queryable } from "./database.ts";
 
-export type { Queryable } from "./database.ts";
-export { Database };
-
-/**
- * After the server's `statement_timeout`, how much longer a statement may take before the service
- * gives up on its connection. The server's cancel comes first for a statement that is merely slow
- * (the connection stays usable); this one is for a server that no longer answers at all.
- */
+/** After `statement_timeout`: the server's cancel comes first, ours is for a server gone silent. */
 export const DEADLINE_MARGIN_MS = 250;
 
-/** Short: a database host that drops packets turns into a quick 503, not requests hanging. */
+/** A host that drops packets turns into a quick 503, not requests hanging. */
 export const CONNECT_TIMEOUT_MS = 5000;
 
-/** Idle connections are closed, so a pool sized for a peak does not hold the server's slots. */
+/** So a pool sized for a peak does not hold the server's slots. */
 const IDLE_TIMEOUT_MS = 60_000;
 
-/**
- * Opens a pool (lazily: the first query connects). Each statement and transaction has a deadline
- * of `DATABASE_STATEMENT_TIMEOUT_MS` + DEADLINE_MARGIN_MS (none when the setting is 0, or with
- * `deadline: false`, for the long `import` and `backup`).
- */
+/** Lazily: the first query connects. `deadline: false` for the long `import` and `backup`. */
 export function connectDatabase(
   config: DatabaseConfig,
   applicationName: string,
@@ -50,7 +37,6 @@ export function connectDatabase(
   });
 }
 
-/** node-postgres's pool settings for the one host of `config.url`. */
 export function poolConfig(config: DatabaseConfig, applicationName: string): pg.PoolConfig {
   const timeout = config.statementTimeoutMs;
   return {
@@ -67,11 +53,9 @@ export function poolConfig(config: DatabaseConfig, applicationName: string): pg.
 /** One host of `DATABASE_URL`, with the settings to reach it alone. */
 export interface HostConfig {
   readonly host: DatabaseHost;
-  /** `config` with `url` naming this host only. */
   readonly config: DatabaseConfig;
 }
 
-/** Each host of `config.url`, in the URL's order, and what the URL asks of them. */
 export function hostConfigs(config: DatabaseConfig) {
   const address = parseDatabaseUrl(config.url);
   return {
@@ -83,7 +67,7 @@ export function hostConfigs(config: DatabaseConfig) {
   };
 }
 
-/** The URL's `sslmode` and other TLS parameters: `DATABASE_SSL` decides, with libpq's meanings. */
+/** `DATABASE_SSL` decides, with libpq's meanings. */
 const SSL_PARAMETERS = ["sslmode", "ssl", "sslcert", "sslkey", "sslrootcert", "uselibpqcompat"];
 
 /**
@@ -99,11 +83,7 @@ function withoutSslParameters(url: string): string {
 /** node-postgres's answer when TLS is asked for and the server has none (it has no code). */
 const SSL_REFUSED = "The server does not support SSL connections";
 
-/**
- * For `prefer` (libpq's: TLS when the server has it, plain text when not), which of the two this
- * server takes, learnt from one connection; node-postgres itself has no such fallback. Any other
- * mode is returned as it is. A failure to connect rejects, as the first query would.
- */
+/** libpq's `prefer` (TLS if the server has it), learnt from one connection: node-postgres has none. */
 export async function settleSslMode(config: DatabaseConfig): Promise<DatabaseConfig> {
   if (sslMode(config) !== "prefer") return config;
   const client = new pg.Client({
@@ -120,24 +100,16 @@ export async function settleSslMode(config: DatabaseConfig): Promise<DatabaseCon
     throw error;
   } finally {
     // A server that froze after answering must not hold the start: give the close a moment.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const waited = new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_WAIT_MS));
-    await Promise.race([client.end().catch(() => {}), waited]);
-    clearTimeout(timer);
+    await Promise.race([client.end().catch(() => {}), delay(200, undefined, { ref: false })]);
   }
 }
 
-/** How long `settleSslMode` waits for its connection to close. */
-const CLOSE_WAIT_MS = 200;
-
-/** DATABASE_SSL, or else the URL's `sslmode`; `disable` when neither says. */
 function sslMode(config: DatabaseConfig): string {
   return config.ssl ?? new URL(config.url).searchParams.get("sslmode") ?? "disable";
 }
 
 type PeerCertificate = Parameters<typeof checkServerIdentity>[1];
 
-/** The one host of a URL (brackets of an IPv6 address removed); undefined for a host list. */
 function hostOf(url: string): string | undefined {
   const hostname = new URL(url).hostname;
   if (hostname === "" || hostname.includes(",")) return undefined;
@@ -168,23 +140,16 @@ function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
 
 // ---- Which failures pass ----
 
-/**
- * Codes of a connection that is gone or cannot be made: the sockets', and database.ts's own for a
- * connection that broke, missed its deadline, or broke during COMMIT.
- */
+/** A connection gone or not made: the sockets' codes and database.ts's own. */
 const CONNECTION_CODES = new Set(
   "ECONNREFUSED ECONNRESET EPIPE ETIMEDOUT EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN".split(" ")
     .concat(["CONNECTION_LOST", "DEADLINE_MISSED", "COMMIT_UNCONFIRMED", "NOT_PRIMARY"]),
 );
 
-/**
- * A write refused because the session is read-only (SQLSTATE 25006): the host is a standby now,
- * or was made read-only. Nothing was written; the host is given up as if lost, so the store looks
- * for the primary again.
- */
+/** A standby now, or made read-only: given up as if lost, so the store looks for the primary. */
 const READ_ONLY_TRANSACTION = "25006";
 
-/** SQLSTATEs no retry will cure: the operator must fix the settings. */
+/** No retry cures these. */
 const FATAL_AT_START: Record<string, string> = {
   "28P01": "the password was refused",
   "28000": "the role is not allowed to connect",
@@ -192,45 +157,31 @@ const FATAL_AT_START: Record<string, string> = {
   "42501": "the role lacks a privilege the schema needs",
 };
 
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" ? code : "";
-}
-
-/**
- * True when the connection itself is gone (not a slow or refused statement): the driver's
- * socket errors, SQLSTATE class 08, and the server shutting down or starting (57P01–57P03).
- */
+/** The connection itself is gone (class 08, 57P01–57P03: shutting down or starting). */
 export function isConnectionLost(error: unknown): boolean {
-  const code = codeOf(error);
-  return CONNECTION_CODES.has(code) || code.startsWith("08") || /^57P0[123]$/.test(code) ||
+  const code = errorCodeOf(error);
+  return CONNECTION_CODES.has(code) || /^(08[0-9A-Z]{3}|57P0[123])$/.test(code) ||
     code === READ_ONLY_TRANSACTION;
 }
 
-/**
- * True for a failure that may pass by itself: the connection lost, or SQLSTATE class 08
- * (connection), 40 (rollback: serialization, deadlock), 53 (resources) or 57 (operator
- * intervention: shutdown, statement timeout).
- */
+/** May pass by itself: classes 08, 40 (serialization, deadlock), 53 (resources), 57. */
 export function isTransientDatabaseError(error: unknown): boolean {
-  const code = codeOf(error);
+  const code = errorCodeOf(error);
   return CONNECTION_CODES.has(code) || /^(08|40|53|57)[0-9A-Z]{3}$/.test(code) ||
     code === READ_ONLY_TRANSACTION;
 }
 
-/** Why the store cannot start, when retrying cannot help; undefined when it may. */
 export function fatalStartReason(error: unknown): string | undefined {
-  const reason = FATAL_AT_START[codeOf(error)];
-  if (reason !== undefined) return `${reason} (${codeOf(error)})`;
+  const code = errorCodeOf(error);
+  if (Object.hasOwn(FATAL_AT_START, code)) return `${FATAL_AT_START[code]} (${code})`;
   if (isTransientDatabaseError(error)) return undefined;
-  // TLS failures (a certificate that does not verify) and anything unforeseen: the settings are
-  // wrong, so waiting would only hide it.
+  // TLS failures and anything unforeseen: waiting would only hide wrong settings.
   return describeDatabaseError(error);
 }
 
-/** One line for the log: the driver's or server's code and message, never the URL. */
+/** One line for the log, never the URL. */
 export function describeDatabaseError(error: unknown): string {
-  const code = codeOf(error);
+  const code = errorCodeOf(error);
   const line = (error instanceof Error ? error.message : String(error)).split("\n")[0];
-  return code === "" || line.includes(code) ? line : `${code}: ${line}`;
+  return line.includes(code) || code.includes(line) ? line : `${code}: ${line}`;
 }

@@ -1,47 +1,31 @@
 /**
- * Creates on PostgreSQL, several instances writing one table. Creates that arrive while a batch
- * is committing wait and go together in the next one (group commit, as in the file store): one
+ * Creates on PostgreSQL, several instances writing one table, in batches (group_commit.ts): one
  * transaction and one WAL flush for many pets. A batch without Idempotency-Keys is one statement
- * that is a transaction by itself (ids and insert together, TAKE_IDS_AND_INSERT): one round trip
- * to the database, where BEGIN, the counter, the insert and COMMIT took four.
+ * that is a transaction by itself (TAKE_IDS_AND_INSERT): one round trip where BEGIN, the counter,
+ * the insert and COMMIT took four.
  *
- * Why ids come from a counter row and not a sequence. docs/api.md promises that walking the pages
- * (`WHERE id > $cursor ORDER BY id`) returns every pet exactly once while pets are being made. A
- * sequence hands out ids in call order but transactions commit in any order: instance A takes
- * id 7, instance B takes 8 and commits first, a reader pages past 8 — and A's 7, committed a
- * moment later, lies behind the reader's cursor for ever. Here every batch takes its ids by
- * updating `pet_id_counter`, whose row lock is held until its transaction commits: the next
- * batch, from any instance, blocks on that row until this one has committed (and is visible —
- * PostgreSQL makes a commit visible before it releases the transaction's locks), and only then
- * gets higher ids. So ids become visible in increasing order, and a cursor never skips one. A
- * batch that rolls back also rolls back its counter update: its ids were never shown to anyone
- * and are reused. The price is that creates from all instances commit one batch at a time, each
- * through its WAL flush — batching is what keeps that fast.
+ * Why ids come from a counter row and not a sequence. Walking the pages (`WHERE id > $cursor`)
+ * must return every pet exactly once while pets are being made. A sequence hands out ids in call
+ * order but transactions commit in any order: A takes 7, B takes 8 and commits first, a reader
+ * pages past 8, and A's 7 lies behind its cursor for ever. Here each batch takes its ids by
+ * updating `pet_id_counter`, whose row lock is held until its transaction commits (and is
+ * visible: PostgreSQL makes a commit visible before it releases the locks), so ids become visible
+ * in increasing order. A batch that rolls back rolls its ids back too: no one saw them.
  *
- * After a batch, the next one waits for its callers to come back (`../batch_gathering.ts`, the
- * transaction's time counting its wait for the lock): without that wait, 64 clients committed in
- * batches of exactly 32, two groups taking turns.
+ * One batch in flight per instance: a second one waiting for the counter would hide a round trip
+ * but halve the batches, costing more CPU per create here and at the database.
  *
- * One batch in flight per instance. A second one, on another connection, waiting for the counter
- * at the database, was measured (docs/performance.md): it hides a round trip, but halves the
- * batches, and so costs more CPU of the service and the database per create, and with two
- * instances four batches queue for the lock instead of two.
+ * Idempotency-Key across instances: each batch takes `pg_try_advisory_xact_lock(hash(scope, key))`
+ * for its keys, which fails at once (→ 409) while another open transaction holds it; holding it,
+ * the batch looks the key up (a committed key replays its pet, or is 422 for another body). The
+ * unique index on (scope, key) is the last line of defence.
  *
- * Idempotency-Key across instances. A key is "in flight" while some transaction is writing it:
- * each batch takes `pg_try_advisory_xact_lock(hash(scope, key))` for its keys, which fails at
- * once (→ 409) when another instance's open transaction holds it, and is released at that
- * transaction's end. Holding the lock, the batch looks the key up: a committed key replays its pet
- * (or is 422 for another body). The unique index on (scope, key) stays as the last line of defence.
- *
- * Deadlines. A create is answered within the database's deadline (database.ts) from its arrival,
- * however long the transaction in front of it hangs: one still queued when its deadline passes
- * leaves the queue unsaved (503), and a batch's transaction has the deadline of its oldest create.
- * A transaction cut off before COMMIT was sent committed nothing; one whose COMMIT got no answer
- * may have committed, and its creates are told so (a retry with the same key finds the pet). A
- * batch without keys sends its commit with its statement: cut off once sent, it may have
- * committed, and is told so.
+ * Deadlines: a create still queued when its deadline (database.ts) passes leaves the queue unsaved
+ * (503); a batch's transaction has the deadline of its oldest create. A transaction cut off before
+ * COMMIT was sent committed nothing; one whose COMMIT (or a keyless batch's statement) got no
+ * answer may have committed, and its creates are told so.
  */
-import { BatchGathering, GATHER_POLICY, type NextBatch, nextBatch } from "../batch_gathering.ts";
+import { type Committed, GroupCommit } from "../group_commit.ts";
 import { keyId } from "../idempotency.ts";
 import { petJson } from "../pet_json.ts";
 import type { NewPet } from "../../schemas/pet.ts";
@@ -63,29 +47,23 @@ const TIMELINE_RANGE_USED_UP =
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
 
-/** A create in the queue, with its deadline (undefined: none). */
 interface QueuedCreate extends PendingCreate {
   readonly deadline: number | undefined;
 }
 
-/** Queues creates and commits them in batches, one transaction at a time per instance. */
 export class CreateBatches {
   readonly #database: Database;
   readonly #onFailure: (error: unknown) => void;
-  #queue: QueuedCreate[] = [];
+  readonly #onCreated: (firstId: number, lastId: number) => void;
+  readonly #commits: GroupCommit<QueuedCreate>;
   /**
    * One timer, for the deadline of the queue's first create: deadlines are a fixed time after
-   * arrival, so the queue is in deadline order and only its head can be the next to expire.
+   * arrival, so only the head can be the next to expire.
    */
   #expiry: ReturnType<typeof setTimeout> | undefined;
   /** Keys queued or being written by this instance (other instances: the advisory lock). */
   readonly #keysInFlight = new Set<string>();
-  #draining: Promise<void> | undefined;
-  /** A batch is at the database (holding a connection). */
   #committing = false;
-  readonly #gathering = new BatchGathering();
-
-  readonly #onCreated: (firstId: number, lastId: number) => void;
 
   /**
    * `onFailure` hears of each transaction that failed; `onCreated` of the ids of each batch that
@@ -99,6 +77,11 @@ export class CreateBatches {
     this.#database = database;
     this.#onFailure = onFailure;
     this.#onCreated = onCreated;
+    this.#commits = new GroupCommit({
+      maxBatch: MAX_BATCH,
+      commit: (batch) => this.#commitBatch(batch),
+      onError: onFailure,
+    });
   }
 
   /** Resolves once the pet is committed (or with why not); never rejects. */
@@ -109,10 +92,8 @@ export class CreateBatches {
       this.#keysInFlight.add(id);
     }
     return new Promise((resolve) => {
-      this.#queue.push({ pet, claim, resolve, deadline: this.#database.deadline() });
-      this.#gathering.arrived(this.#queue.length);
+      this.#commits.add({ pet, claim, resolve, deadline: this.#database.deadline() });
       this.#armExpiry();
-      this.#draining ??= this.#drain();
     });
   }
 
@@ -123,14 +104,11 @@ export class CreateBatches {
 
   /** Resolves once every queued create has been answered. */
   idle(): Promise<void> {
-    return this.#gathering.withoutWaits(async () => {
-      while (this.#draining !== undefined) await this.#draining;
-    });
+    return this.#commits.idle();
   }
 
-  /** Sets the timer for the queue's first deadline, unless one is set. */
   #armExpiry(): void {
-    const deadline = this.#queue[0]?.deadline;
+    const deadline = this.#commits.queue[0]?.deadline;
     if (this.#expiry !== undefined || deadline === undefined) return;
     this.#expiry = setTimeout(() => {
       this.#expiry = undefined;
@@ -139,16 +117,13 @@ export class CreateBatches {
     }, deadline - performance.now());
   }
 
-  /**
-   * Creates whose deadline passed while they waited in the queue (behind a transaction the
-   * database does not answer) leave it, unsaved. Ones in a transaction already are answered
-   * with it: it has the deadline of its oldest create.
-   */
+  /** Queued creates whose deadline passed (behind a transaction that hangs) leave unsaved. */
   #expireDue(): void {
     const now = performance.now();
+    const queue = this.#commits.queue;
     let due = 0;
-    while (due < this.#queue.length && this.#queue[due].deadline! <= now) due++;
-    for (const create of this.#queue.splice(0, due)) {
+    while (due < queue.length && queue[due].deadline! <= now) due++;
+    for (const create of queue.splice(0, due)) {
       this.#answer(create, {
         kind: "unavailable",
         reason: "the database did not answer in time; nothing was saved",
@@ -162,9 +137,8 @@ export class CreateBatches {
   }
 
   /**
-   * One batch's transaction. Without keys it is one statement, a transaction by itself: one
-   * round trip to take the ids and insert the pets, and the answer comes once it has committed.
-   * With keys it is BEGIN, the keys' locks, their lookup, that statement, COMMIT.
+   * Without keys, one statement that is a transaction by itself; with keys, BEGIN, the keys'
+   * locks, their lookup, that statement, COMMIT.
    */
   #commit(batch: readonly PendingCreate[], deadline: number | undefined): Promise<CreateOutcome[]> {
     if (batch.every((create) => create.claim === undefined)) {
@@ -176,60 +150,44 @@ export class CreateBatches {
     return this.#database.transaction((tx) => writeKeyedBatch(tx, batch), { deadline });
   }
 
-  async #drain(): Promise<void> {
-    try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, MAX_BATCH);
-        // The timer was for the head that left: set for the new head, or none (an empty queue
-        // leaves no timer to hold the process up to a deadline after a close).
-        clearTimeout(this.#expiry);
-        this.#expiry = undefined;
-        this.#armExpiry();
-        // The oldest create's deadline: the first in the queue arrived first.
-        const deadline = batch[0].deadline;
-        this.#committing = true;
-        const started = performance.now();
-        let failed = false;
-        const outcomes = await this.#commit(batch, deadline).catch((error) => {
-          failed = true;
-          this.#onFailure(error);
-          const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
-            ? {
-              kind: "unavailable",
-              reason: "the database connection was lost before the commit was confirmed",
-              outcomeUnknown: "commit_unconfirmed",
-            }
-            : { kind: "unavailable", reason: "the database did not commit the transaction" };
-          return batch.map(() => outcome);
-        });
-        this.#committing = false;
-        // After a failed commit no wait: its callers, answered 503, seldom come back at once, and
-        // the creates queued behind it are nearer their deadlines (as the file store's writer).
-        const next: NextBatch | undefined = failed ? undefined : nextBatch(GATHER_POLICY, {
-          ms: performance.now() - started,
-          size: batch.length,
-          queued: this.#queue.length,
-          maxBatch: MAX_BATCH,
-        });
-        let [firstId, lastId] = [0, 0];
-        for (const outcome of outcomes) {
-          if (outcome.kind !== "created") continue;
-          if (firstId === 0) firstId = outcome.pet.id;
-          lastId = outcome.pet.id;
+  async #commitBatch(batch: QueuedCreate[]): Promise<Committed> {
+    // The timer was for the head that left: set it for the new head, or none (so that no timer
+    // holds the process up after a close).
+    clearTimeout(this.#expiry);
+    this.#expiry = undefined;
+    this.#armExpiry();
+    this.#committing = true;
+    const started = performance.now();
+    let failed = false;
+    const outcomes = await this.#commit(batch, batch[0].deadline).catch((error) => {
+      failed = true;
+      this.#onFailure(error);
+      const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
+        ? {
+          kind: "unavailable",
+          reason: "the database connection was lost before the commit was confirmed",
+          outcomeUnknown: "commit_unconfirmed",
         }
-        if (firstId !== 0) this.#onCreated(firstId, lastId);
-        batch.forEach((create, i) => this.#answer(create, outcomes[i]));
-        await this.#gathering.wait(next, this.#queue.length);
-      }
-    } finally {
-      // In the same turn as the last look at the queue: a create that the answers bring (a
-      // caller's next one) finds no loop and starts one, never waits for one that is ending.
-      this.#draining = undefined;
+        : { kind: "unavailable", reason: "the database did not commit the transaction" };
+      return batch.map(() => outcome);
+    });
+    this.#committing = false;
+    // The transaction's time counts its wait for the counter's lock.
+    const committed = failed
+      ? undefined
+      : { ms: performance.now() - started, queued: this.#commits.queue.length };
+    let [firstId, lastId] = [0, 0];
+    for (const outcome of outcomes) {
+      if (outcome.kind !== "created") continue;
+      if (firstId === 0) firstId = outcome.pet.id;
+      lastId = outcome.pet.id;
     }
+    if (firstId !== 0) this.#onCreated(firstId, lastId);
+    batch.forEach((create, i) => this.#answer(create, outcomes[i]));
+    return committed;
   }
 }
 
-/** The steps of a batch with keys, in one transaction, numbered as they run. */
 async function writeKeyedBatch(
   tx: Queryable,
   batch: readonly PendingCreate[],
@@ -277,19 +235,11 @@ async function writeKeyedBatch(
 }
 
 /**
- * Takes ids from the counter row and inserts the pets, in one statement. The counter row's lock
- * orders this batch after every batch that took ids before it, from any instance, until its
- * transaction ends (see the comment at the top). Ids stop at MAX_PET_ID, as in the file store (a
- * backup of the pets must be a file that restores): the pets past it are not inserted. `before`
- * and `after` come as int8 text, so the counter never passes through a rounding number.
- *
- * Ids also stop at the end of the database timeline's range (failover_ids.ts): past it, a
- * failover could hand them out again.
- *
- * The `LIMIT 1`s tell the planner what it cannot know of a table it has not analysed: that the
- * counter has one row. Without them it guesses thousands, multiplies the guesses of the joins,
- * and past `jit_above_cost` compiles the statement with JIT: 14–210 ms per statement under
- * EXPLAIN ANALYZE on a fresh database, against half a millisecond for the statement itself.
+ * Takes ids from the counter row (its lock orders the batches: see the top) and inserts the pets.
+ * Ids stop at MAX_PET_ID (a backup must restore) and at the end of the timeline's range
+ * (failover_ids.ts). `before` and `after` come as int8 text, never a rounding number. The
+ * `LIMIT 1`s tell the planner of an unanalysed table that the counter has one row, else it
+ * guesses thousands and compiles with JIT (docs/performance.md, "PostgreSQL client").
  */
 const TAKE_IDS_AND_INSERT = `
   WITH old AS (SELECT last_id, range_start FROM pet_id_counter LIMIT 1 FOR UPDATE),
@@ -309,10 +259,7 @@ const TAKE_IDS_AND_INSERT = `
   )
   SELECT before, after FROM counter`;
 
-/**
- * Inserts `creates` with the next ids (on `tx`, or as a transaction by itself); the creates past
- * the last id are refused. `categoryId` travels as its decimal digits, never as a number.
- */
+/** On `tx`, or as a transaction by itself; the creates past the last id are refused. */
 async function insertWithIds(
   tx: Queryable,
   creates: readonly PendingCreate[],

@@ -1,13 +1,7 @@
 /**
- * `backup` with DATABASE_URL: writes the database's pets in the data file's own record format
- * (line_format.ts), in id order, with their idempotency keys, between a backup's first line and its
- * check line (backup_check.ts), so the result is a backup that `verify`, `restore` and `import`
- * take and prove as they take a file backup.
- *
- * One REPEATABLE READ, READ ONLY transaction gives one snapshot: every pet committed (and so
- * answered 201) before it began is in it, and nothing half-made. Rows are read in pages by id
- * (keyset), so memory stays bounded however many pets there are; a read-only snapshot does not
- * block the service's writers.
+ * `backup` with DATABASE_URL: the pets as a file backup, from one REPEATABLE READ, READ ONLY
+ * snapshot (every pet answered 201 before it began, nothing half-made, no writer blocked), read
+ * in keyset pages so memory stays flat.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
 import { CheckedBackup } from "../catalogue/backup_check.ts";
@@ -15,21 +9,20 @@ import { encodePetRecord, maxRecordBytes, petRecord } from "../catalogue/line_fo
 import type { ByteSink } from "../catalogue/read_records.ts";
 import type { ToolResult } from "../catalogue/report.ts";
 import { emptyStatusCounts } from "../store.ts";
-import { connectDatabase, type Database, describeDatabaseError } from "./connect.ts";
+import { connectDatabase, describeDatabaseError } from "./connect.ts";
+import type { Database } from "./database.ts";
 import { findPrimaryOnce } from "./primary_finder.ts";
 import { petOf, type PetRow } from "./pet_rows.ts";
 
 /** Rows per page: large enough to be fast, small enough to keep memory flat. */
 const ROWS_PER_PAGE = 5000;
 
-/** A pet's row with the Idempotency-Key it was made with. */
 interface ExportRow extends PetRow {
   readonly idempotency_scope: string | null;
   readonly idempotency_key: string | null;
   readonly idempotency_digest: string | null;
 }
 
-/** Streams every pet of the database to `sink` as record lines. */
 export async function exportDatabase(options: {
   database: DatabaseConfig;
   sink: ByteSink;
@@ -54,7 +47,6 @@ export async function exportDatabase(options: {
           [lastId, ROWS_PER_PAGE],
         );
         if (rows.length === 0) break;
-        // The page's lines are encoded into one buffer, so the sink sees one write per page.
         const records = rows.map((row) => {
           const claim = row.idempotency_key === null ? undefined : {
             scope: row.idempotency_scope ?? "",

@@ -1,50 +1,29 @@
 /**
- * No id given to two pets across a lossy failover. With asynchronous replication, a promoted
- * standby may lack the last batches the old primary committed and answered 201, and with them the
- * counter's last updates: counting on from its counter would hand those ids out again, to other
- * pets. The new primary cannot know how far the old one went, so the bound is by construction:
+ * No id given to two pets across a lossy failover: a promoted standby may lack the old primary's
+ * last batches and counter updates, and cannot know how far it went. So the bound is by
+ * construction. The counter row keeps its `timeline` and that timeline's `range_start`; on a
+ * timeline ids never pass `range_start + TIMELINE_ID_SPAN` (the batch statement caps them); on the
+ * first connection to a newer timeline the counter moves one span per timeline step.
  *
- *   - The counter row keeps the timeline it was last written on (`timeline`) and where that
- *     timeline's ids began (`range_start`). On a timeline, ids never pass
- *     `range_start + TIMELINE_ID_SPAN` (the batch statement caps them: create_batches.ts).
- *   - A promotion starts a new, higher timeline. On the first connection to a host whose timeline
- *     differs from the row's, the counter moves to
- *     `range_start + (new timeline − row's timeline) × TIMELINE_ID_SPAN` (at least one span).
+ * Why that is past every id the old primary gave: the new primary's row is one the old primary
+ * wrote (replication copies a prefix), from which the old one moved at most one span per step
+ * and stayed below its range's end, on a lower timeline. The state is in the database, so this
+ * holds whichever instance gave the id. 2^40 ids per span: the 2^53 − 1 ceiling comes only after
+ * 8,191 steps.
  *
- * Why that is past every id the old primary acknowledged: the row the new primary holds is one
- * the old primary wrote (replication copies a prefix of its history). From that row on, the old
- * primary moved at most once per timeline it entered, each move exactly one span per timeline
- * step (its counter was below its range's end, by the cap), and it was on a timeline lower than
- * the new one; so every id it gave is below the new range's start. This holds whichever instance
- * gave the id and whether or not it restarted since: the state is in the database, not in any
- * instance. Ids stay increasing in creation order; the jump leaves a gap.
- *
- * The span, 2^40 (about 1.1 × 10^12 ids): a timeline runs out of ids only after that many creates
- * without a failover, and ids reach the 2^53 − 1 ceiling only after 8,191 timeline steps. A new
- * database starts at timeline-relative 0, so its first id is still 1.
- *
- * The check runs when a connection is opened (database.ts's `checkConnection`), not per batch: a
- * timeline changes only by a promotion or a restore, and the service's connections to the old
- * server are gone by then. So the create path keeps its one statement per batch.
- *
- * Each instance also remembers the ids it acknowledged recently (ACKNOWLEDGED_MEMORY ids) and,
- * on a new timeline, asks the new primary which of them it lacks: one `error` line names them
- * and they are counted, so an operator knows which pets to enter again.
+ * Checked per new connection, not per batch (a timeline changes only with a promotion or a
+ * restore, which drops our connections), so a create stays one statement. The ids acknowledged
+ * lately that the new primary lacks are logged, so an operator knows which pets to enter again.
  */
 import type { Queryable } from "./database.ts";
 import { MAX_PET_ID } from "../store.ts";
 
-/** Ids one timeline may give; see the module comment. */
 export const TIMELINE_ID_SPAN = 2 ** 40;
 
 /** How many of its latest acknowledged ids an instance remembers, to tell which a failover lost. */
 export const ACKNOWLEDGED_MEMORY = 100_000;
 
-/**
- * Moves the counter to the range of `timeline` unless the row is on it already (another instance
- * moved it first: the row lock orders them). int8 arithmetic overflows past 2^63, so the jump is
- * reckoned in numeric and capped at the id ceiling.
- */
+/** Unless another instance moved it first. In numeric: int8 overflows past 2^63. */
 const ENTER_TIMELINE = `
   UPDATE pet_id_counter SET
     range_start = jump.start, last_id = GREATEST(last_id, jump.start), timeline = $1
@@ -71,10 +50,7 @@ export async function enterTimeline(
   return rows.length === 0 ? undefined : Number(rows[0].range_start);
 }
 
-/**
- * The latest ids this instance acknowledged, as ranges (a batch's ids are consecutive), at most
- * ACKNOWLEDGED_MEMORY ids: the oldest are forgotten first.
- */
+/** The latest ids this instance acknowledged, as ranges, oldest forgotten first. */
 export class AcknowledgedIds {
   #ranges: [number, number][] = [];
   #count = 0;

@@ -1,18 +1,10 @@
 /**
- * `import`: moves a catalogue from the JSON-lines file (`DATA_DIR/pets.jsonl`, or a backup) into an empty
- * PostgreSQL database, keeping every id, every exact value and every idempotency key, so clients
- * see the same pets at the same URLs and their retries still replay.
- *
- * Safety rules, in the order they apply:
- *   1. The data directory's lock is taken (not for a backup file, which no service writes): a
- *      service still writing the file refuses the import.
- *   2. `verify`'s judgement runs first (read_records.ts, as the start judges a file; a backup's check
- *      line included); any damaged line, or a backup cut short or altered, stops the import before
- *      the database is touched. A torn last line (never acknowledged to a client) is left out,
- *      with a warning. The copy then reads the same file again with the same judgement, up to the
- *      end of the lines verify kept.
- *   3. Everything goes in one transaction, into a database with no pets; the id counter is set to
- *      the highest id, so ids the file handed out are never handed out again.
+ * `import`: a JSON-lines file or backup into an empty database, every id, value and key kept.
+ * Safety rules, in order:
+ *   1. the data directory's lock is taken (not for a backup): a service still writing refuses it;
+ *   2. `verify`'s judgement runs first: any damage stops the import before the database is
+ *      touched; the copy reads the same lines again, up to the end verify kept;
+ *   3. one transaction, into a database with no pets; the counter is set to the highest id.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
 import { errorCodeOf } from "../../observe/error_code.ts";
@@ -26,12 +18,8 @@ import {
   verifySource,
 } from "../catalogue/report.ts";
 import { verifyDataFile } from "../jsonl/verify.ts";
-import {
-  connectDatabase,
-  type Database,
-  describeDatabaseError,
-  type Queryable,
-} from "./connect.ts";
+import { connectDatabase, describeDatabaseError } from "./connect.ts";
+import type { Database, Queryable } from "./database.ts";
 import { findPrimaryOnce } from "./primary_finder.ts";
 import { insertPets, type PetInsert } from "./pet_rows.ts";
 import { migrate } from "./schema.ts";
@@ -42,10 +30,6 @@ export type ImportResult = ToolResult<{ file: string; keys: number; lastId: numb
 /** Rows per INSERT: large enough to be fast, small enough for one statement's parameters. */
 const ROWS_PER_INSERT = 5000;
 
-/**
- * Imports `dataDir`'s file, or the backup file `backup`, into the database; `onWarning` hears of
- * what was left out or repaired on the way (a torn last line, a missing newline, no check line).
- */
 export async function importJsonlFile(options: {
   dataDir: string;
   backup?: string;
@@ -53,7 +37,6 @@ export async function importJsonlFile(options: {
   onWarning: (message: string) => void;
 }): Promise<ImportResult> {
   const { dataDir, backup, database, onWarning } = options;
-  // A backup file is no service's: only the data directory's file needs its lock.
   const lock = backup === undefined ? await acquireLock(dataDir) : undefined;
   if (lock !== undefined && "refused" in lock) return { ok: false, reason: lock.refused };
   try {
@@ -75,8 +58,7 @@ export async function importJsonlFile(options: {
     // Only the lines verify kept: a torn last fragment is left out.
     const length = report.tornTail?.offset ?? Infinity;
     const file = await nodeFileLayer.open(report.file, "r");
-    // No deadline on the whole import: it takes as long as the file is big (the server's
-    // statement timeout still bounds each statement).
+    // No deadline on the whole import (the statement timeout still bounds each statement).
     let db: Database | undefined;
     try {
       db = connectDatabase(await findPrimaryOnce(database), "animal-store import", {

@@ -2,7 +2,7 @@
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
 import { petJson } from "../pet_json.ts";
 import type { IdempotencyClaim, StoredPet } from "../store.ts";
-import type { Queryable } from "./connect.ts";
+import type { Queryable } from "./database.ts";
 
 /** The columns a read selects. int8 columns arrive as decimal text (node-postgres's default). */
 export interface PetRow {
@@ -12,7 +12,6 @@ export interface PetRow {
   readonly status: PetStatus | null;
 }
 
-/** The pet as the HTTP core serves it. */
 export function storedPetOf(row: PetRow): StoredPet {
   const id = Number(row.id);
   return { id, json: petJson(id, petOf(row)) };
@@ -31,10 +30,7 @@ export interface PetInsert {
   readonly claim: IdempotencyClaim | undefined;
 }
 
-/**
- * Inserts pets with one statement: each column goes as one array parameter, and `unnest` turns
- * the arrays back into rows. `categoryId` travels as its decimal digits, never as a number.
- */
+/** One statement: a column per array parameter; `categoryId` as its digits, never a number. */
 export async function insertPets(tx: Queryable, rows: readonly PetInsert[]): Promise<void> {
   await tx.query(
     `INSERT INTO pets (id, name, category_id, status,

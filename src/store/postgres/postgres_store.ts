@@ -1,45 +1,34 @@
 /**
- * The PostgreSQL store (`DATABASE_URL`): several instances of the service share one catalogue.
- * Reads are keyset queries on the primary key and the (status, id) index; creates go through
- * `CreateBatches`, which answers only after COMMIT. While the connection is lost, reads and
- * creates answer 503 at once and `/readyz` says so; a probe notices when the database is back.
- * Every statement has a deadline (database.ts), so a database that stops answering costs a
- * request at most that long, and counts as lost.
- *
- * With several hosts in `DATABASE_URL`, the store writes to the one that is a writable primary
- * (primary_finder.ts): a lost connection, or a host that turned standby or read-only, sends the
- * probe asking every host again, and the pool moves to whichever is the primary now. A new
- * timeline on it moves the id counter past what the old primary could have given, and the ids
- * this instance acknowledged that the new primary lacks are logged (failover_ids.ts).
+ * The PostgreSQL store: several instances share one catalogue (docs/architecture.md). While the
+ * connection is lost, reads and creates answer 503 at once; a probe notices when the database, or
+ * a newly promoted primary (primary_finder.ts, failover_ids.ts), is back.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { DatabaseHost } from "../../config/database_url.ts";
 import type { Registry } from "../../observe/metrics_registry.ts";
+import type { PageQuery, PetPageJson } from "../../schemas/page.ts";
 import type { NewPet } from "../../schemas/pet.ts";
 import {
   type CreateOutcome,
+  emptyStatusCounts,
   type IdempotencyClaim,
   joinPageJson,
-  type PageQuery,
   petCountsGauge,
-  type PetPageJson,
   type PetStore,
-  type StatusCounts,
   type StoredPet,
   StoreOpenError,
   StoreUnavailableError,
 } from "../store.ts";
 import {
   connectDatabase,
-  type Database,
   describeDatabaseError,
   fatalStartReason,
   isConnectionLost,
   isTransientDatabaseError,
   poolConfig,
-  type Queryable,
 } from "./connect.ts";
+import type { Database, Queryable } from "./database.ts";
 import { CreateBatches } from "./create_batches.ts";
 import { AcknowledgedIds, describeIds, enterTimeline, missingIds } from "./failover_ids.ts";
 import { type PetRow, storedPetOf } from "./pet_rows.ts";
@@ -57,10 +46,7 @@ const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 5000];
 /** How often the connection is checked, so /readyz notices a lost database with no traffic. */
 const PROBE_INTERVAL_MS = 2000;
 
-/**
- * How often, once it is lost (or while only standbys answer at start): the service is back within
- * this of the database, or of a standby's promotion.
- */
+/** Once lost (or while only standbys answer): how soon the service is back after the database. */
 const LOST_PROBE_INTERVAL_MS = 500;
 
 /** What the store tells the operator, and when it gives up waiting at start. */
@@ -76,10 +62,8 @@ export interface PostgresStoreOptions {
 }
 
 /**
- * Finds the primary among the hosts of `DATABASE_URL`, applies missing migrations and returns the
- * store. An unreachable database, or one whose hosts are all standbys, is waited for (told to
- * `onWaiting`, each standby once to `onWarning`) until `signal` ends the wait; settings no retry
- * can fix throw `StoreOpenError`. `onInfo` hears of a migration.
+ * Finds the primary, migrates and returns the store. A database not reachable (or only standbys)
+ * is waited for until `signal` ends the wait; settings no retry can fix throw `StoreOpenError`.
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const store = new PostgresStore(options);
@@ -87,13 +71,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   return store;
 }
 
-/** A PetStore on PostgreSQL; see openPostgresStore. */
-export class PostgresStore implements PetStore {
+class PostgresStore implements PetStore {
   readonly #finder: PrimaryFinder;
   readonly #config: DatabaseConfig;
-  /** The pool, on the primary's host; undefined until one is found at start. */
+  /** On the primary's host; undefined until one is found at start. */
   #db: Database | undefined;
-  /** The host `#db` connects to. */
   #host: DatabaseHost | undefined;
   #creates: CreateBatches | undefined;
   readonly #onWarning: (message: string) => void;
@@ -111,12 +93,10 @@ export class PostgresStore implements PetStore {
   #timeline: number | undefined;
   #enteringTimeline: Promise<void> | undefined;
   readonly #acknowledged = new AcknowledgedIds();
-  /** For metrics. */
   #readsInFlight = 0;
   #queryErrors = 0;
   #lostInFailover = 0;
 
-  /** Use openPostgresStore. */
   constructor(options: PostgresStoreOptions) {
     const { onWarning = () => {}, onInfo = () => {} } = options;
     this.#config = options.database;
@@ -127,7 +107,6 @@ export class PostgresStore implements PetStore {
     this.#onWaiting = options.onWaiting ?? onWarning;
   }
 
-  /** Waits for a primary, connects and migrates; see openPostgresStore. */
   async open(signal: AbortSignal | undefined): Promise<void> {
     for (let attempt = 0;; attempt++) {
       let wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
@@ -172,14 +151,14 @@ export class PostgresStore implements PetStore {
     this.#scheduleProbe();
   }
 
-  /** Connections go to `primary` from now on (a pool made at the first, switched after). */
+  /** Connections go to `primary` from now on. */
   #use(primary: FoundPrimary): void {
     this.#warnedHosts.delete(primary.host.name); // named again if it is ever a standby
     if (this.#db !== undefined && this.#host?.url === primary.host.url) return;
     this.#host = primary.host;
     if (this.#db === undefined) {
       this.#db = connectDatabase(primary.config, "animal-store", {
-        onIdleConnectionLost: (error) => this.connectionLost(error),
+        onIdleConnectionLost: (error) => this.#lost(error),
         checkConnection: (connection) => this.#checkNewConnection(connection),
       });
       this.#creates = new CreateBatches(
@@ -192,10 +171,7 @@ export class PostgresStore implements PetStore {
     }
   }
 
-  /**
-   * When no host is a primary: logs each that answered as a standby (or read-only), once until it
-   * is the primary.
-   */
+  /** Logs each host that answered as a standby (or read-only), once until it is the primary. */
   #reportHosts(answers: readonly HostAnswer[], log = this.#onWarning): void {
     for (const answer of answers) {
       if (!("role" in answer) || answer.role === "primary") continue;
@@ -211,27 +187,19 @@ export class PostgresStore implements PetStore {
     }
   }
 
-  /**
-   * Before a new connection's first use: the host must still be a writable primary, and on the
-   * timeline this instance knows; a new timeline moves the id counter first.
-   */
+  /** Before a new connection's first use: still a writable primary, on a known timeline. */
   async #checkNewConnection(connection: Queryable): Promise<void> {
     const { timeline } = await checkPrimary(connection, this.#host!, this.#finder.target);
     if (!this.#schemaReady || timeline === this.#timeline) return;
     await this.#enterTimeline(connection, timeline);
   }
 
-  /** The current timeline, entered if it is new: after the start's migration and a reconnect. */
   async #enterCurrentTimeline(): Promise<void> {
     const { timeline } = await checkPrimary(this.#db!, this.#host!, this.#finder.target);
     if (timeline !== this.#timeline) await this.#enterTimeline(this.#db!, timeline);
   }
 
-  /**
-   * Moves the id counter to `timeline`'s range (failover_ids.ts) and, when this instance wrote on
-   * another timeline before, reports the ids it acknowledged there that the database lacks. One
-   * at a time: a second caller waits for the first.
-   */
+  /** Moves the id counter to `timeline`'s range and reports the pets a failover lost; one at a time. */
   #enterTimeline(connection: Queryable, timeline: number): Promise<void> {
     this.#enteringTimeline ??= (async () => {
       const start = await enterTimeline(connection, timeline);
@@ -258,10 +226,7 @@ export class PostgresStore implements PetStore {
     return this.#enteringTimeline;
   }
 
-  /**
-   * Standbys of the primary, and how many its commits wait for (undefined when the role may not
-   * see: pg_stat_replication shows others' details only to pg_read_all_stats).
-   */
+  /** Synchronous: undefined when the role may not see (pg_stat_replication needs pg_read_all_stats). */
   async #synchronousStandbys(): Promise<{ standbys: number; synchronous: number | undefined }> {
     const [row] = await this.#db!.query<
       { standbys: string; synchronous: string; hidden: string; commit_level: string }
@@ -279,7 +244,6 @@ export class PostgresStore implements PetStore {
     };
   }
 
-  /** At start and on a new primary: a `warn` when it has standbys but none synchronous. */
   async #reportSynchronousStandbys(): Promise<void> {
     try {
       const { standbys, synchronous } = await this.#synchronousStandbys();
@@ -317,10 +281,7 @@ export class PostgresStore implements PetStore {
     return rows.length === 0 ? undefined : storedPetOf(rows[0]);
   }
 
-  /**
-   * One page by keyset (never OFFSET): a further row is fetched only to learn `hasMore`; the
-   * rows' texts are joined into the page's bytes.
-   */
+  /** By keyset, never OFFSET; one row more tells `hasMore`. */
   async listJson(query: PageQuery): Promise<PetPageJson> {
     const { status, afterId, limit } = query;
     const rows = await this.#read(() =>
@@ -338,11 +299,6 @@ export class PostgresStore implements PetStore {
     return joinPageJson(rows.slice(0, limit).map(storedPetOf), rows.length > limit);
   }
 
-  /**
-   * Pets per status (one grouped count at scrape time), the pool's use and the statements failed.
-   * Connections in use are counted here, from what the store runs: each read holds one, and the
-   * batch of creates being committed one.
-   */
   registerMetrics(registry: Registry): void {
     const setPets = petCountsGauge(registry);
     const inUse = registry.gauge(
@@ -366,8 +322,7 @@ export class PostgresStore implements PetStore {
       "Pets this instance answered 201 that a promoted standby lacked (PostgreSQL store).",
     ).labels();
     registry.onScrape(async () => {
-      // Read at each scrape: a standby may connect, or turn synchronous, at any time. Unknown
-      // (the role may not see) leaves the series out rather than report a guess.
+      // Unknown (the role may not see) leaves the series out rather than report a guess.
       if (!this.#available) return;
       const { synchronous: count } = await this.#synchronousStandbys();
       if (count !== undefined) synchronous.labels().set(count);
@@ -383,7 +338,7 @@ export class PostgresStore implements PetStore {
             "SELECT status, count(*) AS count FROM pets GROUP BY status",
           )
         );
-        const pets: StatusCounts = { available: 0, pending: 0, sold: 0, none: 0 };
+        const pets = emptyStatusCounts();
         for (const row of rows) {
           const status = row.status ?? "none";
           if (status in pets) pets[status as keyof typeof pets] = Number(row.count);
@@ -395,10 +350,7 @@ export class PostgresStore implements PetStore {
     });
   }
 
-  /**
-   * Waits for creates in flight (each within its deadline), stops the probe and closes the pool
-   * at once, whatever state the database is in. Safe to call twice.
-   */
+  /** Waits for creates in flight (each within its deadline), then closes the pool at once. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       clearTimeout(this.#probe);
@@ -406,11 +358,6 @@ export class PostgresStore implements PetStore {
       await this.#db?.end();
     })();
     return this.#closing;
-  }
-
-  /** A pooled connection broke while idle: the database may be gone. */
-  connectionLost(error: unknown): void {
-    this.#lost(error);
   }
 
   /** Runs a read; a passing database failure becomes StoreUnavailableError (503). */
@@ -428,24 +375,18 @@ export class PostgresStore implements PetStore {
     }
   }
 
-  /** A query failed: counted; when the connection is gone, unavailable until a probe. */
   #failed(error: unknown): void {
     this.#queryErrors++;
     this.#lost(error);
   }
 
-  /** When `error` says the connection is gone: unavailable until a probe succeeds. */
   #lost(error: unknown): void {
     if (!isConnectionLost(error) || !this.#available || this.#closing !== undefined) return;
     this.#available = false;
     this.#onWarning(`Database connection lost: ${describeDatabaseError(error)}`);
   }
 
-  /**
-   * Checks the connection on a timer, not only when a request fails: an idle instance's /readyz
-   * must still say when its database is gone, and one that is lost must come back by itself.
-   * unref: the probe alone never keeps the process alive.
-   */
+  /** On a timer, not only on failures: an idle instance's /readyz must still see the database go. */
   #scheduleProbe(): void {
     if (this.#closing !== undefined) return;
     const interval = this.#available ? PROBE_INTERVAL_MS : LOST_PROBE_INTERVAL_MS;
@@ -456,10 +397,6 @@ export class PostgresStore implements PetStore {
     this.#probe.unref?.();
   }
 
-  /**
-   * While available: the host is still a writable primary (one statement on the pool). While
-   * lost: which host is the primary now, and if it is another, the pool moves there.
-   */
   async #checkConnection(): Promise<void> {
     try {
       if (this.#available) {

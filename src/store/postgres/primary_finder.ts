@@ -1,12 +1,7 @@
 /**
- * Which host of `DATABASE_URL` is the primary. node-postgres connects to one host, so libpq's
- * multi-host rule is kept here: a host qualifies when it is a writable primary
- * (`target_session_attrs`: `read-write`, a session that is not read-only; `primary`, a server not
- * in recovery), and a standby is passed over. The hosts are asked at once, each on a connection of
- * its own with the statement deadline, so a host that is down or frozen delays the answer by that
- * deadline at most; as in libpq, the first host in the URL's order that is a primary is taken.
- * Two primaries at once is a split brain that only the failover tool can prevent (by fencing the
- * old one); the ids stay apart even then when they are on different timelines (failover_ids.ts).
+ * Which host of `DATABASE_URL` is the primary, by libpq's multi-host rule (node-postgres connects
+ * to one host): the first in the URL's order that qualifies for `target_session_attrs`. All are
+ * asked at once, each within the statement deadline, so a frozen host delays the answer no more.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { DatabaseHost, TargetSessionAttrs } from "../../config/database_url.ts";
@@ -21,18 +16,15 @@ import {
 } from "./connect.ts";
 import type { Queryable } from "./database.ts";
 
-/**
- * What a host is, in one statement: in recovery (a standby), read-only, and its timeline (a
- * primary's only: the first 8 hex digits of its current WAL file's name, exact on a primary).
- */
-export const HOST_ROLE_QUERY = `
+/** The timeline: the first 8 hex digits of the current WAL file's name, exact on a primary. */
+const HOST_ROLE_QUERY = `
   SELECT pg_is_in_recovery() AS recovery,
     current_setting('transaction_read_only') AS read_only,
     CASE WHEN pg_is_in_recovery() THEN NULL
       ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint
     END AS timeline`;
 
-export interface HostRoleRow {
+interface HostRoleRow {
   readonly recovery: boolean;
   readonly read_only: string;
   /** int8 as text; null on a standby. */
@@ -43,7 +35,7 @@ export interface HostRoleRow {
 export type HostRole = "primary" | "standby" | "read_only";
 
 /** What `target` makes of a host's answer to HOST_ROLE_QUERY. */
-export function hostRole(row: HostRoleRow, target: TargetSessionAttrs): HostRole {
+function hostRole(row: HostRoleRow, target: TargetSessionAttrs): HostRole {
   if (row.recovery) return "standby";
   return target === "read-write" && row.read_only === "on" ? "read_only" : "primary";
 }
@@ -56,7 +48,7 @@ export function describeRole(role: Exclude<HostRole, "primary">): string {
 }
 
 /** The host the service was writing to is not a writable primary any more. */
-export class NotPrimaryError extends Error {
+class NotPrimaryError extends Error {
   readonly code = "NOT_PRIMARY";
 }
 
@@ -74,7 +66,6 @@ export async function checkPrimary(
   return { timeline: Number(row.timeline) };
 }
 
-/** One host's answer: its role, or why it gave none. */
 export type HostAnswer =
   | { readonly host: DatabaseHost; readonly role: HostRole }
   | { readonly host: DatabaseHost; readonly error: unknown };
@@ -85,7 +76,6 @@ export interface FoundPrimary {
   readonly config: DatabaseConfig;
 }
 
-/** Asks the hosts of `DATABASE_URL` which is the primary; see the module comment. */
 export class PrimaryFinder {
   readonly #hosts: readonly HostConfig[];
   readonly target: TargetSessionAttrs;
@@ -105,11 +95,7 @@ export class PrimaryFinder {
     return this.#hosts.map(({ host }) => host);
   }
 
-  /**
-   * Resolves with the first host, in the URL's order, that proves to be the primary, as soon as
-   * every host before it has answered or failed (`primary` set); or once all have, with none
-   * (`primary` undefined). `answers` holds what is known by then, in the URL's order.
-   */
+  /** The first primary in the URL's order, as soon as every host before it has answered. */
   find(): Promise<{ primary?: FoundPrimary; answers: HostAnswer[] }> {
     const answers: (HostAnswer | undefined)[] = this.#hosts.map(() => undefined);
     return new Promise((resolve) => {
@@ -155,11 +141,7 @@ export class PrimaryFinder {
   }
 }
 
-/**
- * The primary's settings, for a command that connects once (`import`, `backup`). Rejects with the
- * first host's failure when none answered, or with an Error naming each host when none is a
- * writable primary.
- */
+/** For a command that connects once (`import`, `backup`). */
 export async function findPrimaryOnce(config: DatabaseConfig): Promise<DatabaseConfig> {
   const { primary, answers } = await new PrimaryFinder(config).find();
   if (primary !== undefined) return primary.config;

@@ -1,10 +1,8 @@
 /**
- * The database schema, as numbered migrations applied at start. Applying is idempotent and safe
- * when several instances start at once: one transaction, under a transaction-level advisory lock,
- * reads which versions `animal_store_migrations` records and applies only the missing ones (DDL is
- * transactional in PostgreSQL, so a start that dies half-way leaves nothing half-made).
+ * Numbered migrations, applied at start in one transaction under an advisory lock, so concurrent
+ * starts apply each once and a start that dies half-way leaves nothing half-made.
  */
-import type { Database } from "./connect.ts";
+import type { Database } from "./database.ts";
 
 /** The schema steps. Never edit a released one: add the next version instead. */
 const MIGRATIONS = [
@@ -53,13 +51,10 @@ const MIGRATIONS = [
   },
 ];
 
-/**
- * The advisory lock that makes concurrent starts migrate one at a time. The two-number form: its
- * key space does not overlap the one-number keys that idempotency keys hash to.
- */
+/** The two-number form: apart from the one-number keys that idempotency keys hash to. */
 const MIGRATION_LOCK = [0x616e696d, 1] as const; // "anim", migrations
 
-/** Applies the missing migrations; returns the versions it applied (empty when up to date). */
+/** Returns the versions it applied. */
 export async function migrate(database: Database): Promise<number[]> {
   return await database.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1, $2)", MIGRATION_LOCK);

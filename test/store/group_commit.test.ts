@@ -1,5 +1,5 @@
 /**
- * The wait of a group commit for the callers of its last batch (src/store/batch_gathering.ts):
+ * The wait of a group commit for the callers of its last batch (src/store/group_commit.ts):
  * when it is made, how long it may be, and what ends it. The stores' own tests show the batches
  * it makes (test/store/writer.test.ts, create_batches.test.ts).
  */
@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   BatchGathering,
-  GATHER_POLICY,
+  GroupCommit,
   MAX_BATCHES_WITHOUT_WAIT,
   nextBatch,
-} from "../../src/store/batch_gathering.ts";
+} from "../../src/store/group_commit.ts";
 
 /** Milliseconds `promise` took to settle. */
 async function timed(promise: Promise<void>): Promise<number> {
@@ -40,25 +40,25 @@ const commit = (ms: number, size: number, queued: number) => ({ ms, size, queued
 
 describe("nextBatch", () => {
   it("waits for everyone who was in the batch or queued behind it, for a quarter of the commit", () => {
-    assert.deepEqual(nextBatch(GATHER_POLICY, commit(200, 40, 24)), { entries: 64, ms: 50 });
+    assert.deepEqual(nextBatch(commit(200, 40, 24)), { entries: 64, ms: 50 });
   });
 
   it("waits for no more than a batch holds", () => {
-    assert.equal(nextBatch(GATHER_POLICY, commit(200, 1000, 500))?.entries, 1024);
+    assert.equal(nextBatch(commit(200, 1000, 500))?.entries, 1024);
   });
 
   it("passes at most 100 ms of a stalled commit on", () => {
-    assert.equal(nextBatch(GATHER_POLICY, commit(60_000, 1, 0))?.ms, 100);
+    assert.equal(nextBatch(commit(60_000, 1, 0))?.ms, 100);
   });
 
   it("after a quick commit, waits only when five creates or more were in the batch or behind it", () => {
-    assert.equal(nextBatch(GATHER_POLICY, commit(0.2, 3, 1)), undefined, "a few go at once");
-    assert.deepEqual(nextBatch(GATHER_POLICY, commit(0.2, 3, 2)), { entries: 5, ms: 0.05 });
-    assert.deepEqual(nextBatch(GATHER_POLICY, commit(0.4, 32, 32)), { entries: 64, ms: 0.1 });
+    assert.equal(nextBatch(commit(0.2, 3, 1)), undefined, "a few go at once");
+    assert.deepEqual(nextBatch(commit(0.2, 3, 2)), { entries: 5, ms: 0.05 });
+    assert.deepEqual(nextBatch(commit(0.4, 32, 32)), { entries: 64, ms: 0.1 });
   });
 
   it("after a slow commit, waits for a lone create too", () => {
-    assert.deepEqual(nextBatch(GATHER_POLICY, commit(4, 1, 0)), { entries: 1, ms: 1 });
+    assert.deepEqual(nextBatch(commit(4, 1, 0)), { entries: 1, ms: 1 });
   });
 });
 
@@ -134,5 +134,75 @@ describe("BatchGathering", () => {
       longest = Math.max(longest, skipped);
     }
     assert.equal(longest, MAX_BATCHES_WITHOUT_WAIT);
+  });
+});
+
+describe("GroupCommit", () => {
+  /** A loop whose commits take `ms` and succeed unless `fail` says; records each batch. */
+  function loop(ms: number, fail = (_batch: number[]) => false) {
+    const batches: number[][] = [];
+    const commits: GroupCommit<number> = new GroupCommit<number>({
+      maxBatch: 3,
+      commit: async (batch) => {
+        batches.push(batch);
+        const queued = commits.queue.length;
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return fail(batch) ? undefined : { ms, queued };
+      },
+      onError: (error) => assert.fail(String(error)),
+    });
+    return { commits, batches };
+  }
+
+  it("add() in one turn shares the first batch, up to maxBatch, in queue order", async () => {
+    const { commits, batches } = loop(1);
+    for (let i = 1; i <= 5; i++) commits.add(i);
+    await commits.idle();
+    assert.deepEqual(batches, [[1, 2, 3], [4, 5]]);
+  });
+
+  it("waits after a commit for its callers, but not after a failed one", async () => {
+    for (const failed of [false, true]) {
+      // A commit of 200 ms, 3 in the batch and 2 behind it: a wait of 50 ms for 3 queued.
+      let startedAtOnce: boolean | undefined;
+      const batches: number[][] = [];
+      const commits: GroupCommit<number> = new GroupCommit<number>({
+        maxBatch: 3,
+        commit: async (batch) => {
+          batches.push(batch);
+          const queued = commits.queue.length;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          // Fires after the loop's microtasks: has the next batch started without a wait?
+          if (batches.length === 1) setTimeout(() => (startedAtOnce = batches.length === 2), 0);
+          return failed ? undefined : { ms: 200, queued };
+        },
+        onError: (error) => assert.fail(String(error)),
+      });
+      for (let i = 0; i < 5; i++) commits.add(i);
+      while (batches.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      await commits.idle();
+      assert.equal(startedAtOnce, failed, failed ? "no wait after a failure" : "a wait");
+    }
+  });
+
+  it("idle() ends the wait for callers at once, and makes none until the queue is drained", async () => {
+    let startedAtOnce: boolean | undefined;
+    const batches: number[][] = [];
+    const commits: GroupCommit<number> = new GroupCommit<number>({
+      maxBatch: 3,
+      commit: async (batch) => {
+        batches.push(batch);
+        const queued = commits.queue.length;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        if (batches.length === 1) setTimeout(() => (startedAtOnce = batches.length === 2), 0);
+        return { ms: 200, queued };
+      },
+      onError: (error) => assert.fail(String(error)),
+    });
+    for (let i = 0; i < 5; i++) commits.add(i);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await commits.idle();
+    assert.equal(batches.length, 2);
+    assert.equal(startedAtOnce, true, "no wait once idle() was called");
   });
 });
