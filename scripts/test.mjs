@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite under Deno and under Bun (the HTTP process suites start the
-// service on that same runtime), then the HTTP process suites against the Node build (run by the
-// `node` first on PATH, whose version it prints), then the suites that packaging can break against
+// service on that same runtime), the HTTP process suites against the Node build (run by the
+// `node` first on PATH, whose version it prints), and the suites that packaging can break against
 // the single executable (built first). Suites whose subject does not depend on the runtime run
-// under Deno only. Prints a summary line per runtime, the ten slowest files, and a final
-// "N passed, N failed" line; exits non-zero on any failure. docs/testing.md says what runs where.
+// under Deno only. The four parts run two at a time (TEST_JOBS=1: one after the other); each
+// part's output is printed when it ends. Then a summary line per runtime, the ten slowest files,
+// and a final "N passed, N failed" line; exits non-zero on any failure. docs/testing.md says what
+// runs where.
 //
 // The PostgreSQL suites need a server: unless DATABASE_TEST_URL names one, a throw-away cluster
 // is started here (scripts/postgres_cluster.mjs) when PostgreSQL is installed, and removed at the
 // end. With REQUIRE_POSTGRES=1 (CI) a missing PostgreSQL fails the run instead of skipping them.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -54,19 +56,34 @@ const reports = mkdtempSync(join(tmpdir(), "animal-store-test-"));
 process.on("exit", () => rmSync(reports, { recursive: true, force: true }));
 const report = (part) => join(reports, `${part}.xml`);
 
-/** Runs a command, echoing its output, and returns [exit code, output]. */
-function run(label, command, args, env = {}) {
-  console.log(`\n=== ${label}: ${command.split("/").at(-1)} ${args.join(" ")}`);
-  const result = spawnSync(command, args, {
-    cwd: root,
-    env: { ...process.env, NO_COLOR: "1", ...env },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    maxBuffer: 256 * 1024 * 1024,
+/** Parts run at once: most of a part's time is spent waiting on the services it starts. */
+const JOBS = Math.max(1, Number(process.env.TEST_JOBS) || 2);
+
+/** Runs a command; resolves with [exit code, output], and adds both to the part's `log`. */
+function run(log, label, command, args, env = {}) {
+  log.push(`\n=== ${label}: ${command.split("/").at(-1)} ${args.join(" ")}\n`);
+  return new Promise((resolve) => {
+    let output = "";
+    let done = false;
+    const finish = (code) => {
+      if (done) return;
+      done = true;
+      log.push(output);
+      resolve([code, output]);
+    };
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.setEncoding("utf8").on("data", (text) => (output += text));
+    child.stderr.setEncoding("utf8").on("data", (text) => (output += text));
+    child.on("error", (error) => {
+      output += `${error.message}\n`;
+      finish(1);
+    });
+    child.on("close", (code) => finish(code ?? 1));
   });
-  const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
-  process.stdout.write(output);
-  return [result.status ?? 1, output];
 }
 
 /** Counts from `deno test` ("ok | 7 passed (40 steps) | 0 failed") — steps are the `it`s. */
@@ -148,72 +165,86 @@ if (!process.env.DATABASE_TEST_URL && findPostgresBin() !== undefined) {
 }
 process.on("exit", () => cluster?.stop());
 
-const summaries = [];
-function record(runtime, code, counts) {
-  // A runner that crashed before counting still fails the run.
-  const failed = counts.failed + (code !== 0 && counts.failed === 0 ? 1 : 0);
-  summaries.push({ runtime, passed: counts.passed, failed });
-}
+/** A part's verdict: its summary line's name, the runner's exit code and its counts. */
+const verdict = (runtime, code, counts) => ({ runtime, code, counts });
 
-if (only.length === 0 || only.includes("deno")) {
-  const [code, output] = run("deno", bin("deno"), [
-    "test",
-    "--allow-all",
-    `--junit-path=${report("deno")}`,
-    "test/",
-  ], { TARGET_RUNTIME: "deno" });
-  record("deno", code, denoCounts(output));
-  readTimings("deno");
-}
-if (only.length === 0 || only.includes("bun")) {
-  const files = testFiles().filter((file) =>
-    !RUNTIME_INDEPENDENT.some((prefix) => file.startsWith(prefix))
-  );
-  const [code, output] = run("bun", bin("bun"), [
-    "test",
-    "--timeout",
-    "120000",
-    "--reporter=junit",
-    `--reporter-outfile=${report("bun")}`,
-    ...files.map((file) => `./${file}`),
-  ], { TARGET_RUNTIME: "bun" });
-  record("bun", code, bunCounts(output));
-  readTimings("bun");
-}
-if (only.length === 0 || only.includes("node")) {
-  // The suites start the bundle with the `node` first on PATH (test/support/server_process.ts):
-  // CI puts each supported Node there in turn (.ci/run). Its version names this part's summary.
-  const [versionCode, version] = run("node version", "node", ["--version"]);
-  const runtime = versionCode === 0 ? `node ${version.trim()}` : "node";
-  const [buildCode] = run("node build", "npm", ["run", "build", "--silent"]);
-  if (versionCode !== 0 || buildCode !== 0 || !existsSync(join(root, "dist/animal-store.mjs"))) {
-    record(runtime, 1, { passed: 0, failed: 1 });
-  } else {
-    const [code, output] = run("node", bin("deno"), [
+/** The four parts; each runs its runner (after its build) and reads its JUnit report. */
+const parts = {
+  async deno(log) {
+    const [code, output] = await run(log, "deno", bin("deno"), [
+      "test",
+      "--allow-all",
+      `--junit-path=${report("deno")}`,
+      "test/",
+    ], { TARGET_RUNTIME: "deno" });
+    return verdict("deno", code, denoCounts(output));
+  },
+  async bun(log) {
+    const files = testFiles().filter((file) =>
+      !RUNTIME_INDEPENDENT.some((prefix) => file.startsWith(prefix))
+    );
+    const [code, output] = await run(log, "bun", bin("bun"), [
+      "test",
+      "--timeout",
+      "120000",
+      "--reporter=junit",
+      `--reporter-outfile=${report("bun")}`,
+      ...files.map((file) => `./${file}`),
+    ], { TARGET_RUNTIME: "bun" });
+    return verdict("bun", code, bunCounts(output));
+  },
+  async node(log) {
+    // The suites start the bundle with the `node` first on PATH (test/support/server_process.ts):
+    // CI puts each supported Node there in turn (.ci/run). Its version names this part's summary.
+    const [versionCode, version] = await run(log, "node version", "node", ["--version"]);
+    const runtime = versionCode === 0 ? `node ${version.trim()}` : "node";
+    const [buildCode] = await run(log, "node build", "npm", ["run", "build", "--silent"]);
+    if (versionCode !== 0 || buildCode !== 0 || !existsSync(join(root, "dist/animal-store.mjs"))) {
+      return verdict(runtime, 1, { passed: 0, failed: 1 });
+    }
+    const [code, output] = await run(log, "node", bin("deno"), [
       "test",
       "--allow-all",
       `--junit-path=${report("node")}`,
       "test/service/",
     ], { TARGET_RUNTIME: "node" });
-    record(runtime, code, denoCounts(output));
-    readTimings("node");
-  }
-}
-if (only.length === 0 || only.includes("executable")) {
-  const [buildCode] = run("executable build", "bash", ["scripts/compile_bun.sh"]);
-  if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
-    record("executable", 1, { passed: 0, failed: 1 });
-  } else {
-    const [code, output] = run("executable", bin("deno"), [
+    return verdict(runtime, code, denoCounts(output));
+  },
+  async executable(log) {
+    const [buildCode] = await run(log, "executable build", "bash", ["scripts/compile_bun.sh"]);
+    if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
+      return verdict("executable", 1, { passed: 0, failed: 1 });
+    }
+    const [code, output] = await run(log, "executable", bin("deno"), [
       "test",
       "--allow-all",
       `--junit-path=${report("executable")}`,
       ...EXECUTABLE_SUITES,
     ], { TARGET_RUNTIME: "executable" });
-    record("executable", code, denoCounts(output));
-    readTimings("executable");
+    return verdict("executable", code, denoCounts(output));
+  },
+};
+
+const selected = Object.keys(parts).filter((part) => only.length === 0 || only.includes(part));
+const verdicts = new Map();
+const queue = [...selected];
+await Promise.all(Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
+  for (let part = queue.shift(); part !== undefined; part = queue.shift()) {
+    const log = [];
+    const started = performance.now();
+    verdicts.set(part, await parts[part](log));
+    readTimings(part);
+    const seconds = ((performance.now() - started) / 1000).toFixed(0);
+    process.stdout.write(`${log.join("")}\n=== ${part}: done in ${seconds} s\n`);
   }
-}
+}));
+
+const summaries = selected.map((part) => {
+  const { runtime, code, counts } = verdicts.get(part);
+  // A runner that crashed before counting still fails the run.
+  const failed = counts.failed + (code !== 0 && counts.failed === 0 ? 1 : 0);
+  return { runtime, passed: counts.passed, failed };
+});
 
 console.log("\n=== summary");
 for (const { runtime, passed, failed } of summaries) {
