@@ -12,7 +12,7 @@
 // is started here (scripts/postgres_cluster.mjs) when PostgreSQL is installed, and removed at the
 // end. With REQUIRE_POSTGRES=1 (CI) a missing PostgreSQL fails the run instead of skipping them.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -51,9 +51,13 @@ const EXECUTABLE_SUITES = [
   "test/service/shutdown.test.ts",
 ];
 
-/** JUnit reports of the runners, one per part, read for the slowest files at the end. */
-const reports = mkdtempSync(join(tmpdir(), "animal-store-test-"));
-process.on("exit", () => rmSync(reports, { recursive: true, force: true }));
+/**
+ * JUnit reports of the runners, one per part (`deno.xml`, …), read for the slowest files at the
+ * end: kept in TEST_REPORTS when it names a directory, else in a temporary one removed at exit.
+ */
+const reports = process.env.TEST_REPORTS || mkdtempSync(join(tmpdir(), "animal-store-test-"));
+if (process.env.TEST_REPORTS) mkdirSync(reports, { recursive: true });
+else process.on("exit", () => rmSync(reports, { recursive: true, force: true }));
 const report = (part) => join(reports, `${part}.xml`);
 
 /** Parts run at once: most of a part's time is spent waiting on the services it starts. */
