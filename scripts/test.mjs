@@ -236,7 +236,12 @@ await Promise.all(Array.from({ length: Math.min(JOBS, queue.length) }, async () 
   for (let part = queue.shift(); part !== undefined; part = queue.shift()) {
     const log = [];
     const started = performance.now();
-    verdicts.set(part, await parts[part](log));
+    try {
+      verdicts.set(part, await parts[part](log));
+    } catch (error) {
+      log.push(`\n${error?.stack ?? error}\n`);
+      verdicts.set(part, verdict(part, 1, { passed: 0, failed: 1 }));
+    }
     readTimings(part);
     const seconds = ((performance.now() - started) / 1000).toFixed(0);
     process.stdout.write(`${log.join("")}\n=== ${part}: done in ${seconds} s\n`);
