@@ -1,16 +1,20 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite under Deno and under Bun (the HTTP process suites start the
-// service on that same runtime), then the HTTP process suites against the Node build (run by the
-// `node` first on PATH, whose version it prints), then the smoke test and the operator's commands
-// against the single executable (built first). Prints a summary line per runtime and a final
-// "N passed, N failed" line; exits non-zero on any failure.
+// service on that same runtime), the HTTP process suites against the Node build (run by the
+// `node` first on PATH, whose version it prints), and the suites that packaging can break against
+// the single executable (built first). Suites whose subject does not depend on the runtime run
+// under Deno only. The four parts run two at a time (TEST_JOBS=1: one after the other); each
+// part's output is printed when it ends. Then a summary line per runtime, the ten slowest files,
+// and a final "N passed, N failed" line; exits non-zero on any failure. docs/testing.md says what
+// runs where.
 //
 // The PostgreSQL suites need a server: unless DATABASE_TEST_URL names one, a throw-away cluster
 // is started here (scripts/postgres_cluster.mjs) when PostgreSQL is installed, and removed at the
 // end. With REQUIRE_POSTGRES=1 (CI) a missing PostgreSQL fails the run instead of skipping them.
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findPostgresBin, startPostgresCluster } from "./postgres_cluster.mjs";
 
@@ -18,19 +22,74 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name) => join(root, "node_modules", ".bin", name);
 const only = process.argv.slice(2); // e.g. `npm test -- deno` runs one runtime
 
-/** Runs a command, echoing its output, and returns [exit code, output]. */
-function run(label, command, args, env = {}) {
-  console.log(`\n=== ${label}: ${command.split("/").at(-1)} ${args.join(" ")}`);
-  const result = spawnSync(command, args, {
-    cwd: root,
-    env: { ...process.env, NO_COLOR: "1", ...env },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    maxBuffer: 256 * 1024 * 1024,
+/**
+ * Suites whose subject is the same whatever runtime runs the test: the repository's files, the
+ * docs, the generated client, the shipped Prometheus files, the benchmark's pieces (run on Node
+ * when benchmarking), `deno compile`. Deno runs them; Bun does not run them again.
+ */
+const RUNTIME_INDEPENDENT = [
+  "test/repository/",
+  "test/docs/",
+  "test/bench/",
+  "test/client/generated_types.test.ts",
+  "test/metrics/prometheus_files.test.ts",
+  "test/ship/compile_deno.test.ts",
+];
+
+/**
+ * The suites run against the single executable: those that its packaging can break (what
+ * scripts/compile_bun.sh embeds, the process it makes, its signals). The others would run the
+ * same Bun on the same source as the Bun part; docs/testing.md gives the reason for each.
+ */
+const EXECUTABLE_SUITES = [
+  "test/ship/executable.test.ts",
+  "test/service/commands.test.ts",
+  "test/service/metrics.test.ts",
+  "test/service/https.test.ts",
+  "test/service/logging.test.ts",
+  "test/service/faults.test.ts",
+  "test/service/shutdown.test.ts",
+  "test/service/proxies.test.ts",
+  "test/service/postgres_failover.test.ts",
+];
+
+/**
+ * JUnit reports of the runners, one per part (`deno.xml`, …), read for the slowest files at the
+ * end: kept in TEST_REPORTS when it names a directory, else in a temporary one removed at exit.
+ */
+const reports = process.env.TEST_REPORTS || mkdtempSync(join(tmpdir(), "animal-store-test-"));
+if (process.env.TEST_REPORTS) mkdirSync(reports, { recursive: true });
+else process.on("exit", () => rmSync(reports, { recursive: true, force: true }));
+const report = (part) => join(reports, `${part}.xml`);
+
+/** Parts run at once: most of a part's time is spent waiting on the services it starts. */
+const JOBS = Math.max(1, Number(process.env.TEST_JOBS) || 2);
+
+/** Runs a command; resolves with [exit code, output], and adds both to the part's `log`. */
+function run(log, label, command, args, env = {}) {
+  log.push(`\n=== ${label}: ${command.split("/").at(-1)} ${args.join(" ")}\n`);
+  return new Promise((resolve) => {
+    let output = "";
+    let done = false;
+    const finish = (code) => {
+      if (done) return;
+      done = true;
+      log.push(output);
+      resolve([code, output]);
+    };
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.setEncoding("utf8").on("data", (text) => (output += text));
+    child.stderr.setEncoding("utf8").on("data", (text) => (output += text));
+    child.on("error", (error) => {
+      output += `${error.message}\n`;
+      finish(1);
+    });
+    child.on("close", (code) => finish(code ?? 1));
   });
-  const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
-  process.stdout.write(output);
-  return [result.status ?? 1, output];
 }
 
 /** Counts from `deno test` ("ok | 7 passed (40 steps) | 0 failed") — steps are the `it`s. */
@@ -51,9 +110,60 @@ function bunCounts(output) {
   };
 }
 
+/** Every `*.test.ts` under test/, relative to the root. */
+function testFiles(dir = join(root, "test")) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(path);
+    return entry.name.endsWith(".test.ts") ? [relative(root, path)] : [];
+  }).sort();
+}
+
+/**
+ * Seconds per test file from a JUnit report: Bun's gives each file's suite a time; Deno's has one
+ * suite per file (named "./test/...") whose cases are its top-level tests, summed here (module
+ * loading is not counted), and one more for the steps, which is not a file.
+ */
+function fileSeconds(xml) {
+  const attribute = (attributes, name) => new RegExp(`\\b${name}="([^"]*)"`).exec(attributes)?.[1];
+  const seconds = new Map();
+  for (const [, attributes, body] of xml.matchAll(/<testsuite\b([^>]*)>([\s\S]*?)<\/testsuite>/g)) {
+    const raw = attribute(attributes, "name") ?? "";
+    const name = raw.replace(/^\.\//, "");
+    if (!name.endsWith(".ts")) continue;
+    const file = attribute(attributes, "file");
+    const time = attribute(attributes, "time");
+    if (file !== undefined && time !== undefined) {
+      if (file === name) seconds.set(name, Number(time)); // Bun: the file's own suite
+    } else if (file === undefined && raw.startsWith("./")) {
+      let sum = 0;
+      for (const [, cases] of body.matchAll(/<testcase\b([^>]*)>/g)) {
+        sum += Number(attribute(cases, "time") ?? 0);
+      }
+      seconds.set(name, sum);
+    }
+  }
+  return seconds;
+}
+
+/** [seconds, part, file] of every file a part's report times. */
+const timings = [];
+function readTimings(part) {
+  let xml;
+  try {
+    xml = readFileSync(report(part), "utf8");
+  } catch {
+    return; // the runner stopped before writing it; its failure is counted already
+  }
+  for (const [file, seconds] of fileSeconds(xml)) timings.push([seconds, part, file]);
+}
+
 let cluster;
 if (!process.env.DATABASE_TEST_URL && findPostgresBin() !== undefined) {
-  cluster = await startPostgresCluster();
+  // No suite on the shared cluster crashes PostgreSQL itself (postgres_outages.test.ts starts a
+  // cluster of its own, fsync on), and a stop with `-m immediate` keeps what the kernel holds: so
+  // the syncs that make commits survive a power cut are turned off here.
+  cluster = await startPostgresCluster({ settings: ["fsync=off", "full_page_writes=off"] });
   process.env.DATABASE_TEST_URL = cluster.adminUrl;
   console.log(`PostgreSQL for the tests: ${cluster.adminUrl}`);
 } else if (!process.env.DATABASE_TEST_URL) {
@@ -61,76 +171,99 @@ if (!process.env.DATABASE_TEST_URL && findPostgresBin() !== undefined) {
 }
 process.on("exit", () => cluster?.stop());
 
-const summaries = [];
-function record(runtime, code, counts) {
-  // A runner that crashed before counting still fails the run.
-  const failed = counts.failed + (code !== 0 && counts.failed === 0 ? 1 : 0);
-  summaries.push({ runtime, passed: counts.passed, failed });
-}
+/** A part's verdict: its summary line's name, the runner's exit code and its counts. */
+const verdict = (runtime, code, counts) => ({ runtime, code, counts });
 
-if (only.length === 0 || only.includes("deno")) {
-  const [code, output] = run("deno", bin("deno"), ["test", "--allow-all", "test/"], {
-    TARGET_RUNTIME: "deno",
-  });
-  record("deno", code, denoCounts(output));
-}
-if (only.length === 0 || only.includes("bun")) {
-  const [code, output] = run("bun", bin("bun"), ["test", "--timeout", "120000", "./test/"], {
-    TARGET_RUNTIME: "bun",
-  });
-  record("bun", code, bunCounts(output));
-}
-if (only.length === 0 || only.includes("node")) {
-  // The suites start the bundle with the `node` first on PATH (test/support/server_process.ts):
-  // CI puts each supported Node there in turn (.ci/run). Its version names this part's summary.
-  const [versionCode, version] = run("node version", "node", ["--version"]);
-  const runtime = versionCode === 0 ? `node ${version.trim()}` : "node";
-  const [buildCode] = run("node build", "npm", ["run", "build", "--silent"]);
-  if (versionCode !== 0 || buildCode !== 0 || !existsSync(join(root, "dist/animal-store.mjs"))) {
-    record(runtime, 1, { passed: 0, failed: 1 });
-  } else {
-    const [code, output] = run("node", bin("deno"), ["test", "--allow-all", "test/service/"], {
-      TARGET_RUNTIME: "node",
-    });
-    record(runtime, code, denoCounts(output));
-  }
-}
-if (only.length === 0 || only.includes("executable")) {
-  // The single executable (scripts/compile_bun.sh): its smoke test, the operator's commands, a
-  // real /metrics scrape, HTTPS, pipelining (Bun's, whose known bug the suite pins), the request
-  // edges (Host, targets, clients that go away), shutdown, restarts behind nginx and HAProxy, the
-  // fault suite, running out of file descriptors, and PostgreSQL crashing, freezing and failing
-  // over under it.
-  const [buildCode] = run("executable build", "bash", ["scripts/compile_bun.sh"]);
-  if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
-    record("executable", 1, { passed: 0, failed: 1 });
-  } else {
-    const [code, output] = run("executable", bin("deno"), [
+/** The four parts; each runs its runner (after its build) and reads its JUnit report. */
+const parts = {
+  async deno(log) {
+    const [code, output] = await run(log, "deno", bin("deno"), [
       "test",
       "--allow-all",
-      "test/ship/executable.test.ts",
-      "test/service/commands.test.ts",
-      "test/service/metrics.test.ts",
-      "test/service/https.test.ts",
-      "test/service/pipelining.test.ts",
-      "test/service/request_edges.test.ts",
-      "test/service/shutdown.test.ts",
-      "test/service/proxies.test.ts",
-      "test/service/faults.test.ts",
-      "test/service/logging.test.ts",
-      "test/service/memory.test.ts",
-      "test/service/descriptors.test.ts",
-      "test/service/request_memory.test.ts",
-      "test/service/postgres_outages.test.ts",
-      "test/service/postgres_failover.test.ts",
+      `--junit-path=${report("deno")}`,
+      "test/",
+    ], { TARGET_RUNTIME: "deno" });
+    return verdict("deno", code, denoCounts(output));
+  },
+  async bun(log) {
+    const files = testFiles().filter((file) =>
+      !RUNTIME_INDEPENDENT.some((prefix) => file.startsWith(prefix))
+    );
+    const [code, output] = await run(log, "bun", bin("bun"), [
+      "test",
+      "--timeout",
+      "120000",
+      "--reporter=junit",
+      `--reporter-outfile=${report("bun")}`,
+      ...files.map((file) => `./${file}`),
+    ], { TARGET_RUNTIME: "bun" });
+    return verdict("bun", code, bunCounts(output));
+  },
+  async node(log) {
+    // The suites start the bundle with the `node` first on PATH (test/support/server_process.ts):
+    // CI puts each supported Node there in turn (.ci/run). Its version names this part's summary.
+    const [versionCode, version] = await run(log, "node version", "node", ["--version"]);
+    const runtime = versionCode === 0 ? `node ${version.trim()}` : "node";
+    const [buildCode] = await run(log, "node build", "npm", ["run", "build", "--silent"]);
+    if (versionCode !== 0 || buildCode !== 0 || !existsSync(join(root, "dist/animal-store.mjs"))) {
+      return verdict(runtime, 1, { passed: 0, failed: 1 });
+    }
+    const [code, output] = await run(log, "node", bin("deno"), [
+      "test",
+      "--allow-all",
+      `--junit-path=${report("node")}`,
+      "test/service/",
+    ], { TARGET_RUNTIME: "node" });
+    return verdict(runtime, code, denoCounts(output));
+  },
+  async executable(log) {
+    const [buildCode] = await run(log, "executable build", "bash", ["scripts/compile_bun.sh"]);
+    if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
+      return verdict("executable", 1, { passed: 0, failed: 1 });
+    }
+    const [code, output] = await run(log, "executable", bin("deno"), [
+      "test",
+      "--allow-all",
+      `--junit-path=${report("executable")}`,
+      ...EXECUTABLE_SUITES,
     ], { TARGET_RUNTIME: "executable" });
-    record("executable", code, denoCounts(output));
+    return verdict("executable", code, denoCounts(output));
+  },
+};
+
+const selected = Object.keys(parts).filter((part) => only.length === 0 || only.includes(part));
+const verdicts = new Map();
+const queue = [...selected];
+await Promise.all(Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
+  for (let part = queue.shift(); part !== undefined; part = queue.shift()) {
+    const log = [];
+    const started = performance.now();
+    try {
+      verdicts.set(part, await parts[part](log));
+    } catch (error) {
+      log.push(`\n${error?.stack ?? error}\n`);
+      verdicts.set(part, verdict(part, 1, { passed: 0, failed: 1 }));
+    }
+    readTimings(part);
+    const seconds = ((performance.now() - started) / 1000).toFixed(0);
+    process.stdout.write(`${log.join("")}\n=== ${part}: done in ${seconds} s\n`);
   }
-}
+}));
+
+const summaries = selected.map((part) => {
+  const { runtime, code, counts } = verdicts.get(part);
+  // A runner that crashed before counting still fails the run.
+  const failed = counts.failed + (code !== 0 && counts.failed === 0 ? 1 : 0);
+  return { runtime, passed: counts.passed, failed };
+});
 
 console.log("\n=== summary");
 for (const { runtime, passed, failed } of summaries) {
   console.log(`${runtime}: ${passed} passed, ${failed} failed`);
+}
+console.log("ten slowest files:");
+for (const [seconds, part, file] of timings.sort((a, b) => b[0] - a[0]).slice(0, 10)) {
+  console.log(`${seconds.toFixed(1).padStart(7)} s  ${part.padEnd(10)} ${file}`);
 }
 const passed = summaries.reduce((sum, s) => sum + s.passed, 0);
 const failed = summaries.reduce((sum, s) => sum + s.failed, 0);
