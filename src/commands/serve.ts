@@ -16,7 +16,7 @@ import type { OutputStream, RunningServer, RuntimeAdapter } from "../runtime/con
 import { delay } from "../runtime/process.ts";
 import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { StoreOpenError } from "../store/store.ts";
-import { VERSION } from "../openapi/version.ts";
+import { VERSION } from "../app/version.ts";
 import { authority } from "./output.ts";
 import { reloadApiKeys, reloadTls } from "./reload.ts";
 
