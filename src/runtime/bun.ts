@@ -2,25 +2,19 @@
  * The Bun adapter: `Bun.serve` and process signals. Its drain is `Drain`'s (./process.ts); Bun
  * closes the connection after an answer that says `Connection: close`.
  *
- * With TLS, the pair is given once at start. Bun 1.4.5's `server.reload({ tls })` accepts a new
- * pair and silently keeps serving the old one (checked against a live server; oven-sh/bun#43815),
- * and the other way out, a second listener on the same port with `reusePort`, closes the old
- * server's idle keep-alive connections when it stops. So no `replaceTls`: a restart is needed.
+ * With TLS, the pair is given once: Bun 1.4.5's `server.reload({ tls })` silently keeps the old
+ * pair (oven-sh/bun#43815), and a second listener with `reusePort` closes the old server's idle
+ * connections when it stops. So no `replaceTls`.
  *
- * Pipelining: Bun 1.4.5's `Bun.serve` closes a connection, sending nothing, when a request
- * arrives while the answer before it still waits for a later turn of the event loop (a create's
- * fsync, a PostgreSQL query); the waiting handler runs on, so the pet is made. Answers completed
- * within the handler's microtasks are written in time, which is why reads from memory pipeline
- * fine. No way of reading the body or building the answer avoids it (scripts/repro/
- * bun_pipelining.ts), and Bun's node:http, which answers in order, serves reads about a quarter
- * slower: see docs/operations.md, "Pipelining", and test/service/pipelining.test.ts.
+ * Pipelining: Bun 1.4.5 closes a connection, sending nothing, when a request arrives while the
+ * answer before it waits for a later turn of the event loop (a create's fsync, a query); the
+ * handler runs on, so the pet is made (scripts/repro/bun_pipelining.ts; docs/operations.md,
+ * "Pipelining").
  *
- * The path as sent: Bun's `request.url` is its URL parser's result, in which a `\` has become a
- * `/` and `..` segments are already applied, so `GET /v1\pets` would read as `/v1/pets`. Bun's
- * router, though, matches the path as sent: one route per depth (`/:s1`, `/:s1/:s2`, … up to
- * `MAX_PATH_SEGMENTS`), whose params are its segments as sent (percent-decoded), lets the adapter see a
- * backslash; a path that matches none has an empty segment or too many, and goes to `fetch`. Both
- * are the paths `splitUrl` finds unroutable on Deno and Node (http/url.ts), and are marked so.
+ * The path as sent: Bun's `request.url` has read `\` as `/` and applied `..`. Its router matches
+ * the path as sent: one route per depth up to `MAX_PATH_SEGMENTS`, whose params are the segments
+ * (percent-decoded), shows a backslash; a path that matches none has an empty segment or too
+ * many. Both are what `splitUrl` finds unroutable on Deno and Node (http/url.ts).
  */
 import {
   type AppRequest,

@@ -1,35 +1,20 @@
 /**
  * The Deno adapter: `Deno.serve` and `Deno.addSignalListener`.
  *
- * An answer given before the request body was read to its end (401, 413) keeps the connection
- * when the whole request fits in about 500 bytes; past that it goes out whole and with
- * `Connection: close`, but Deno (2.9) then reads and drops the rest of the body for as long
- * as the client sends it, and `Deno.serve` offers no way to bound that: no handle on a connection,
- * no timeouts, and cancelling `request.body` or answering `Connection: close` changes nothing. So
- * a client that streams without end keeps its connection (and costs the reading) until it stops;
- * Node closes it 2 s after the answer (./node/unread_body.ts), Bun after about 12 s.
- *
- * For the same reason shutdown cannot close a connection that is still sending: `shutdown()`
- * closes idle connections and waits for the others, so it is awaited only until the grace period
- * ends; the process then exits, which closes whatever is left.
+ * An answer given before the request body was read (401, 413) to a request over about 500 bytes
+ * goes out with `Connection: close`, but Deno 2.9 then reads and drops the rest of the body for as
+ * long as the client sends it, and `Deno.serve` offers no way to bound that (no handle on a
+ * connection, no timeouts). For the same reason shutdown cannot close a connection that is still
+ * sending: `shutdown()` is awaited only until the grace period ends, and the exit closes the rest.
  *
  * The drain is `Drain`'s (./process.ts). Deno 2.9 sends its `Connection: close` on HTTP/1.1 but
  * keeps the connection open (the client, told, closes it); `shutdown()` then sends HTTP/2
- * connections a GOAWAY (Deno drops a `Connection` header there).
+ * connections a GOAWAY. `Deno.serve` takes the TLS pair once: no `replaceTls`.
  *
- * With TLS, `Deno.serve` takes the PEM pair once: it has no way to swap it while serving, so a
- * renewed certificate needs a restart (no `replaceTls`).
- *
- * br bodies are compressed with brotli-wasm, not Deno's own brotli: every brotli Deno 2.9 offers
- * (node:zlib, sync or not, and `CompressionStream("brotli")`) keeps about 4–8 KB of resident
- * memory per call that no GC gives back, hundreds of MiB over a day's requests (docs/caching.md,
- * "Memory"). The WebAssembly one gives the same bytes, within a bounded memory.
- *
- * The service's lines go out through `Deno.stdout.write`, not node:process's stdout: Deno 2.9's
- * `process.stdout.write` is a synchronous write, which holds up every request while the pipe is
- * full (a log shipper that stopped reading), and throws on EPIPE or ENOSPC. `Deno.stdout.write`
- * runs on a thread of its own and waits there; it may take part of the bytes (a pipe opened
- * non-blocking by another process), so the rest is written in turn.
+ * br bodies are compressed with brotli-wasm: every brotli Deno 2.9 offers keeps resident memory
+ * per call that no GC gives back (docs/caching.md, "Memory"). Lines go out through
+ * `Deno.stdout.write`, not node:process's stdout, whose write in Deno 2.9 is synchronous (a full
+ * pipe holds up every request) and throws on EPIPE or ENOSPC.
  */
 import type { OutputStream, RunningServer, RuntimeAdapter, ServeOptions } from "./contract.ts";
 import { Drain } from "./process.ts";
@@ -134,20 +119,12 @@ function serve(options: ServeOptions): Promise<RunningServer> {
 
 /**
  * `request`, or when its Host header would make Deno's `request.url` name another path, a copy
- * whose URL holds the request target's path and query under `localhost`.
- *
- * For an origin-form target Deno makes the URL scheme + `://` + Host + target (a missing or
- * empty Host becomes `localhost:PORT`), the Host as sent, so `Host: x/v1/pets?` on `GET /healthz`
- * reads as `http://x/v1/pets?/healthz`. An absolute-form target (RFC 9112 §3.2.2) is the URL
- * itself, whatever the Host. So when the Host holds a character that ends an authority and the
- * URL starts with scheme + Host + `/`, the target is what follows the Host. Deno's URL reads the
- * Host's bytes as UTF-8, `headers.get` as Latin-1; bytes that are not UTF-8 make Deno use
- * `localhost:PORT` instead (probed on Deno 2.9.5).
- *
- * One case cannot be told apart: an absolute-form target that starts with scheme + the Host
- * itself (`GET http://x/v1/pets` with `Host: x/v1` gives the same URL as `GET /pets` with that
- * Host). It is read as the origin-form request, a legitimate client sends neither such a Host
- * nor such a pair, and the path read is then a tail of the target's path.
+ * whose URL holds the request target's path and query under `localhost`. For an origin-form
+ * target Deno makes the URL scheme + `://` + Host as sent + target, so `Host: x/v1/pets?` on
+ * `GET /healthz` reads as `http://x/v1/pets?/healthz`; Deno reads the Host's bytes as UTF-8 there,
+ * `headers.get` as Latin-1. One case cannot be told apart: an absolute-form target that starts
+ * with scheme + the Host (`GET http://x/v1/pets` with `Host: x/v1`) is read as origin-form; no
+ * legitimate client sends such a pair.
  */
 function withTargetUrl(request: Request): Request {
   const host = request.headers.get("host");
