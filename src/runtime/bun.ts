@@ -83,10 +83,8 @@ export const bunRuntime: RuntimeAdapter = {
       hostname: options.host,
       ...(options.tls && { tls: { cert: options.tls.cert, key: options.tls.key } }),
       // Bun answers a body over its own limit with a bare 413 before the app sees the request,
-      // even one without a key (which must get 401). Infinity is its "no limit" (it saturates to
-      // the largest int64). Memory stays bounded all the same: the app stops reading at
-      // MAX_BODY_BYTES, and Bun discards the unread rest of a body instead of buffering it
-      // (200 MB streamed at a 401 or a 413: RSS grew by about 2 MiB).
+      // even one without a key (which must get 401); Infinity is its "no limit". Memory stays
+      // bounded: the app stops reading at MAX_BODY_BYTES, and Bun discards the unread rest.
       maxRequestBodySize: Number.POSITIVE_INFINITY,
       routes: segmentRoutes(handle),
       // Matched by no route: an empty segment (`//`, a trailing `/`, the root) or too many.
