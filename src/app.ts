@@ -63,7 +63,6 @@ export interface AppOptions {
   readonly loadWaitMs?: number;
 }
 
-/** Creates the service's handler. */
 export function createApp(options: AppOptions): App {
   const { config, keys, log } = options;
   const { basePath } = config;

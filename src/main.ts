@@ -8,7 +8,7 @@ import { runHealthcheck } from "./commands/healthcheck.ts";
 import { runOpenapi } from "./commands/openapi.ts";
 import { runServe } from "./commands/serve.ts";
 import { ConfigError, SETTINGS } from "./config/settings.ts";
-import { VERSION } from "./openapi/version.ts";
+import { VERSION } from "./app/version.ts";
 
 interface Command {
   readonly help: string;

@@ -127,7 +127,6 @@ export class Lifecycle {
     return Promise.race([this.#loaded, waited]).finally(() => clearTimeout(timer));
   }
 
-  /** A request came in. */
   begin(): void {
     this.#inFlight++;
   }

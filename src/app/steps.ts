@@ -264,9 +264,8 @@ export function finish<R>(
     }
     headers["x-request-id"] = requestId;
     pipeline.cors?.decorate(request.headers.get("origin"), headers);
-    // RFC 9110 §9.3.2: HEAD is GET without the content; the headers stay the same,
-    // Content-Length included (§8.6). Stated here because a runtime given no body would send 0
-    // (Deno, Bun) or nothing (Node).
+    // HEAD keeps GET's Content-Length (RFC 9110 §8.6), which a runtime given no body would send
+    // as 0 (Deno, Bun) or leave out (Node).
     let body = reply.body;
     if (method === "HEAD" && body !== null) {
       const length = typeof body === "string" ? utf8.encode(body).byteLength : body.byteLength;
@@ -295,7 +294,6 @@ export function finish<R>(
 const UNKNOWN_UNDER_BASE = replyHeaders({ keyed: true });
 const UNKNOWN_OUTSIDE = replyHeaders({ keyed: false });
 
-/** Text bodies go out as UTF-8. */
 const utf8 = new TextEncoder();
 
 /** Why a path that reads as a known one was not found: it was not sent as that path. */

@@ -1,16 +1,10 @@
 /**
- * One HTTPS GET for the `healthcheck` command, by node:https (Deno, Bun and Node all have it; the
- * global `fetch` has no common way to relax certificate checks: Deno's needs a command-line flag).
- *
- * The certificate is not verified, on purpose. The probe calls an address of this machine (the
- * one the service binds), sends nothing secret (no key, no body) and reads only the status, so
- * verifying protects nothing the plain-HTTP probe protects; and it could fail for reasons that
- * say nothing about health: a certificate issued for pets.example.com does not name 127.0.0.1, a
- * chain may end at a root the probe's store lacks, and a renewed file not yet loaded (Deno, Bun
- * until restart) differs from the one served.
- *
+ * One HTTPS GET for the `healthcheck` command, by node:https (the global `fetch` has no common way
+ * to relax certificate checks). The certificate is not verified, on purpose: the probe calls this
+ * machine, sends nothing secret and reads only the status, and a check could fail for reasons
+ * that say nothing about health (a name that is not 127.0.0.1, a renewed file not yet loaded).
  * `ca` is still passed (the served certificate): without it Deno's node:https loads the system's
- * certificate store, which needs `--allow-sys=ca`, a permission `deno task start` does not grant.
+ * store, which needs `--allow-sys=ca`, a permission `deno task start` does not grant.
  */
 import { request } from "node:https";
 

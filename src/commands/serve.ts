@@ -16,7 +16,7 @@ import type { OutputStream, RunningServer, RuntimeAdapter } from "../runtime/con
 import { delay } from "../runtime/process.ts";
 import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { StoreOpenError } from "../store/store.ts";
-import { VERSION } from "../openapi/version.ts";
+import { VERSION } from "../app/version.ts";
 import { authority } from "./output.ts";
 import { reloadApiKeys, reloadTls } from "./reload.ts";
 
@@ -54,7 +54,6 @@ interface Service {
 export async function runServe(): Promise<number> {
   const config = loadConfig(process.env);
   const runtime = await detectRuntime();
-  // The service's own lines never wait on a reader, nor end the process when it is gone.
   const stderr = runtime.output("stderr");
   let loaded: LoadedKeys;
   try {
@@ -235,10 +234,9 @@ async function failToStart(stderr: OutputStream, line: string): Promise<number> 
 }
 
 /**
- * Started through an npm script (`npm start`, …), the service is npm's child: a supervisor that
- * kill -9s npm would leave it running, holding the port and the data directory's lock, so the
- * restarted service could not start. So when npm launched us, stop once npm is gone (our parent
- * pid changes), checking every 100 ms so a restart right after the kill finds us gone.
+ * Started through an npm script, the service is npm's child: a supervisor that kill -9s npm would
+ * leave it holding the port and the data directory's lock. So stop once npm is gone (our parent
+ * pid changes), checking often enough that a restart right after the kill finds us gone.
  */
 function watchLauncher(onOrphaned: (launcherPid: number) => void): void {
   if (process.env.npm_lifecycle_event === undefined) return;
@@ -248,14 +246,10 @@ function watchLauncher(onOrphaned: (launcherPid: number) => void): void {
     clearInterval(timer);
     onOrphaned(launcherPid);
   }, 100);
-  // Never keep the process alive just for this check.
   (timer as { unref?: () => void }).unref?.();
 }
 
-/**
- * The adapter for the runtime this process runs on, picked here where the server starts: the
- * others are never loaded (node:http never on Deno or Bun).
- */
+/** The adapter for the runtime this process runs on; the others are never loaded. */
 async function detectRuntime(): Promise<RuntimeAdapter> {
   if ("Deno" in globalThis) return (await import("../runtime/deno.ts")).denoRuntime;
   if ("Bun" in globalThis) return (await import("../runtime/bun.ts")).bunRuntime;

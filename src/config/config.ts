@@ -6,7 +6,6 @@
 import { ConfigError, type Environment, SETTINGS, settingsOf } from "./settings.ts";
 import { readCertificates, readTlsPair } from "./tls_pair.ts";
 
-/** The service's settings, validated. */
 export type Config = Readonly<ReturnType<typeof loadConfig>>;
 
 /** How the PostgreSQL store connects (docs/deployment.md, PostgreSQL). */

@@ -10,7 +10,6 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { HttpError } from "./errors.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
 
-/** The SHA-256 digest of a key. */
 export function keyDigest(key: string): Uint8Array {
   return createHash("sha256").update(key, "utf8").digest();
 }

@@ -53,10 +53,7 @@ function tooLarge(limit: number): HttpError {
 const DECIMAL = /^[0-9]+$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * Whether the body can be read whole in one call: a `Content-Length` of digits (checked against
- * the limit before) and no `Transfer-Encoding`, with which Content-Length would bound nothing.
- */
+/** A `Content-Length` of digits and no `Transfer-Encoding`: the body can be read in one call. */
 function readsWhole(request: AppRequest, declared: string | null): boolean {
   return declared !== null && DECIMAL.test(declared) && !request.headers.has("transfer-encoding");
 }
@@ -87,10 +84,7 @@ function byobReaderOf(body: ReadableStream<Uint8Array>): ReadableStreamBYOBReade
 
 /** The smallest buffer a body is copied into: most bodies fit it whole. */
 const FIRST_CAPACITY = 4 * 1024;
-/**
- * What a byte stream reads into, each read: Deno 2.9's own read size. Deno fails a read into a view
- * of 4 bytes or fewer, so the body buffer's remaining room is never offered directly.
- */
+/** Deno 2.9's own read size; Deno fails a read into a view of 4 bytes or fewer. */
 const READ_SIZE = 64 * 1024;
 
 /**
@@ -163,16 +157,10 @@ class GrowingBytes {
   }
 }
 
-/**
- * Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON. Every runtime
- * fails a read when the client closes, times out or sends a malformed chunked body (Deno
- * `BadResource`, Bun `AbortError`, Node `aborted`): the client's doing, but for a `TypeError` (a
- * body read twice: our bug, a 500) and our own 413.
- */
+/** Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON. */
 export function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) return Promise.reject(tooLarge(limit));
-  // One `then` for read and parse: only the read's own failure goes through `readFailed`.
   if (readsWhole(request, declared)) {
     return request.arrayBuffer().then(
       (buffer) => parseJsonBody(withinLimit(buffer, limit)),
@@ -182,7 +170,10 @@ export function readJsonBody(request: AppRequest, limit: number): Promise<JsonVa
   return readStreamed(request, limit).then(parseJsonBody, readFailed);
 }
 
-/** A failed body read is the client's doing, but for our own 413 and a `TypeError` (a bug). */
+/**
+ * A failed body read (the client closed, timed out or sent a malformed chunked body) is the
+ * client's doing, but for our own 413 and a `TypeError` (a body read twice: our bug).
+ */
 function readFailed(error: unknown): never {
   if (error instanceof HttpError || error instanceof TypeError) throw error;
   throw new ClientGoneError(error);

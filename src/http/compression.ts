@@ -20,7 +20,6 @@ const GZIP_ONCE = 9;
 /** Bodies of this many bytes or fewer are always sent as they are. */
 export const COMPRESSION_THRESHOLD = 1024;
 
-/** A content coding the service can send. */
 export type ContentCoding = "br" | "gzip" | "identity";
 
 /** node:zlib's brotli: the C library on Node and Bun. */

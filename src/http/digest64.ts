@@ -4,7 +4,6 @@
  * adversary. Its constants are part of the cursor format, so they never change.
  */
 
-/** The digest of `text`. */
 export function digest64Hex(text: string): string {
   let a = 0x243f6a88;
   let b = 0x85a308d3;

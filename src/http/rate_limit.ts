@@ -9,7 +9,6 @@ import { ERROR_MESSAGES } from "../schemas/error.ts";
 const WINDOW_MS = 60_000;
 const POLICY = '"per-key"';
 
-/** The outcome of taking one token. */
 interface RateDecision {
   readonly allowed: boolean;
   /** Whole tokens left after this request. */

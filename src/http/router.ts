@@ -29,7 +29,6 @@ export interface PathMatch<Context, Result = unknown, Options extends object = A
   readonly allow: string;
 }
 
-/** The params of a path with none. */
 export const NO_PARAMS: Record<string, string> = Object.freeze({});
 const METHOD = /^[A-Z]+$/;
 const PARAM = /^:[A-Za-z][A-Za-z0-9]*$/;

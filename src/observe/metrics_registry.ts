@@ -4,7 +4,6 @@
  * no string; the text is built at scrape time, after the `onScrape` hooks.
  */
 
-/** The content type of the text format. */
 export const EXPOSITION_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /** Metric and label names the format allows (colons are for recording rules, so none here). */

@@ -32,7 +32,6 @@ function parameter(name: string, where: "query" | "path" | "header", rest: Json)
   return { name, in: where, required: where === "path", ...rest };
 }
 
-/** `components.parameters`, by name. */
 export const PARAMETERS = {
   limit: parameter("limit", "query", {
     description:
@@ -73,7 +72,6 @@ export const PARAMETERS = {
   }),
 } satisfies Json;
 
-/** The name of a parameter under `components.parameters`. */
 export type ParameterName = keyof typeof PARAMETERS;
 
 /**
@@ -109,7 +107,6 @@ const HEADER_DESCRIPTIONS = {
     'RFC 6750: `Bearer realm="animal-store"` when no key was sent, plus `error="invalid_token"` when a key was sent but not accepted',
 };
 
-/** The name of a header under `components.headers`. */
 export type HeaderName = keyof typeof HEADER_DESCRIPTIONS;
 
 /** Headers a response may lack; the others are on every response that lists them. */
@@ -121,7 +118,6 @@ const OPTIONAL_HEADERS = [
   "ContentEncoding",
 ];
 
-/** Each header's schema and example. */
 const HEADER_SCHEMAS: Record<HeaderName, [schema: Json, example?: ExactJsonValue]> = {
   XRequestId: [{ type: "string" }, "req-4f9c1b"],
   CacheControl: [{ type: "string", enum: [AUTHENTICATED_CACHE_CONTROL] }],
@@ -156,7 +152,6 @@ const HEADER_SCHEMAS: Record<HeaderName, [schema: Json, example?: ExactJsonValue
   ],
 };
 
-/** `components.headers`, by name. */
 export const HEADERS: Json = Object.fromEntries(
   Object.entries(HEADER_SCHEMAS).map(([name, [schema, example]]) => [name, {
     description: HEADER_DESCRIPTIONS[name as HeaderName],

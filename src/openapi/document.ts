@@ -6,7 +6,7 @@
 import { DEPRECATED_AT, SUNSET_AT, SUNSET_VALUE } from "../http/deprecation.ts";
 import { ErrorBody, type ErrorCode } from "../schemas/error.ts";
 import { NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
-import { VERSION } from "./version.ts";
+import { VERSION } from "../app/version.ts";
 import {
   errorResponses,
   type HeaderName,

@@ -1,45 +1,28 @@
 /**
- * The Bun adapter: `Bun.serve` and process signals.
+ * The Bun adapter: `Bun.serve` and process signals. Its drain is `Drain`'s (./process.ts); Bun
+ * closes the connection after an answer that says `Connection: close`.
  *
- * With TLS, the pair is given once at start. Bun 1.4.5's `server.reload({ tls })` accepts a new
- * pair and silently keeps serving the old one (checked against a live server; oven-sh/bun#43815),
- * and the other way out, a second listener on the same port with `reusePort`, closes the old
- * server's idle keep-alive connections when it stops. So no `replaceTls`: a restart is needed.
+ * With TLS, the pair is given once: Bun 1.4.5's `server.reload({ tls })` silently keeps the old
+ * pair (oven-sh/bun#43815), and a second listener with `reusePort` closes the old server's idle
+ * connections when it stops. So no `replaceTls`.
  *
- * Pipelining: Bun 1.4.5's `Bun.serve` closes a connection, sending nothing, when a request
- * arrives while the answer before it still waits for a later turn of the event loop (a create's
- * fsync, a PostgreSQL query); the waiting handler runs on, so the pet is made. Answers completed
- * within the handler's microtasks are written in time, which is why reads from memory pipeline
- * fine. No way of reading the body or building the answer avoids it (scripts/repro/
- * bun_pipelining.ts), and Bun's node:http, which answers in order, serves reads about a quarter
- * slower: see docs/operations.md, "Pipelining", and test/service/pipelining.test.ts.
+ * Pipelining: Bun 1.4.5 closes a connection, sending nothing, when a request arrives while the
+ * answer before it waits for a later turn of the event loop (a create's fsync, a query); the
+ * handler runs on, so the pet is made (scripts/repro/bun_pipelining.ts; docs/operations.md,
+ * "Pipelining").
  *
- * A drain (docs/operations.md, "Stopping behind a proxy"): `stop()` closes the listener and every
- * idle keep-alive connection in one move, and a connection in a busy proxy pool is idle only
- * between two requests, so the proxy's next request would meet the close. So the drain first
- * answers with `Connection: close` for `IDLE_QUIET_MS` (Bun then closes the connection after the
- * answer), and only then calls `stop()`, which closes what stayed idle all along. The listener
- * thus stays open for the quiet period; connections opened then are served the same way. For the
- * last `HOLD_BEFORE_CLOSE_MS` of it, new requests are held until `stop()` is called (see there),
- * so none waits unseen in a queue it empties.
- *
- * The path as sent: Bun's `request.url` is its URL parser's result, in which a `\` has become a
- * `/` and `..` segments are already applied, so `GET /v1\pets` would read as `/v1/pets`. Bun's
- * router, though, matches the path as sent: one route per depth (`/:s1`, `/:s1/:s2`, … up to
- * `MAX_PATH_SEGMENTS`), whose params are its segments as sent (percent-decoded), lets the adapter see a
- * backslash; a path that matches none has an empty segment or too many, and goes to `fetch`. Both
- * are the paths `splitUrl` finds unroutable on Deno and Node (http/url.ts), and are marked so.
+ * The path as sent: Bun's `request.url` has read `\` as `/` and applied `..`. Its router matches
+ * the path as sent: one route per depth up to `MAX_PATH_SEGMENTS`, whose params are the segments
+ * (percent-decoded), shows a backslash; a path that matches none has an empty segment or too
+ * many. Both are what `splitUrl` finds unroutable on Deno and Node (http/url.ts).
  */
-import { type Respond, webResponse } from "./contract.ts";
-import type { AppRequest } from "./contract.ts";
 import {
-  HOLD_BEFORE_CLOSE_MS,
-  IDLE_QUIET_MS,
+  type AppRequest,
   MAX_PATH_SEGMENTS,
   type RuntimeAdapter,
   type ServeOptions,
 } from "./contract.ts";
-import { delay, onProcessSignal, processOutput } from "./process.ts";
+import { Drain, onProcessSignal, processOutput } from "./process.ts";
 
 interface BunServer {
   readonly port: number;
@@ -84,32 +67,24 @@ export const bunRuntime: RuntimeAdapter = {
   name: "bun",
   version: Bun.version,
   serve(options: ServeOptions) {
-    let draining = false;
-    // Set for HOLD_BEFORE_CLOSE_MS before stop(): new requests wait for it.
-    let held: Promise<void> | undefined;
-    // From the drain on, each answer closes its connection: checked when the answer is made, so a
-    // request in flight at the signal is answered that way too.
-    const respond: Respond<Response> = (reply) => {
-      if (draining) reply.headers.connection = "close";
-      return webResponse(reply);
-    };
+    const drain = new Drain();
     const handle = (request: Request, unroutable: boolean) => {
       // Marked on the request itself (Bun takes the property): the app reads it as an AppRequest.
       if (unroutable) {
         (request as { -readonly [K in keyof AppRequest]?: AppRequest[K] }).unroutable = true;
       }
-      if (held !== undefined) return held.then(() => options.handle(request, respond));
-      return options.handle(request, respond);
+      if (drain.held !== undefined) {
+        return drain.held.then(() => options.handle(request, drain.respond));
+      }
+      return options.handle(request, drain.respond);
     };
     const server = Bun.serve({
       port: options.port,
       hostname: options.host,
       ...(options.tls && { tls: { cert: options.tls.cert, key: options.tls.key } }),
       // Bun answers a body over its own limit with a bare 413 before the app sees the request,
-      // even one without a key (which must get 401). Infinity is its "no limit" (it saturates to
-      // the largest int64). Memory stays bounded all the same: the app stops reading at
-      // MAX_BODY_BYTES, and Bun discards the unread rest of a body instead of buffering it
-      // (200 MB streamed at a 401 or a 413: RSS grew by about 2 MiB).
+      // even one without a key (which must get 401); Infinity is its "no limit". Memory stays
+      // bounded: the app stops reading at MAX_BODY_BYTES, and Bun discards the unread rest.
       maxRequestBodySize: Number.POSITIVE_INFINITY,
       routes: segmentRoutes(handle),
       // Matched by no route: an empty segment (`//`, a trailing `/`, the root) or too many.
@@ -121,17 +96,7 @@ export const bunRuntime: RuntimeAdapter = {
       // stop() stops listening, closes idle connections and resolves once requests in flight are
       // answered; stop(true) closes every connection still open.
       shutdown: async (graceMs: number) => {
-        draining = true;
-        const deadline = delay(graceMs).then(() => false);
-        const quietMs = Math.min(IDLE_QUIET_MS - HOLD_BEFORE_CLOSE_MS, graceMs);
-        await Promise.race([delay(quietMs), deadline]);
-        let release!: () => void;
-        held = new Promise<void>((resolve) => release = resolve);
-        await Promise.race([delay(Math.min(HOLD_BEFORE_CLOSE_MS, graceMs)), deadline]);
-        const graceful = server.stop().then(() => true);
-        release();
-        held = undefined;
-        if (!await Promise.race([graceful, deadline])) await server.stop(true);
+        if (!await drain.stopAfter(graceMs, () => server.stop())) await server.stop(true);
       },
     });
   },

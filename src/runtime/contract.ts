@@ -40,7 +40,6 @@ export interface Reply {
 /** Makes a runtime's response of the request's whole reply (every header included). */
 export type Respond<R> = (reply: Reply) => R;
 
-/** The reply as a web `Response`. */
 export function webResponse(reply: Reply): Response {
   return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }
@@ -88,12 +87,10 @@ export interface RunningServer {
   /** The port actually bound (differs from the requested one when that was 0). */
   readonly port: number;
   /**
-   * Drains: from now on every answer carries `Connection: close` (on HTTP/2 the connection gets a
-   * GOAWAY) and its connection closes after it; the listener closes, so new connections are
-   * refused; a keep-alive connection that stays idle for `IDLE_QUIET_MS` is closed, never one
-   * that just fell idle between two requests. Requests in flight get up to `graceMs` to finish,
-   * then every connection still open is closed (a trickled header or body, a client that never
-   * reads). Resolves within about `graceMs`, whatever clients do.
+   * Drains: every answer from now on carries `Connection: close` (HTTP/2: a GOAWAY); the listener
+   * closes; a connection idle for `IDLE_QUIET_MS` is closed, never one that just fell idle.
+   * Requests in flight get up to `graceMs`, then every connection is closed. Resolves within
+   * about `graceMs`, whatever clients do.
    */
   shutdown(graceMs: number): Promise<void>;
   /**
@@ -106,19 +103,16 @@ export interface RunningServer {
 
 /**
  * How long a drain lets a keep-alive connection stay idle before closing it (at most 1 s, as
- * docs/operations.md promises). A connection in a busy proxy pool carries its next request well
- * within it, gets `Connection: close` and is retired by the proxy; one closed the instant it fell
- * idle could meet the request the proxy was sending on it, which the proxy then reports as lost.
+ * docs/operations.md promises): one closed the instant it fell idle could meet the request a
+ * proxy was sending on it, which the proxy then reports as lost.
  */
 export const IDLE_QUIET_MS = 500;
 
 /**
- * Deno's and Bun's servers close the listener and every connection that is not serving a request
- * in one move, so a request the runtime has accepted but not yet handed to the app (it waits in
- * the kernel's or the runtime's queue while the event loop is busy) is reset, unanswered. For
- * this long before that move, their adapters hold each new request until the move is made
- * instead of handling it: the event loop goes idle, so whatever arrives is accepted and handed
- * over at once, and a held request keeps its connection busy, so it is answered after the move.
+ * Deno's and Bun's stop resets a request accepted but not yet handed to the app (queued while the
+ * event loop is busy). For this long before it, their adapters hold new requests instead: the
+ * loop goes idle, so whatever arrives is handed over, and a held request keeps its connection
+ * busy, so it is answered after the stop (`Drain`, ./process.ts).
  */
 export const HOLD_BEFORE_CLOSE_MS = 100;
 

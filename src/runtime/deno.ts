@@ -1,52 +1,23 @@
 /**
  * The Deno adapter: `Deno.serve` and `Deno.addSignalListener`.
  *
- * An answer given before the request body was read to its end (401, 413) keeps the connection
- * when the whole request fits in about 500 bytes; past that it goes out whole and with
- * `Connection: close`, but Deno (2.9) then reads and drops the rest of the body for as long
- * as the client sends it, and `Deno.serve` offers no way to bound that: no handle on a connection,
- * no timeouts, and cancelling `request.body` or answering `Connection: close` changes nothing. So
- * a client that streams without end keeps its connection (and costs the reading) until it stops;
- * Node closes it 2 s after the answer (./node/unread_body.ts), Bun after about 12 s.
+ * An answer given before the request body was read (401, 413) to a request over about 500 bytes
+ * goes out with `Connection: close`, but Deno 2.9 then reads and drops the rest of the body for as
+ * long as the client sends it, and `Deno.serve` offers no way to bound that (no handle on a
+ * connection, no timeouts). For the same reason shutdown cannot close a connection that is still
+ * sending: `shutdown()` is awaited only until the grace period ends, and the exit closes the rest.
  *
- * For the same reason shutdown cannot close a connection that is still sending: `shutdown()`
- * closes idle connections and waits for the others, so it is awaited only until the grace period
- * ends; the process then exits, which closes whatever is left.
+ * The drain is `Drain`'s (./process.ts). Deno 2.9 sends its `Connection: close` on HTTP/1.1 but
+ * keeps the connection open (the client, told, closes it); `shutdown()` then sends HTTP/2
+ * connections a GOAWAY. `Deno.serve` takes the TLS pair once: no `replaceTls`.
  *
- * A drain (docs/operations.md, "Stopping behind a proxy"): `Deno.serve`'s `shutdown()` closes the
- * listener and every idle keep-alive connection in one move, and a connection in a busy proxy pool
- * is idle only between two requests, so the proxy's next request would meet the close. So the
- * drain first answers `Connection: close` on HTTP/1.1 for `IDLE_QUIET_MS` (Deno 2.9 sends the
- * header but keeps the connection open: the client, told, closes it), then calls `shutdown()`,
- * which sends HTTP/2 connections a GOAWAY (Deno drops a `Connection` header there) and closes
- * what stayed idle all along. The listener thus stays open for the quiet period; connections
- * opened then are served the same way. For the last `HOLD_BEFORE_CLOSE_MS` of it, new requests
- * are held until `shutdown()` is called (see there), so none waits unseen in a queue it empties.
- *
- * With TLS, `Deno.serve` takes the PEM pair once: it has no way to swap it while serving, so a
- * renewed certificate needs a restart (no `replaceTls`).
- *
- * br bodies are compressed with brotli-wasm, not Deno's own brotli: every brotli Deno 2.9 offers
- * (node:zlib, sync or not, and `CompressionStream("brotli")`) keeps about 4–8 KB of resident
- * memory per call that no GC gives back, hundreds of MiB over a day's requests (docs/caching.md,
- * "Memory"). The WebAssembly one gives the same bytes, within a bounded memory.
- *
- * The service's lines go out through `Deno.stdout.write`, not node:process's stdout: Deno 2.9's
- * `process.stdout.write` is a synchronous write, which holds up every request while the pipe is
- * full (a log shipper that stopped reading), and throws on EPIPE or ENOSPC. `Deno.stdout.write`
- * runs on a thread of its own and waits there; it may take part of the bytes (a pipe opened
- * non-blocking by another process), so the rest is written in turn.
+ * br bodies are compressed with brotli-wasm: every brotli Deno 2.9 offers keeps resident memory
+ * per call that no GC gives back (docs/caching.md, "Memory"). Lines go out through
+ * `Deno.stdout.write`, not node:process's stdout, whose write in Deno 2.9 is synchronous (a full
+ * pipe holds up every request) and throws on EPIPE or ENOSPC.
  */
-import { type Respond, webResponse } from "./contract.ts";
-import type { OutputStream } from "./contract.ts";
-import {
-  HOLD_BEFORE_CLOSE_MS,
-  IDLE_QUIET_MS,
-  type RunningServer,
-  type RuntimeAdapter,
-  type ServeOptions,
-} from "./contract.ts";
-import { delay } from "./process.ts";
+import type { OutputStream, RunningServer, RuntimeAdapter, ServeOptions } from "./contract.ts";
+import { Drain } from "./process.ts";
 import { loadWasmBrotli } from "./wasm_brotli.ts";
 
 export const denoRuntime: RuntimeAdapter = {
@@ -72,41 +43,24 @@ function denoOutput(file: { write(bytes: Uint8Array): Promise<number> }): Output
   };
 }
 
-/**
- * How long after its accept loop failed the server listens again. Short enough that new
- * connections are served within a second of descriptors being free; long enough that a process
- * still out of them costs nothing noticeable (one listen and one failed accept per turn).
- */
+/** How long after its accept loop failed the server listens again: one cheap try per turn. */
 const RELISTEN_MS = 250;
 /** While accepting keeps failing, the warning is repeated at most this often. */
 const WARNING_INTERVAL_MS = 10_000;
 
 /**
- * `Deno.serve`, kept listening through a failed accept.
- *
- * When `accept` fails (EMFILE or ENFILE: the process or the system is out of file descriptors),
- * Deno 2.9's serve loop ends: it closes the listening socket (the connections waiting in its
- * backlog are reset) and rejects `finished`, which, unhandled, would end the process. The
- * connections it had accepted stay open and go on being served. So a failed loop is logged and a
- * new server listens on the same port `RELISTEN_MS` later (the listening socket takes one of the
- * descriptors the old one gave back); while the process stays out of descriptors each new loop
- * fails at its first accept, and new connections are refused in between. Nothing spins.
+ * `Deno.serve`, kept listening through a failed accept. When `accept` fails (EMFILE, ENFILE),
+ * Deno 2.9's serve loop closes the listening socket and rejects `finished`, which, unhandled,
+ * would end the process; the connections it accepted go on being served. So a failed loop is
+ * logged and a new server listens on the same port `RELISTEN_MS` later. Nothing spins.
  */
 function serve(options: ServeOptions): Promise<RunningServer> {
   return new Promise((resolve) => {
-    // Every server that served a request: one whose accept loop failed still serves its open
-    // connections, and a shutdown must give them their grace too. One that failed before serving
-    // anything is let go, so a long run out of descriptors keeps no trail of them.
+    // Every server that served a request (a failed one still serves its open connections, which
+    // a shutdown must give their grace); one that failed before serving anything is let go.
     const servers = new Set<Deno.HttpServer<Deno.NetAddr>>();
     let stopping = false;
-    // Set for HOLD_BEFORE_CLOSE_MS before shutdown(): new requests wait for it.
-    let held: Promise<void> | undefined;
-    // From the drain on, each answer tells its client to close the connection: checked when the
-    // answer is made, so a request in flight at the signal carries it too.
-    const respond: Respond<Response> = (reply) => {
-      if (stopping) reply.headers.connection = "close";
-      return webResponse(reply);
-    };
+    const drain = new Drain();
     let lastWarning = Number.NEGATIVE_INFINITY;
     const warn = (message: string) => {
       if (performance.now() - lastWarning < WARNING_INTERVAL_MS) return;
@@ -119,15 +73,14 @@ function serve(options: ServeOptions): Promise<RunningServer> {
         port,
         hostname: options.host,
         ...(options.tls === undefined ? {} : { cert: options.tls.cert, key: options.tls.key }),
-        // Deno reads request bodies as streams with no limit of its own: the app enforces ours.
         onListen: (address) => onListen(address.port),
         onError: () => new Response(null, { status: 500 }),
       }, (request) => {
         served = true;
-        if (held !== undefined) {
-          return held.then(() => options.handle(withTargetUrl(request), respond));
+        if (drain.held !== undefined) {
+          return drain.held.then(() => options.handle(withTargetUrl(request), drain.respond));
         }
-        return options.handle(withTargetUrl(request), respond);
+        return options.handle(withTargetUrl(request), drain.respond);
       });
       servers.add(server);
       server.finished.catch((error: Error) => {
@@ -151,22 +104,14 @@ function serve(options: ServeOptions): Promise<RunningServer> {
           listenAgain(port);
         }
       }, RELISTEN_MS);
-    // A failure to listen at start (port in use) rejects the promise: the executor throws.
     listen(options.port, (port) =>
       resolve({
         port,
         shutdown: async (graceMs) => {
           stopping = true;
-          const deadline = delay(graceMs);
-          const quietMs = Math.min(IDLE_QUIET_MS - HOLD_BEFORE_CLOSE_MS, graceMs);
-          await Promise.race([delay(quietMs), deadline]);
-          let release!: () => void;
-          held = new Promise<void>((resolve) => release = resolve);
-          await Promise.race([delay(Math.min(HOLD_BEFORE_CLOSE_MS, graceMs)), deadline]);
-          const all = [...servers].map((server) => server.shutdown().catch(() => {}));
-          release();
-          held = undefined;
-          await Promise.race([Promise.all(all), deadline]);
+          const all = () =>
+            Promise.all([...servers].map((server) => server.shutdown().catch(() => {})));
+          await drain.stopAfter(graceMs, all);
         },
       }));
   });
@@ -174,20 +119,12 @@ function serve(options: ServeOptions): Promise<RunningServer> {
 
 /**
  * `request`, or when its Host header would make Deno's `request.url` name another path, a copy
- * whose URL holds the request target's path and query under `localhost`.
- *
- * For an origin-form target Deno makes the URL scheme + `://` + Host + target (a missing or
- * empty Host becomes `localhost:PORT`), the Host as sent, so `Host: x/v1/pets?` on `GET /healthz`
- * reads as `http://x/v1/pets?/healthz`. An absolute-form target (RFC 9112 §3.2.2) is the URL
- * itself, whatever the Host. So when the Host holds a character that ends an authority and the
- * URL starts with scheme + Host + `/`, the target is what follows the Host. Deno's URL reads the
- * Host's bytes as UTF-8, `headers.get` as Latin-1; bytes that are not UTF-8 make Deno use
- * `localhost:PORT` instead (probed on Deno 2.9.5).
- *
- * One case cannot be told apart: an absolute-form target that starts with scheme + the Host
- * itself (`GET http://x/v1/pets` with `Host: x/v1` gives the same URL as `GET /pets` with that
- * Host). It is read as the origin-form request, a legitimate client sends neither such a Host
- * nor such a pair, and the path read is then a tail of the target's path.
+ * whose URL holds the request target's path and query under `localhost`. For an origin-form
+ * target Deno makes the URL scheme + `://` + Host as sent + target, so `Host: x/v1/pets?` on
+ * `GET /healthz` reads as `http://x/v1/pets?/healthz`; Deno reads the Host's bytes as UTF-8 there,
+ * `headers.get` as Latin-1. One case cannot be told apart: an absolute-form target that starts
+ * with scheme + the Host (`GET http://x/v1/pets` with `Host: x/v1`) is read as origin-form; no
+ * legitimate client sends such a pair.
  */
 function withTargetUrl(request: Request): Request {
   const host = request.headers.get("host");

@@ -1,20 +1,12 @@
 /**
- * The Node adapter: node:http bridged to the app's handler. The request is built lazily
- * (./node/node_request.ts); the app's reply, a status, plain headers and a body that is already
- * text or bytes, goes out with one `writeHead` and one `end`. Every throw and rejection is caught:
- * a handler error must never escape and crash the process.
+ * The Node adapter: node:http (node:https with TLS, whose `setSecureContext` swaps the
+ * certificate for new connections) bridged to the app's handler. The request is built lazily
+ * (./node/node_request.ts); the reply goes out with one `writeHead` and one `end`. Every throw and
+ * rejection is caught: a handler error must never crash the process.
  *
- * With TLS the same bridge runs on a node:https server (loaded only then), whose
- * `setSecureContext` swaps the certificate for new connections while open ones go on.
- *
- * Two limits are node:http's own, and no adapter code changes them (docs/operations.md,
- * "Pipelining" and "Memory"). Over TLS, Node (20 to 26) drops a connection that pipelines requests
- * spanning several TLS records (a thousand small GETs in one write): node:http pauses its parser
- * when answers queue up, the TLS socket goes on delivering data, and the paused parser fails with
- * HPE_PAUSED, which ends the connection after the first answer; a bare node:https server does the
- * same. And a client that pipelines and never reads is stopped only after the whole read its
- * requests came in (up to 64 KiB, about 1,500 GETs): node:http pauses the socket between reads,
- * never within one.
+ * Two limits are node:http's own (docs/operations.md, "Pipelining" and "Memory"): over TLS it
+ * drops a connection whose pipelined requests span several TLS records (HPE_PAUSED), and a client
+ * that pipelines and never reads is stopped only after the whole read its requests came in.
  */
 import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -97,14 +89,10 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
         shutdown: (graceMs: number) =>
           new Promise<void>((done) => {
             draining = true;
-            // node:http's close() also closes every idle keep-alive connection at once, and one
-            // in a busy proxy pool is idle only between two requests: the proxy's next request
-            // would meet the close. net's close() only stops accepting, and calls back once every
-            // connection has ended. Idle ones would hold it until their timeout, so those still
-            // idle after the quiet period are closed then, and later ones as they turn idle (each
-            // answer from now on closes its connection, so an idle one has been idle since the
-            // drain began); at the deadline every connection (a trickled head never reaches the
-            // handler).
+            // Not node:http's close(), which closes every idle keep-alive connection at once (one in
+            // a busy proxy pool is idle only between two requests): net's close() only stops
+            // accepting. Connections still idle after the quiet period are closed then, later ones
+            // as they turn idle, and at the deadline every connection.
             let sweep: ReturnType<typeof setInterval> | undefined;
             const quiet = setTimeout(() => {
               closeIdle();
@@ -152,9 +140,8 @@ function send(reply: Reply, outgoing: ServerResponse): void {
       outgoing.writeHead(status, headers).end(body ?? undefined);
       return;
     }
-    // The app answered without reading the whole body (401, 413, 415, ...). A small body sent
-    // with its head, as clients send one, is in hand within a moment: dropped, it leaves the
-    // connection ready for the next request, which keeps the answer on it as any other.
+    // The app answered without reading the whole body (401, 413, 415, ...); a small one is in
+    // hand within a moment, and dropped it leaves the connection ready for the next request.
     awaitSmallBody(incoming).then((arrived) => {
       if (arrived) outgoing.writeHead(status, headers).end(body ?? undefined);
       else answerAndClose(outgoing, { status, headers, body });
@@ -165,11 +152,8 @@ function send(reply: Reply, outgoing: ServerResponse): void {
 }
 
 /**
- * Answers a request whose body is still arriving, and closes its connection: it cannot carry
- * another request. With keep-alive off, node sends `Connection: close` and closes the socket once
- * the response has ended. The answer goes out now, but its end waits until the rest of the body
- * has been read and dropped (within bounds): closing with data still arriving would reset the
- * connection, and the client could lose the answer (see ./node/unread_body.ts).
+ * Answers a request whose body is still arriving, and closes its connection. The answer goes out
+ * now, but its end waits until the rest of the body has been dropped (./node/unread_body.ts).
  */
 function answerAndClose(outgoing: ServerResponse, { status, headers, body }: Reply): void {
   outgoing.shouldKeepAlive = false;

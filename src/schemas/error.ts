@@ -1,7 +1,6 @@
 /** The contract's Error body and its stable codes, for the HTTP layer and the OpenAPI document. */
 import { type Static, Type } from "typebox";
 
-/** The contract's error body. */
 export const ErrorBody = Type.Object({
   code: Type.Enum([
     "invalid_body",

@@ -7,11 +7,9 @@ import { type Static, Type } from "typebox";
 /** A pet's availability statuses, spelled only here (test/repository/layers.test.ts checks). */
 export const PET_STATUSES = ["available", "pending", "sold"] as const;
 
-/** Availability status: one of `PET_STATUSES`. */
 export const PetStatus = Type.Enum(PET_STATUSES, { description: "Availability status" });
 export type PetStatus = Static<typeof PetStatus>;
 
-/** Whether `value` is one of `PET_STATUSES`. */
 export function isPetStatus(value: unknown): value is PetStatus {
   return (PET_STATUSES as readonly unknown[]).includes(value);
 }
@@ -86,14 +84,12 @@ export const CategoryId = Type.Refine(
   () => `must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
 );
 
-/** Request body for creation. */
 export const NewPet = Type.Object(
   { name: PetName, categoryId: CategoryId, status: Type.Optional(PetStatus) },
   { additionalProperties: false },
 );
 export type NewPet = Static<typeof NewPet>;
 
-/** An animal as returned. */
 export const Pet = Type.Object(
   {
     id: Type.Integer({ format: "int64", minimum: 1, description: "Assigned by the service" }),
@@ -103,5 +99,4 @@ export const Pet = Type.Object(
 );
 export type Pet = Static<typeof Pet>;
 
-/** A JSON array of Pet. */
 export const Pets = Type.Array(Pet);

@@ -12,7 +12,6 @@ const newPetValidator = Compile(NewPet);
 /** The outcome of a check: the typed value, or what is wrong with it. */
 export type Validation<T> = { ok: true; value: T } | { ok: false; details: ErrorDetail[] };
 
-/** Checks a parsed body against NewPet. */
 export function validateNewPet(body: JsonValue): Validation<NewPet> {
   if (newPetValidator.Check(body)) {
     const { name, categoryId, status } = body as NewPet;

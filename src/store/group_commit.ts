@@ -3,17 +3,14 @@
  * next one (the file store's write and fdatasync, the PostgreSQL store's transaction). One batch
  * is committing at a time: a second one would split the same creates into twice the commits.
  *
- * After a commit, the next batch waits a moment for the callers it just answered: clients under
- * load send their next create a round trip after their answer, and a loop that took its queue at
- * once would split them into groups that take turns and never meet (docs/performance.md, "The
- * levers kept"). The wait ends when the queue holds as many creates as the last batch and the
- * queue behind it had (not the last batch's own size: two groups would still take turns), after
- * a quarter of the commit's time (at most MAX_WAIT_MS: after a stall the callers have given up),
- * or when a close begins. A quick commit's wait is shorter than a timer can be, so it is made
- * only for MIN_POPULATION creates or more, clients in a closed loop (as PostgreSQL's
- * `commit_siblings`). A wait that its timer ended (clients that pause between creates) lets the
- * next 1, 2, 4 … MAX_BATCHES_WITHOUT_WAIT batches go without one; arrivals reset the count. No
- * wait follows a failed commit: its callers seldom come back at once.
+ * After a commit, the next batch waits a moment for the callers it just answered: they send their
+ * next create a round trip later, and a loop that took its queue at once would split them into
+ * groups that take turns and never meet (docs/performance.md, "The levers kept"). The wait ends
+ * when the queue holds as many creates as the last batch and the queue behind it had, after a
+ * quarter of the commit's time (at most MAX_WAIT_MS), or when a close begins. A wait shorter than
+ * a timer can be is made only for MIN_POPULATION creates or more (as PostgreSQL's
+ * `commit_siblings`). A wait its timer ended lets the next 1, 2, 4 … MAX_BATCHES_WITHOUT_WAIT
+ * batches go without one; arrivals reset the count. No wait follows a failed commit.
  */
 
 export const WAIT_SHARE_OF_COMMIT = 1 / 4;

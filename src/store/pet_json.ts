@@ -5,7 +5,6 @@
  */
 import type { NewPet } from "../schemas/pet.ts";
 
-/** The Pet body as clients receive it. */
 export function petJson(id: number, pet: NewPet): string {
   return `{"id":${id},${newPetFields(pet)}}`;
 }

@@ -1,17 +1,17 @@
 /**
  * One version for a release (docs/releasing.md): package.json's is the one the service prints
- * (src/openapi/version.ts), the lock file's, the container image's label and the changelog's newest
+ * (src/app/version.ts), the lock file's, the container image's label and the changelog's newest
  * release.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { VERSION } from "../../src/openapi/version.ts";
+import { VERSION } from "../../src/app/version.ts";
 
 const packageVersion: string = JSON.parse(readFileSync("package.json", "utf8")).version;
 
 describe("the release version", () => {
-  it("src/openapi/version.ts and package-lock.json hold package.json's version", () => {
+  it("src/app/version.ts and package-lock.json hold package.json's version", () => {
     assert.equal(VERSION, packageVersion);
     const lock = JSON.parse(readFileSync("package-lock.json", "utf8"));
     assert.equal(lock.version, packageVersion);

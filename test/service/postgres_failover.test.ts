@@ -192,8 +192,8 @@ describe(
         const { id } = await first.json();
         assert.equal(pair.sql(pair.primaryPort, `SELECT name FROM pets WHERE id = ${id}`), "first");
         assert.equal(await metric(service, "animal_store_database_synchronous_standbys"), 1);
-      // The standby was passed over: never written to, so never given up as lost.
-      assert.deepEqual(logLines(service, "warn", "Database connection lost"), []);
+        // The standby was passed over: never written to, so never given up as lost.
+        assert.deepEqual(logLines(service, "warn", "Database connection lost"), []);
 
         const load = runCreators(service);
         let backAfter: number;

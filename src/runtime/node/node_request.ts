@@ -1,8 +1,7 @@
 /**
- * The request the app reads (`AppRequest`), built lazily from a node:http request: the method and
- * URL at once, headers read from node's own object when asked, the body only when the app reads
- * it. A full WHATWG Request (every header copied into a `Headers`, the body wrapped in a web
- * stream) would cost more than the rest of a typical request (docs/performance.md, "Node adapter").
+ * The request the app reads (`AppRequest`), built lazily from a node:http request: a full WHATWG
+ * Request (every header copied, the body wrapped in a web stream) would cost more than the rest of
+ * a typical request (docs/performance.md, "The levers kept").
  */
 import type { IncomingMessage } from "node:http";
 import type { AppRequest } from "../contract.ts";
@@ -38,7 +37,6 @@ class NodeHeaders {
   private joined(lower: string): string | undefined {
     let values: string[] | undefined;
     let first: string | undefined;
-    // rawHeaders: name, value, name, value, … as received (names in the sender's case).
     for (let at = 0; at < this.rawPairs.length; at += 2) {
       const rawName = this.rawPairs[at];
       if (rawName.length !== lower.length || rawName.toLowerCase() !== lower) continue;
@@ -76,7 +74,6 @@ export class NodeRequest implements AppRequest {
     this.headers = new NodeHeaders(incoming.headers, incoming.rawHeaders);
   }
 
-  /** The request body as a web stream; null for GET and HEAD. */
   get body(): ReadableStream<Uint8Array> | null {
     if (this.#body === undefined) {
       const hasBody = this.method !== "GET" && this.method !== "HEAD";
@@ -112,13 +109,9 @@ export class NodeRequest implements AppRequest {
 }
 
 /**
- * The body as a web stream that reads `incoming` one chunk per `read()` of the consumer.
- *
- * Not `Readable.toWeb(incoming)`, which on Node 20 starts reading as soon as it is created (up to
- * 16 KB ahead of the consumer) and copies every chunk. Here nothing is read until the app asks
- * (`highWaterMark: 0`), and a chunk is handed over as it came: the HTTP parser gives each body
- * chunk its own buffer, and a Buffer is a Uint8Array. End, errors and a client abort (a premature
- * close) come through node's async iterator of `incoming`.
+ * The body as a web stream that reads `incoming` one chunk per `read()` of the consumer. Not
+ * `Readable.toWeb(incoming)`, which on Node 20 reads up to 16 KB ahead of the consumer and copies
+ * every chunk; each chunk here is node's own buffer.
  */
 function bodyStream(incoming: IncomingMessage): ReadableStream<Uint8Array> {
   let chunks: AsyncIterator<Uint8Array> | undefined;
@@ -131,10 +124,8 @@ function bodyStream(incoming: IncomingMessage): ReadableStream<Uint8Array> {
       else controller.enqueue(next.value);
     },
     async cancel() {
-      // The 413 path: the app stops reading. Ending the iterator only detaches it; `incoming`
-      // stays open so that the adapter can drop the rest of the body after the answer instead of
-      // closing a connection with unread data on it (see ./unread_body.ts). Destroying it here
-      // would stop the socket being read, and destroying the socket would lose the answer.
+      // The 413 path: `incoming` stays open so that the adapter can drop the rest of the body
+      // after the answer (./unread_body.ts); destroying it would lose the answer.
       await chunks?.return?.();
     },
   }, { highWaterMark: 0 });

@@ -1,36 +1,22 @@
 /**
- * What happens to the part of a request body the app did not read (it answered 401 or 413
- * early). Node closes such a connection as soon as the answer has been written, and closing a
- * socket while request data is still arriving makes the kernel send a reset, which can reach the
- * client before it has read the answer: the client then sees a reset connection, not the answer
- * (RFC 9112 §9.6). So the close waits, as nginx's lingering close does: the rest of the body is
- * read and dropped, and the connection closes as soon as the body has all arrived or the client
- * has gone, and at the latest `LINGER_MS` after the answer. Past `DISCARD_MAX_BYTES` reading
- * stops (the client is held by TCP flow control) so a fast client costs no CPU for the remaining
- * time. Nothing is kept in memory, and a client streaming without end, with a key or without,
- * holds the connection for at most `LINGER_MS`.
- *
- * Before that, a small body gets a moment to arrive whole (`awaitSmallBody`): clients send a
- * small body with its head, so it is usually in hand already, and once it is dropped the
- * connection can carry the next request and the answer need not close it.
+ * The part of a request body the app did not read (it answered 401 or 413 early). Closing a
+ * socket while request data still arrives makes the kernel send a reset, which can reach the
+ * client before it read the answer (RFC 9112 §9.6). So, as nginx's lingering close, the rest is
+ * read and dropped, and the connection closes once it has all arrived or the client has gone, at
+ * the latest `LINGER_MS` after the answer; past `DISCARD_MAX_BYTES` reading stops (TCP flow
+ * control holds the client). Before that, a small body gets a moment to arrive whole
+ * (`awaitSmallBody`), so the connection can carry the next request.
  */
 import type { IncomingMessage } from "node:http";
 
 /** At most this much of an unread body is read and dropped (a fast client sends it in ms). */
 const DISCARD_MAX_BYTES = 4 * 1024 * 1024;
-/**
- * The connection closes at the latest this long after the answer: time for a client that is
- * still sending to have read it. Only then can a reset (from the data left unread) lose nothing.
- */
+/** Time for a client that is still sending to have read the answer before a reset. */
 const LINGER_MS = 2_000;
 
 /** A body announced this small (or chunked, up to this much) gets a moment to arrive whole. */
 const SMALL_BODY_BYTES = 16 * 1024;
-/**
- * How long a small body may take to arrive before the answer goes out with `Connection: close`:
- * one sent with its head arrives in the same read, or the next; a slower one delays the answer
- * only this long.
- */
+/** How long a small body may take to arrive before the answer goes out with `Connection: close`. */
 const SMALL_BODY_WAIT_MS = 50;
 
 /**
@@ -79,8 +65,7 @@ export function discardUnreadBody(incoming: IncomingMessage): Promise<void> {
     const onData = (chunk: Uint8Array) => {
       discarded += chunk.byteLength;
       if (discarded <= DISCARD_MAX_BYTES) return;
-      // Enough: stop reading, but do not close before the client has had time to read the
-      // answer (closing now would reset the connection with the client's data still arriving).
+      // Enough: stop reading, but do not close before the client has had time to read the answer.
       incoming.off("data", onData);
       incoming.pause();
     };

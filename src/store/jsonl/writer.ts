@@ -1,22 +1,19 @@
 /**
- * The single writer of the data file (group_commit.ts drains its queue): each batch is encoded by
- * the store in queue order (file order), written with one write and one fdatasync, and reported
- * durable (`onDurable`) before the store publishes it and answers its callers, so nothing a reader
- * sees can be lost. One batch at a time, so the file never has a hole.
+ * The single writer of the data file (group_commit.ts drains its queue): each batch, encoded by
+ * the store in queue order, goes out in one write and one fdatasync and is reported durable
+ * (`onDurable`) before the store publishes it, so nothing a reader sees can be lost. One batch at
+ * a time, so the file never has a hole.
  *
- * Failure rules (ENOSPC, EIO, …):
- * 1. every caller of the failed batch is answered `unavailable` only once the file is truncated
- *    back to the last durable batch and that truncation fdatasync'd: a caller told "nothing was
- *    saved" never finds its pet after a crash;
- * 2. the ids of a failed batch are never handed out again (they may have been on disk): the store
- *    moves its id counter past a batch when it encodes it;
- * 3. creates queued behind it are tried normally, so the store recovers once space returns.
+ * Failure rules (ENOSPC, EIO, …): 1. the callers of a failed batch are answered `unavailable` only
+ * once the file is cut back to the last durable batch and that cut fdatasync'd, so a caller told
+ * "nothing was saved" never finds its pet after a crash; 2. a failed batch's ids are never handed
+ * out again (they may be on disk); 3. creates queued behind it are tried normally, so the store
+ * recovers once space returns.
  *
  * Fail-stop rules, when the writer cannot know what the file holds (as PostgreSQL panics after a
  * failed fsync): the cut-back fails, `checkFile` says the path no longer holds the file written,
  * or a bug of ours throws after a sync. The batch's callers are told the outcome is unknown and
- * every later create is refused until a restart, whose replay keeps each whole line (with its
- * idempotency key) and cuts a torn one.
+ * every later create is refused until a restart, whose replay keeps each whole line.
  */
 import { type Committed, GroupCommit } from "../group_commit.ts";
 import { errorCodeOf } from "../../observe/error_code.ts";

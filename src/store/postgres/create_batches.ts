@@ -4,21 +4,18 @@
  * that is a transaction by itself (TAKE_IDS_AND_INSERT): one round trip where BEGIN, the counter,
  * the insert and COMMIT took four.
  *
- * Why ids come from a counter row and not a sequence. Walking the pages (`WHERE id > $cursor`)
- * must return every pet exactly once while pets are being made. A sequence hands out ids in call
- * order but transactions commit in any order: A takes 7, B takes 8 and commits first, a reader
- * pages past 8, and A's 7 lies behind its cursor for ever. Here each batch takes its ids by
- * updating `pet_id_counter`, whose row lock is held until its transaction commits (and is
- * visible: PostgreSQL makes a commit visible before it releases the locks), so ids become visible
- * in increasing order. A batch that rolls back rolls its ids back too: no one saw them.
+ * Ids come from a counter row, not a sequence: paging (`WHERE id > $cursor`) must see every pet
+ * once while pets are made, and with a sequence A takes 7, B takes 8 and commits first, a reader
+ * pages past 8, and A's 7 lies behind its cursor for ever. The counter row's lock is held until
+ * its transaction commits (and is visible: PostgreSQL makes a commit visible before it releases
+ * the locks), so ids become visible in increasing order; a rollback takes its ids back unseen.
  *
  * One batch in flight per instance: a second one waiting for the counter would hide a round trip
  * but halve the batches, costing more CPU per create here and at the database.
  *
- * Idempotency-Key across instances: each batch takes `pg_try_advisory_xact_lock(hash(scope, key))`
- * for its keys, which fails at once (→ 409) while another open transaction holds it; holding it,
- * the batch looks the key up (a committed key replays its pet, or is 422 for another body). The
- * unique index on (scope, key) is the last line of defence.
+ * Idempotency-Key across instances: `pg_try_advisory_xact_lock(hash(scope, key))` fails at once
+ * (409) while another transaction holds the key; holding it, the batch looks the key up (replay,
+ * or 422). The unique index on (scope, key) is the last line of defence.
  *
  * Deadlines: a create still queued when its deadline (database.ts) passes leaves the queue unsaved
  * (503); a batch's transaction has the deadline of its oldest create. A transaction cut off before

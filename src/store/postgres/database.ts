@@ -52,7 +52,6 @@ interface DatabaseOptions {
 
 export class Database implements Queryable {
   #pool: pg.Pool;
-  #poolConfig: pg.PoolConfig;
   readonly #deadlineMs: number | undefined;
   readonly #onIdleLost: (error: unknown) => void;
   readonly #checkConnection: ((connection: Queryable) => Promise<void>) | undefined;
@@ -64,19 +63,12 @@ export class Database implements Queryable {
     this.#deadlineMs = options.deadlineMs;
     this.#onIdleLost = options.onIdleConnectionLost ?? (() => {});
     this.#checkConnection = options.checkConnection;
-    this.#poolConfig = options.pool;
     this.#pool = this.#newPool(options.pool);
-  }
-
-  /** It may hold a password. */
-  get connectionString(): string | undefined {
-    return this.#poolConfig.connectionString;
   }
 
   /** Connections go to another host from now on; the old pool closes as its connections return. */
   switchTo(pool: pg.PoolConfig): void {
     const old = this.#pool;
-    this.#poolConfig = pool;
     this.#pool = this.#newPool(pool);
     old.end().catch(() => {});
   }

@@ -284,17 +284,13 @@ class PostgresStore implements PetStore {
   /** By keyset, never OFFSET; one row more tells `hasMore`. */
   async listJson(query: PageQuery): Promise<PetPageJson> {
     const { status, afterId, limit } = query;
+    const filter = status === undefined ? "" : "status = $3 AND ";
     const rows = await this.#read(() =>
-      status === undefined
-        ? this.#db!.query<PetRow>(
-          "SELECT id, name, category_id, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2",
-          [afterId, limit + 1],
-        )
-        : this.#db!.query<PetRow>(
-          `SELECT id, name, category_id, status FROM pets
-           WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
-          [status, afterId, limit + 1],
-        )
+      this.#db!.query<PetRow>(
+        `SELECT id, name, category_id, status FROM pets
+         WHERE ${filter}id > $1 ORDER BY id LIMIT $2`,
+        status === undefined ? [afterId, limit + 1] : [afterId, limit + 1, status],
+      )
     );
     return joinPageJson(rows.slice(0, limit).map(storedPetOf), rows.length > limit);
   }

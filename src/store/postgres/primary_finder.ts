@@ -91,10 +91,6 @@ export class PrimaryFinder {
     this.#deadlineMs = timeout === 0 ? CONNECT_TIMEOUT_MS : timeout + DEADLINE_MARGIN_MS;
   }
 
-  get hosts(): readonly DatabaseHost[] {
-    return this.#hosts.map(({ host }) => host);
-  }
-
   /** The first primary in the URL's order, as soon as every host before it has answered. */
   find(): Promise<{ primary?: FoundPrimary; answers: HostAnswer[] }> {
     const answers: (HostAnswer | undefined)[] = this.#hosts.map(() => undefined);

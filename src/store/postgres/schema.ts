@@ -24,7 +24,7 @@ const MIGRATIONS = [
          CHECK ((idempotency_key IS NULL) = (idempotency_scope IS NULL)
             AND (idempotency_key IS NULL) = (idempotency_digest IS NULL))
        )`,
-      // Filtered pages walk this index: WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3.
+      // Filtered pages walk this index: WHERE status = $3 AND id > $1 ORDER BY id LIMIT $2.
       `CREATE INDEX pets_status_id ON pets (status, id)`,
       // A key is kept with the pet it made (docs/api.md: keys survive restarts); one pet per key.
       `CREATE UNIQUE INDEX pets_idempotency ON pets (idempotency_scope, idempotency_key)
