@@ -6,11 +6,13 @@
  * keys file and the TLS pair.
  */
 import process from "node:process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type App, createApp } from "../app.ts";
 import { KeyFileError, loadApiKeys, type LoadedKeys } from "../config/api_keys.ts";
 import { type Config, loadConfig } from "../config/config.ts";
 import { certificateDateWarning } from "../config/tls_pair.ts";
 import { KeyRing } from "../http/auth.ts";
+import { errorCodeOf } from "../observe/error_code.ts";
 import { createJsonLogger, type Logger } from "../observe/log.ts";
 import type { OutputStream, RunningServer, RuntimeAdapter } from "../runtime/contract.ts";
 import { delay } from "../runtime/process.ts";
@@ -27,8 +29,11 @@ import { reloadApiKeys, reloadTls } from "./reload.ts";
  */
 const AFTER_DEADLINE_MS = 2_000;
 
-/** How long start-up waits for an instance still shutting down to release DATA_DIR ("in use"). */
-const LOCK_WAIT_MS = 1_500;
+/**
+ * How long start-up waits for an instance still shutting down to release DATA_DIR ("in use") and
+ * the port (its drain keeps the listener for up to the quiet period on Deno and Bun).
+ */
+const PREDECESSOR_WAIT_MS = 1_500;
 
 /** How long a failure to start waits for stderr to take its line: a stalled reader may never. */
 const STDERR_WAIT_MS = 500;
@@ -84,9 +89,7 @@ export async function runServe(): Promise<number> {
   // also ends in a clean exit 0, with the lock released.
   hearSignals(service);
   try {
-    const { port, host, tls } = config;
-    const onWarning = (message: string) => log.warn({ msg: message });
-    service.server = await runtime.serve({ handle: app.handle, port, host, tls, onWarning });
+    service.server = await listen(service);
   } catch (error) {
     await log.flush();
     const where = `${config.host}:${config.port}`;
@@ -117,6 +120,23 @@ export async function runServe(): Promise<number> {
   return -1;
 }
 
+/** Listens, retrying while the port is taken, for as long as an instance may take to let it go. */
+async function listen(service: Service): Promise<RunningServer> {
+  const { app, config: { port, host, tls }, log, runtime } = service;
+  const onWarning = (message: string) => log.warn({ msg: message });
+  const giveUpAt = performance.now() + PREDECESSOR_WAIT_MS;
+  for (;;) {
+    try {
+      return await runtime.serve({ handle: app.handle, port, host, tls, onWarning });
+    } catch (error) {
+      const taken = errorCodeOf(error) === "EADDRINUSE" && port !== 0;
+      if (!taken || service.stopping || performance.now() > giveUpAt) throw error;
+      // A timer that keeps the process alive: nothing else does yet.
+      await sleep(50);
+    }
+  }
+}
+
 /** SIGTERM and SIGINT stop the service, SIGHUP reloads the keys and the TLS pair. */
 function hearSignals(service: Service): void {
   const { config, runtime, keys, log } = service;
@@ -129,8 +149,11 @@ function hearSignals(service: Service): void {
       servedTls = reloadTls(servedTls, service.server, { runtime: runtime.name, log });
     }
   });
+  // Nothing balances traffic on a service whose launcher is gone: it gets out of the way at once.
   watchLauncher((pid) =>
-    void stop(service, `The npm process that started the service (${pid}) is gone`)
+    void stop(service, `The npm process that started the service (${pid}) is gone`, {
+      withDelay: false,
+    })
   );
 }
 
@@ -139,7 +162,11 @@ function hearSignals(service: Service): void {
  * the requests in flight, the store closed, exit 0. A second signal means "stop now" (an operator
  * who presses Ctrl-C twice, a supervisor that repeats its SIGTERM): it ends SHUTDOWN_DELAY early.
  */
-async function stop(service: Service, reason: string): Promise<void> {
+async function stop(
+  service: Service,
+  reason: string,
+  { withDelay = true }: { withDelay?: boolean } = {},
+): Promise<void> {
   const { app, config, log } = service;
   if (service.stopping) {
     if (app.endDrainDelay()) log.info({ msg: `${reason} again: ending SHUTDOWN_DELAY early` });
@@ -149,7 +176,7 @@ async function stop(service: Service, reason: string): Promise<void> {
   service.stopLoading.abort();
   // The drain delay: a balancer's health check takes the instance out before it stops
   // accepting. Not while the store is still loading: /readyz has said 503 all along.
-  const delayMs = service.serving ? config.shutdownDelaySeconds * 1000 : 0;
+  const delayMs = service.serving && withDelay ? config.shutdownDelaySeconds * 1000 : 0;
   if (delayMs > 0) {
     log.info({
       msg: `${reason}: /readyz answers 503 for SHUTDOWN_DELAY, serving as before meanwhile`,
@@ -191,7 +218,7 @@ function loadStore(service: Service, address: string): Promise<OpenedStore> {
         address,
         port: service.server!.port,
       }),
-    lockWaitMs: LOCK_WAIT_MS,
+    lockWaitMs: PREDECESSOR_WAIT_MS,
     signal: service.stopLoading.signal,
   });
   return service.storeOpening;

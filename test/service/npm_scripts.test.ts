@@ -10,7 +10,13 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { describe, it } from "node:test";
-import { freePort, targetRuntime, temporaryDirectory, waitFor } from "../support/server_process.ts";
+import {
+  freeFixedPort,
+  freePort,
+  targetRuntime,
+  temporaryDirectory,
+  waitFor,
+} from "../support/server_process.ts";
 
 const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
 const KEY = "npm-scripts-key";
@@ -80,7 +86,7 @@ describe(`npm run ${script ?? "(none for the executable)"}`, {
   it("stops the service when npm is killed with SIGKILL, so a restart gets the data back", async () => {
     const dir = temporaryDirectory();
     try {
-      const port = await freePort();
+      const port = await freeFixedPort();
       const first = npmStart(port, dir.path);
       const base = `http://127.0.0.1:${port}`;
       await waitFor(answers(`${base}/readyz`), "ready", 30_000);

@@ -18,6 +18,7 @@ import {
   startProxy,
 } from "../support/proxies.ts";
 import {
+  freeFixedPort,
   freePort,
   type ServiceProcess,
   startService,
@@ -82,7 +83,7 @@ function report(move: string, outcome: LoadOutcome, extra = "") {
 async function rollingRestart(proxy: ProxyName, env: Record<string, string>, settleMs: number) {
   const database = await freshDatabase();
   const dirs = [temporaryDirectory(), temporaryDirectory()];
-  const ports = [await freePort(), await freePort()];
+  const ports = [await freeFixedPort(), await freeFixedPort()];
   const start = (index: number) =>
     startService({
       dataDir: dirs[index].path,

@@ -7,7 +7,7 @@
  * longer than SHUTDOWN_TIMEOUT; it still exits 0 with the store closed.
  */
 import assert from "node:assert/strict";
-import { connect, type Socket } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { describe, it } from "node:test";
 import {
   type ServiceProcess,
@@ -311,5 +311,54 @@ describe(`shutdown on ${runtime}`, { timeout: 60_000 }, () => {
         body.destroy();
       }
     });
+  });
+});
+
+/** Holds a port the way an instance still stopping does, until `release` (or after `ms`). */
+async function holdPort(ms: number): Promise<{ port: number; release: () => Promise<void> }> {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+  const { port } = holder.address() as { port: number };
+  const released = new Promise<void>((resolve) => holder.once("close", resolve));
+  const timer = setTimeout(() => holder.close(), ms);
+  const release = () => {
+    clearTimeout(timer);
+    if (holder.listening) holder.close();
+    return released;
+  };
+  return { port, release };
+}
+
+describe(`a restart on the port of an instance still stopping, on ${runtime}`, () => {
+  it("waits for the port to be let go (up to 1.5 s) instead of failing to start", async () => {
+    const dir = temporaryDirectory();
+    const { port, release } = await holdPort(700);
+    try {
+      const service = await startService({
+        dataDir: dir.path,
+        env: { API_KEYS: KEY, PORT: String(port) },
+      });
+      await service.stop();
+    } finally {
+      await release();
+      dir.remove();
+    }
+  });
+
+  it("still exits 1 naming the address when the port stays taken", async () => {
+    const dir = temporaryDirectory();
+    const { port, release } = await holdPort(10_000);
+    try {
+      const started = performance.now();
+      await assert.rejects(
+        startService({ dataDir: dir.path, env: { API_KEYS: KEY, PORT: String(port) } }),
+        (error: Error) => /exited with 1/.test(error.message) && error.message.includes(`:${port}`),
+      );
+      const ms = performance.now() - started;
+      assert.ok(ms > 1_400, `gave up after ${Math.round(ms)} ms, before the 1.5 s wait`);
+    } finally {
+      await release();
+      dir.remove();
+    }
   });
 });

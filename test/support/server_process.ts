@@ -273,6 +273,24 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A free port below the kernel's ephemeral range (32768 and up by default), for a service that is
+ * restarted on the same port: one from that range (as `freePort` gives) can be taken, while the
+ * service is down, as the local port of some outgoing connection, and the restart then fails.
+ */
+export async function freeFixedPort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error("no free port between 20000 and 32000");
+}
+
 /** Polls `check` until it holds; throws naming `what` after `timeoutMs`. */
 export async function waitFor(
   check: () => boolean | Promise<boolean>,
