@@ -6,7 +6,6 @@
 //   node scripts/postgres_cluster.mjs   starts one, prints its URL, stops it on Ctrl-C
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import {
-  chmodSync,
   chownSync,
   existsSync,
   mkdtempSync,
@@ -55,52 +54,38 @@ function freePort() {
  * setting stands for that directory).
  *
  * For fault tests: `crash()` stops the server as a power cut would (`pg_ctl stop -m immediate`:
- * no checkpoint, connections dropped), `start()` starts it again on the same port and data
- * (`startAsync()` the same without blocking the caller's event loop, so a test that times
- * requests meanwhile measures the service, not its own wait for `pg_ctl`),
- * `freeze()` stops the postmaster and every backend with SIGSTOP (a server that no longer answers,
- * while the kernel still holds its sockets open) and `thaw()` lets them go on with SIGCONT.
+ * no checkpoint, connections dropped), `startAsync()` starts it again on the same port and data
+ * without blocking the caller's event loop (a test that times requests meanwhile measures the
+ * service, not its own wait for `pg_ctl`), `freeze()` stops the postmaster and every backend with
+ * SIGSTOP (a server that no longer answers, while the kernel still holds its sockets open) and
+ * `thaw()` lets them go on with SIGCONT.
  */
 export async function startPostgresCluster(options = {}) {
   const bin = findPostgresBin();
   if (bin === undefined) throw new Error("PostgreSQL server binaries (initdb, pg_ctl) not found");
   const asRoot = process.getuid?.() === 0;
-  const run = (command, args) => {
-    const [file, argv] = asRoot
-      ? ["runuser", ["-u", "postgres", "--", join(bin, command), ...args]]
-      : [join(bin, command), args];
-    return execFileSync(file, argv, { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
-  };
-  const dir = mkdtempSync(join(tmpdir(), "animal-store-pg-"));
+  /** [file, argv] that run a PostgreSQL binary, as the `postgres` user when root. */
+  const command = (name, args) =>
+    asRoot
+      ? ["runuser", ["-u", "postgres", "--", join(bin, name), ...args]]
+      : [join(bin, name), args];
+  const run = (name, args) =>
+    execFileSync(...command(name, args), { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+  const dir = mkdtempSync(join(tmpdir(), "animal-store-pg-")); // mode 0700, as initdb wants
   // As root, everything the server reads must belong to the user it runs as.
-  const owner = asRoot
-    ? {
-      uid: Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" })),
-      gid: Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" })),
-    }
-    : undefined;
+  const id = (flag) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }));
+  const owner = asRoot ? { uid: id("-u"), gid: id("-g") } : undefined;
   if (owner !== undefined) chownSync(dir, owner.uid, owner.gid);
-  chmodSync(dir, 0o700);
   for (const [name, content] of Object.entries(options.files ?? {})) {
     const path = join(dir, name);
     writeFileSync(path, content, { mode: 0o600 });
     if (owner !== undefined) chownSync(path, owner.uid, owner.gid);
   }
   const data = join(dir, "data");
-  const port = options.port ?? await freePort();
+  const port = await freePort();
   // --no-sync: a throw-away cluster's initial files need not reach the disk before it starts.
-  run("initdb", [
-    "-D",
-    data,
-    "-A",
-    "trust",
-    "-U",
-    "postgres",
-    "-E",
-    "UTF8",
-    "--locale=C.UTF-8",
-    "--no-sync",
-  ]);
+  const initdbFlags = "-A trust -U postgres -E UTF8 --locale=C.UTF-8 --no-sync".split(" ");
+  run("initdb", ["-D", data, ...initdbFlags]);
   // fsync stays on unless `settings` turns it off: the benchmarks and the outage test measure real
   // commits.
   const settings = [
@@ -111,22 +96,16 @@ export async function startPostgresCluster(options = {}) {
     ...(options.settings ?? []).map((setting) => `-c ${setting.replaceAll("{dir}", dir)}`),
   ].join(" ");
   const startArgs = ["-D", data, "-o", settings, "-l", join(dir, "server.log"), "-w", "start"];
-  const start = () => run("pg_ctl", startArgs);
-  start();
+  run("pg_ctl", startArgs);
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const url = `postgres://postgres@127.0.0.1:${port}/animal_store`;
   /** Runs SQL with psql (no client library needed) on `database`; its output. */
-  const adminSql = (sql, database = "postgres") =>
-    execFileSync(join(bin, "psql"), [
-      adminUrl.replace(/\/postgres$/, `/${database}`),
-      "-qAt",
-      "-c",
-      sql,
-    ], {
-      encoding: "utf8",
-      // NOTICEs ("does not exist, skipping") are not errors.
-      env: { ...process.env, PGOPTIONS: "-c client_min_messages=warning" },
-    });
+  const adminSql = (sql, database = "postgres") => {
+    const target = adminUrl.replace(/\/postgres$/, `/${database}`);
+    // NOTICEs ("does not exist, skipping") are not errors.
+    const env = { ...process.env, PGOPTIONS: "-c client_min_messages=warning" };
+    return execFileSync(join(bin, "psql"), [target, "-qAt", "-c", sql], { encoding: "utf8", env });
+  };
   adminSql("CREATE DATABASE animal_store");
   let stopped = false;
   /** The postmaster's pid (first line of postmaster.pid) and its children's, from /proc. */
@@ -143,6 +122,7 @@ export async function startPostgresCluster(options = {}) {
     }).map(Number);
     return [postmaster, ...children];
   };
+  const stopServer = () => run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
   const signalServer = (signal) => {
     for (const pid of serverPids()) {
       try {
@@ -155,24 +135,13 @@ export async function startPostgresCluster(options = {}) {
     adminUrl,
     port,
     adminSql,
-    crash() {
-      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
-    },
-    start,
-    startAsync() {
-      const [file, argv] = asRoot
-        ? ["runuser", ["-u", "postgres", "--", join(bin, "pg_ctl"), ...startArgs]]
-        : [join(bin, "pg_ctl"), startArgs];
-      return new Promise((resolve, reject) =>
-        execFile(file, argv, (error) => (error ? reject(error) : resolve()))
-      );
-    },
-    freeze() {
-      signalServer("SIGSTOP");
-    },
-    thaw() {
-      signalServer("SIGCONT");
-    },
+    crash: stopServer,
+    startAsync: () =>
+      new Promise((resolve, reject) =>
+        execFile(...command("pg_ctl", startArgs), (error) => (error ? reject(error) : resolve()))
+      ),
+    freeze: () => signalServer("SIGSTOP"),
+    thaw: () => signalServer("SIGCONT"),
     stop() {
       if (stopped) return;
       stopped = true;
@@ -180,7 +149,7 @@ export async function startPostgresCluster(options = {}) {
         signalServer("SIGCONT"); // a frozen server could not stop
       } catch { /* not running */ }
       try {
-        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+        stopServer();
       } catch { /* already stopped */ }
       rmSync(dir, { recursive: true, force: true });
     },

@@ -1,20 +1,13 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite under Deno and under Bun (the HTTP process suites start the
-// service on that same runtime), the HTTP process suites against the Node build (run by the
-// `node` first on PATH, whose version it prints), and the suites that packaging can break against
-// the single executable (built first). Suites whose subject does not depend on the runtime run
-// under Deno only. The four parts run two at a time (TEST_JOBS=1: one after the other); each
-// part's output is printed when it ends. Then a summary line per runtime, the ten slowest files,
-// and a final "N passed, N failed" line; exits non-zero on any failure. docs/testing.md says what
-// runs where.
-//
-// The PostgreSQL suites need a server: unless DATABASE_TEST_URL names one, a throw-away cluster
-// is started here (scripts/postgres_cluster.mjs) when PostgreSQL is installed, and removed at the
-// end. With REQUIRE_POSTGRES=1 (CI) a missing PostgreSQL fails the run instead of skipping them.
+// `npm test`: four parts (Deno, Bun, the Node build, the single executable), two at a time
+// (TEST_JOBS=1: one after the other), each part's output printed when it ends; then a summary line
+// per runtime, the ten slowest files and a final "N passed, N failed" line; exits non-zero on any
+// failure. A throw-away PostgreSQL cluster serves the suites unless DATABASE_TEST_URL names a
+// server. docs/testing.md says what runs where and why.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findPostgresBin, startPostgresCluster } from "./postgres_cluster.mjs";
 
@@ -38,8 +31,7 @@ const RUNTIME_INDEPENDENT = [
 
 /**
  * The suites run against the single executable: those that its packaging can break (what
- * scripts/compile_bun.sh embeds, the process it makes, its signals). The others would run the
- * same Bun on the same source as the Bun part; docs/testing.md gives the reason for each.
+ * scripts/compile_bun.sh embeds, the process it makes, its signals); docs/testing.md says why each.
  */
 const EXECUTABLE_SUITES = [
   "test/ship/executable.test.ts",
@@ -94,8 +86,7 @@ function run(log, label, command, args, env = {}) {
 
 /** Counts from `deno test` ("ok | 7 passed (40 steps) | 0 failed") — steps are the `it`s. */
 function denoCounts(output) {
-  const line = output.split("\n").reverse().find((text) => /\d+ passed.*\d+ failed/.test(text)) ??
-    "";
+  const line = output.split("\n").findLast((text) => /\d+ passed.*\d+ failed/.test(text)) ?? "";
   const number = (pattern) => Number(pattern.exec(line)?.[1] ?? 0);
   const passed = number(/passed \((\d+) steps?\)/) || number(/(\d+) passed/);
   const failed = number(/failed \((\d+) steps?\)/) || number(/(\d+) failed/);
@@ -111,13 +102,9 @@ function bunCounts(output) {
 }
 
 /** Every `*.test.ts` under test/, relative to the root. */
-function testFiles(dir = join(root, "test")) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return testFiles(path);
-    return entry.name.endsWith(".test.ts") ? [relative(root, path)] : [];
-  }).sort();
-}
+const testFiles = () =>
+  readdirSync(join(root, "test"), { recursive: true }).filter((file) => file.endsWith(".test.ts"))
+    .map((file) => `test/${file}`).sort();
 
 /**
  * Seconds per test file from a JUnit report: Bun's gives each file's suite a time; Deno's has one
@@ -136,11 +123,8 @@ function fileSeconds(xml) {
     if (file !== undefined && time !== undefined) {
       if (file === name) seconds.set(name, Number(time)); // Bun: the file's own suite
     } else if (file === undefined && raw.startsWith("./")) {
-      let sum = 0;
-      for (const [, cases] of body.matchAll(/<testcase\b([^>]*)>/g)) {
-        sum += Number(attribute(cases, "time") ?? 0);
-      }
-      seconds.set(name, sum);
+      const cases = [...body.matchAll(/<testcase\b([^>]*)>/g)];
+      seconds.set(name, cases.reduce((sum, [, a]) => sum + Number(attribute(a, "time") ?? 0), 0));
     }
   }
   return seconds;
@@ -149,12 +133,8 @@ function fileSeconds(xml) {
 /** [seconds, part, file] of every file a part's report times. */
 const timings = [];
 function readTimings(part) {
-  let xml;
-  try {
-    xml = readFileSync(report(part), "utf8");
-  } catch {
-    return; // the runner stopped before writing it; its failure is counted already
-  }
+  if (!existsSync(report(part))) return; // the runner stopped before writing it; counted already
+  const xml = readFileSync(report(part), "utf8");
   for (const [file, seconds] of fileSeconds(xml)) timings.push([seconds, part, file]);
 }
 
@@ -174,29 +154,23 @@ process.on("exit", () => cluster?.stop());
 /** A part's verdict: its summary line's name, the runner's exit code and its counts. */
 const verdict = (runtime, code, counts) => ({ runtime, code, counts });
 
+/** Runs `deno test` on `paths` with TARGET_RUNTIME=`part`; the part's verdict. */
+async function denoTest(log, part, paths, runtime = part) {
+  const args = ["test", "--allow-all", `--junit-path=${report(part)}`, ...paths];
+  const [code, output] = await run(log, part, bin("deno"), args, { TARGET_RUNTIME: part });
+  return verdict(runtime, code, denoCounts(output));
+}
+
 /** The four parts; each runs its runner (after its build) and reads its JUnit report. */
 const parts = {
-  async deno(log) {
-    const [code, output] = await run(log, "deno", bin("deno"), [
-      "test",
-      "--allow-all",
-      `--junit-path=${report("deno")}`,
-      "test/",
-    ], { TARGET_RUNTIME: "deno" });
-    return verdict("deno", code, denoCounts(output));
-  },
+  deno: (log) => denoTest(log, "deno", ["test/"]),
   async bun(log) {
     const files = testFiles().filter((file) =>
       !RUNTIME_INDEPENDENT.some((prefix) => file.startsWith(prefix))
     );
-    const [code, output] = await run(log, "bun", bin("bun"), [
-      "test",
-      "--timeout",
-      "120000",
-      "--reporter=junit",
-      `--reporter-outfile=${report("bun")}`,
-      ...files.map((file) => `./${file}`),
-    ], { TARGET_RUNTIME: "bun" });
+    const args = ["test", "--timeout", "120000", "--reporter=junit"];
+    args.push(`--reporter-outfile=${report("bun")}`, ...files.map((file) => `./${file}`));
+    const [code, output] = await run(log, "bun", bin("bun"), args, { TARGET_RUNTIME: "bun" });
     return verdict("bun", code, bunCounts(output));
   },
   async node(log) {
@@ -208,26 +182,14 @@ const parts = {
     if (versionCode !== 0 || buildCode !== 0 || !existsSync(join(root, "dist/animal-store.mjs"))) {
       return verdict(runtime, 1, { passed: 0, failed: 1 });
     }
-    const [code, output] = await run(log, "node", bin("deno"), [
-      "test",
-      "--allow-all",
-      `--junit-path=${report("node")}`,
-      "test/service/",
-    ], { TARGET_RUNTIME: "node" });
-    return verdict(runtime, code, denoCounts(output));
+    return denoTest(log, "node", ["test/service/"], runtime);
   },
   async executable(log) {
     const [buildCode] = await run(log, "executable build", "bash", ["scripts/compile_bun.sh"]);
     if (buildCode !== 0 || !existsSync(join(root, "dist/animal-store"))) {
       return verdict("executable", 1, { passed: 0, failed: 1 });
     }
-    const [code, output] = await run(log, "executable", bin("deno"), [
-      "test",
-      "--allow-all",
-      `--junit-path=${report("executable")}`,
-      ...EXECUTABLE_SUITES,
-    ], { TARGET_RUNTIME: "executable" });
-    return verdict("executable", code, denoCounts(output));
+    return denoTest(log, "executable", EXECUTABLE_SUITES);
   },
 };
 

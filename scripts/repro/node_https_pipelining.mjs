@@ -38,28 +38,9 @@ function selfSigned(dir) {
   const cert = join(dir, "cert.pem");
   const openssl = (...args) => execFileSync("openssl", args, { stdio: "ignore" });
   openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key);
-  openssl(
-    "req",
-    "-x509",
-    "-key",
-    key,
-    "-out",
-    cert,
-    "-days",
-    "1",
-    "-subj",
-    "/CN=localhost",
-    "-addext",
-    "subjectAltName=IP:127.0.0.1",
-  );
+  const subject = ["-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"];
+  openssl("req", "-x509", "-key", key, "-out", cert, "-days", "1", ...subject);
   return { key: readFileSync(key), cert: readFileSync(cert) };
-}
-
-/** Starts `server` on a free port of 127.0.0.1; resolves with the port. */
-function listen(server) {
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => resolve(server.address().port));
-  });
 }
 
 /** Every request is answered at once: 200, `ok\n`. */
@@ -78,11 +59,8 @@ function pipeline(open, depth) {
   return new Promise((resolve) => {
     const socket = open();
     let received = "";
-    let done = false;
     const answered = () => received.split("HTTP/1.1 200 OK").length - 1;
     const finish = (closed) => {
-      if (done) return;
-      done = true;
       clearTimeout(timer);
       socket.destroy();
       resolve({ answered: answered(), closed });
@@ -115,7 +93,8 @@ try {
       errors.push(`${error.code ?? ""} ${error.message}`.trim());
       socket.destroy();
     });
-    const port = await listen(server);
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address();
     const open = tls
       ? () => connectTls({ port, host: "127.0.0.1", ca: pair.cert })
       : () => connectTcp(port, "127.0.0.1");
