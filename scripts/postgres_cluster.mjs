@@ -48,10 +48,9 @@ function freePort() {
  * Starts a cluster; returns `{ url, adminUrl, port, adminSql(sql, database?), stop() }`. `url`
  * names a database made for the caller (`animal_store`); `adminUrl` the `postgres` database, to
  * create more (`adminSql` runs SQL there, or in `database`, with psql and returns its output).
- * Options:
- * `settings` (extra `name=value` server settings), `files` ({ name: content } written beside the
- * data directory, mode 0600, before the start — e.g. a TLS key and certificate; `{dir}` in a
- * setting stands for that directory).
+ * Options: `settings` (extra `name=value` server settings), `files` ({ name: content } written
+ * beside the data directory, mode 0600, before the start, e.g. a TLS key and certificate;
+ * `{dir}` in a setting stands for that directory).
  *
  * For fault tests: `crash()` stops the server as a power cut would (`pg_ctl stop -m immediate`:
  * no checkpoint, connections dropped), `startAsync()` starts it again on the same port and data

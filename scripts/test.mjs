@@ -16,9 +16,8 @@ const bin = (name) => join(root, "node_modules", ".bin", name);
 const only = process.argv.slice(2); // e.g. `npm test -- deno` runs one runtime
 
 /**
- * Suites whose subject is the same whatever runtime runs the test: the repository's files, the
- * docs, the generated client, the shipped Prometheus files, the benchmark's pieces (run on Node
- * when benchmarking), `deno compile`. Deno runs them; Bun does not run them again.
+ * Suites whose subject is the same on every runtime (the repository's files, the docs, the client
+ * types, the Prometheus files, the benchmark's pieces, `deno compile`): Bun does not repeat them.
  */
 const RUNTIME_INDEPENDENT = [
   "test/repository/",
