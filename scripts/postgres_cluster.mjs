@@ -159,11 +159,7 @@ export async function startPostgresCluster(options = {}) {
 if (process.argv[1]?.endsWith("postgres_cluster.mjs")) {
   const cluster = await startPostgresCluster();
   console.log(cluster.url);
-  const stop = () => {
-    cluster.stop();
-    process.exit(0);
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  process.on("exit", () => cluster.stop());
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(0));
   setInterval(() => {}, 1 << 30);
 }

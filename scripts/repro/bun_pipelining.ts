@@ -22,22 +22,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 
-declare const Bun: {
-  serve(options: {
-    port: number;
-    hostname: string;
-    fetch: (request: Request) => Promise<Response>;
-  }): { readonly port: number; stop(closeActiveConnections?: boolean): Promise<void> };
-} | undefined;
+type BunServer = { port: number; stop(closeActiveConnections: boolean): Promise<void> };
+declare const Bun: { serve(options: object): BunServer } | undefined;
 
 const scratchFile = join(tmpdir(), `bun-pipelining-${process.pid}`);
-await fs.writeFile(scratchFile, "x");
-/** POST handlers that ran to their answer, whether or not the answer was sent. */
-let handled = 0;
+let handled = 0; // POST handlers that ran to their answer, whether or not it was sent
 
 async function handlePost(path: string): Promise<void> {
   if (path === "/fsync") {
-    const file = await fs.open(scratchFile, "r+");
+    const file = await fs.open(scratchFile, "a");
     await file.datasync().finally(() => file.close());
   } else if (path === "/timer") {
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -50,7 +43,7 @@ console.log(bunVersion ? `Bun ${bunVersion}` : deno ? `Deno ${deno}` : `Node ${n
 const bun = typeof Bun === "undefined" ? undefined : Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
-  async fetch(request) {
+  async fetch(request: Request) {
     if (request.method !== "POST") return new Response("got\n");
     await request.text();
     await handlePost(new URL(request.url).pathname);
@@ -65,10 +58,8 @@ const node = createServer((request, response) => {
 });
 await new Promise<void>((resolve) => node.listen(0, "127.0.0.1", resolve));
 node.unref(); // the process ends with the last case
-const servers = [
-  ...(bun ? [{ name: "Bun.serve", port: bun.port }] : []),
-  { name: "node:http", port: (node.address() as { port: number }).port },
-];
+const servers = [{ name: "node:http", port: (node.address() as { port: number }).port }];
+if (bun) servers.unshift({ name: "Bun.serve", port: bun.port });
 
 /** Sends `post`, then a GET `gapMs` later (0: in the same write), on a new connection. */
 function exchange(port: number, post: string, gapMs: number) {
