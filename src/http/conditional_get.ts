@@ -1,12 +1,16 @@
 /**
- * The conditional GET of the two cacheable reads, list page and single pet: the coding, the strong
- * tag from the store's facts, a 304 when the client holds it, compression, and the byte cache of
- * full pages. A 304 carries the headers the 200 would have (RFC 9110 §15.4.5).
+ * The conditional GET of the two cacheable reads, list page and single pet, in one place: the
+ * coding the client accepts (`Accept-Encoding`), the strong tag from the store's facts, a 304
+ * when the client holds that tag (`If-None-Match`), the body compressed as needed, and the byte
+ * cache of full pages. Every 200 and 304 carries the `ETag`, `Cache-Control: private, no-cache`
+ * (a browser may keep the body but revalidates it; shared caches keep nothing: the responses need
+ * a key) and `Vary: Accept-Encoding`, the 304 as the 200 (RFC 9110 §15.4.5: a 304 carries the
+ * headers the 200 would have, for caches to update).
  */
 import type { MaybePromise, PageFacts, PetPageJson } from "../schemas/page.ts";
 import { compressBody, COMPRESSION_THRESHOLD, type ContentCoding } from "./compression.ts";
 import { type BrotliEncoder } from "../runtime/contract.ts";
-import { digest64Hex } from "./digest64.ts";
+import { digest64Hex, digest64State } from "./digest64.ts";
 import { nextPageLink, type PageRequest } from "./pagination.ts";
 import type { ReplyHeaders } from "./responses.ts";
 import type { AppRequest, Reply } from "../runtime/contract.ts";
@@ -14,33 +18,49 @@ import { type CachedResponse, ResponseCache } from "./response_cache.ts";
 
 // ---- Entity tags (RFC 9110 §8.8.3) ----
 //
-// From the store's facts, never the bytes: the ids served, whether a `next` link exists and the
-// coding fix the bytes exactly, so every runtime and instance gives the same tag after a restart.
+// Derived from what the store knows about a response, never from its bytes: a pet never changes
+// once created and a page is the pets after a cursor in id order, so the ids served, whether a
+// `next` link exists and the coding fix the bytes exactly. The same facts give the same tag after
+// a restart, on every runtime and on every instance of a PostgreSQL deployment. The digest is not
+// cryptographic: a collision could only matter between two versions of the same URL's response
+// (a handful, differing in count or `next`), and a client can only fool itself by forging a tag.
 
-/** Stands for what else shapes the bytes (the Pet JSON layout, the levels): a change bumps it. */
+/**
+ * Stands for everything else that shapes the bytes (the Pet JSON layout, the compression levels):
+ * a release that changes them must change it, so that no client keeps a body under a tag that now
+ * means other bytes.
+ */
 export const FORMAT_VERSION = "animal-store/etag/1";
+
+const PAGE_PREFIX = digest64State(`${FORMAT_VERSION}|page|`);
+const PET_PREFIX = digest64State(`${FORMAT_VERSION}|pet|`);
 
 /** The tag of a list page sent in `coding`. */
 export function pageTag(facts: PageFacts, coding: ContentCoding): string {
   const text = `${facts.status ?? ""}|${facts.afterId}|${facts.limit}|${facts.firstId}|` +
     `${facts.lastId}|${facts.count}|${facts.hasMore ? 1 : 0}|${coding}`;
-  return `"${digest64Hex(`${FORMAT_VERSION}|page|${text}`)}"`;
+  return `"${digest64Hex(text, PAGE_PREFIX)}"`;
 }
 
 /** The tag of the pet `id` sent in `coding` (a pet's bytes never change). */
 export function petTag(id: number, coding: ContentCoding): string {
-  return `"${digest64Hex(`${FORMAT_VERSION}|pet|${id}|${coding}`)}"`;
+  return `"${digest64Hex(`${id}|${coding}`, PET_PREFIX)}"`;
 }
 
 // ---- If-None-Match (RFC 9110 §13.1.2) ----
 
-/** True when `header` (tags, or `*`) matches `etag` the weak way; a malformed one matches nothing. */
+/**
+ * True when `header` (a list of entity tags, or `*`) matches `etag`, compared the weak way
+ * (§8.8.3.2: `W/"x"` matches `"x"`). A malformed header matches nothing, so the full response is
+ * sent: the safe outcome when unsure.
+ */
 export function ifNoneMatchMatches(header: string | null, etag: string): boolean {
   if (header === null) return false;
   const trimmed = header.trim();
   if (trimmed === "*") return true;
   let i = 0;
   while (i < trimmed.length) {
+    // Skip the separators and white space between list members (RFC 9110 §5.6.1).
     const char = trimmed.charCodeAt(i);
     if (char === 0x2c || char === 0x20 || char === 0x09) {
       i++;
@@ -62,8 +82,10 @@ export function ifNoneMatchMatches(header: string | null, etag: string): boolean
 const QVALUE = /^(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)$/;
 
 /**
- * The coding a compressible body is sent in: q-values honoured, `*` for every coding not named, br
- * winning a tie; without the header, or nothing acceptable, none (§12.5.3).
+ * The coding a compressible body is sent in: q-values honoured, `q=0` refuses a coding, `*`
+ * stands for every coding the header does not name, and br wins a tie with gzip (smaller for the
+ * same body). Without the header, or when nothing offered is acceptable, the body goes out as is
+ * (§12.5.3: "SHOULD send a response without any content coding").
  */
 export function negotiateCoding(acceptEncoding: string | null): ContentCoding {
   if (acceptEncoding === null || acceptEncoding === "") return "identity";
@@ -105,7 +127,10 @@ interface ReadContext {
   readonly headers: ReplyHeaders;
 }
 
-/** The two reads: a list page (cached when full) and a pet (undefined when none). */
+/**
+ * The two reads: a list page (cached when full: it never changes) and a pet (undefined when the
+ * store has none). `cacheBytes` 0 means no cache, with the same responses.
+ */
 export function createConditionalGet(
   options: { cacheBytes: number; brotli?: BrotliEncoder; publicBase: string },
 ): {
@@ -116,7 +141,7 @@ export function createConditionalGet(
   const cache = options.cacheBytes > 0 ? new ResponseCache(options.cacheBytes) : undefined;
 
   function page(context: ReadContext, query: PageRequest): MaybePromise<Reply> {
-    // First: a cached page too is refused while the store loads or the service drains.
+    // First, so that a cached page too is refused while the store loads or the service drains.
     const store = context.store();
     const wanted = negotiateCoding(context.request.headers.get("accept-encoding"));
     const key = cache === undefined ? undefined : pageKey(query, wanted);
@@ -138,6 +163,7 @@ export function createConditionalGet(
     const coding = built.body.byteLength > COMPRESSION_THRESHOLD ? wanted : "identity";
     const { firstId, lastId, count, hasMore } = built;
     const etag = pageTag({ ...query, firstId, lastId, count, hasMore }, coding);
+    // No compression for a client that holds the tag already.
     if (ifNoneMatchMatches(context.request.headers.get("if-none-match"), etag)) {
       return { status: 304, body: null, headers: { ...context.headers.notModified, etag } };
     }
@@ -164,6 +190,7 @@ export function createConditionalGet(
   function petReply(context: ReadContext, id: number, json: string): Reply {
     let body: string | Uint8Array<ArrayBuffer> = json;
     let coding: ContentCoding = "identity";
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: most pets need no encoding to know.
     if (json.length * 3 > COMPRESSION_THRESHOLD) {
       const bytes = encoder.encode(json);
       if (bytes.byteLength > COMPRESSION_THRESHOLD) {

@@ -4,7 +4,7 @@
  * instance accepts every other's. Ids only grow, so a walk sees each matching pet exactly once.
  */
 import { CURSOR_MAX_LENGTH } from "../schemas/limits.ts";
-import { digest64Hex } from "./digest64.ts";
+import { digest64Hex, digest64State } from "./digest64.ts";
 import type { PageQuery } from "../schemas/page.ts";
 import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
@@ -26,8 +26,8 @@ export function nextPageLink(base: string, request: PageRequest, lastId: number)
 /** Where a page starts: after `afterId`, for the given status filter. */
 type CursorPosition = Pick<PageRequest, "afterId" | "status">;
 
-/** The checksum's fixed salt. */
-const SALT = "animal-store/cursor/v2:";
+/** The checksum's fixed salt, digested once: `digest64Hex(payload, SALT)` is the salted digest. */
+const SALT = digest64State("animal-store/cursor/v2:");
 
 /** Base64url of an ASCII payload, by the web-standard btoa (no Buffer per request). */
 function toBase64Url(ascii: string): string {
@@ -46,7 +46,7 @@ function fromBase64Url(encoded: string): string | undefined {
 /** The opaque cursor for a position: `<payload>.<checksum>`, URL-safe. */
 export function encodeCursor(position: CursorPosition): string {
   const payload = `${position.afterId}.${position.status ?? ""}`;
-  return `${toBase64Url(payload)}.${digest64Hex(SALT + payload)}`;
+  return `${toBase64Url(payload)}.${digest64Hex(payload, SALT)}`;
 }
 
 /** The payload: the last id, a dot, and the status filter (empty for none). */
@@ -61,7 +61,7 @@ export function decodeCursor(cursor: string): CursorPosition | undefined {
   // Only the one canonical spelling of a cursor is accepted.
   if (payload === undefined || toBase64Url(payload) !== encoded) return undefined;
   const match = PAYLOAD.exec(payload);
-  if (match === null || digest64Hex(SALT + payload) !== cursor.slice(dot + 1)) return undefined;
+  if (match === null || digest64Hex(payload, SALT) !== cursor.slice(dot + 1)) return undefined;
   const afterId = Number(match[1]);
   if (!Number.isSafeInteger(afterId)) return undefined;
   return { afterId, status: match[2] as PetStatus | undefined };

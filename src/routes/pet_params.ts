@@ -80,8 +80,13 @@ export function parseListQuery(query: string): PageRequest {
   return { limit, limitGiven: rawLimit !== undefined, status, afterId };
 }
 
-/** Parses `petId` (1 to 2^63−1, else 400); undefined beyond 2^53−1, where no pet can be (404). */
+/**
+ * Parses `petId`: an integer from 1 to 2^63−1, else 400 `invalid_path`. Returns undefined for a
+ * valid int64 beyond 2^53−1: ids are assigned from 1 upwards, so no such pet exists (404).
+ */
 export function parsePetId(raw: string): number | undefined {
+  // Below 16 digits an id is a safe integer, and far below the maximum: no BigInt needed.
+  if (raw.length < 16 && PET_ID_PATTERN.test(raw)) return Number(raw);
   if (!PET_ID_PATTERN.test(raw) || BigInt(raw) > PET_ID_MAX) {
     const message = ERROR_MESSAGES.badPetId(PET_ID_MAX, quote(raw));
     throw new HttpError(400, "invalid_path", message);
