@@ -4,6 +4,14 @@
  */
 const ARENA_BYTES = 256 * 1024;
 
+/**
+ * How many decoded texts are kept, one per slot of `position % RECENT_TEXTS`: a pet read again
+ * while its slot still holds it (a popular pet) costs no decoding, which with the typed-array view
+ * it needs is a large share of a get by id on Bun (docs/performance.md, "Get by id"). At most
+ * this many strings of at most a line each: about a megabyte.
+ */
+const RECENT_TEXTS = 1024;
+
 const decoder = new TextDecoder();
 
 /** Pet texts addressed by position (the order pets were added in). */
@@ -13,6 +21,9 @@ export class PetTexts {
   #startOf = new Uint32Array(1024);
   #lengthOf = new Uint16Array(1024);
   #count = 0;
+  /** The position each slot's text is of (-1: none yet), and the text. */
+  readonly #recentPosition = new Float64Array(RECENT_TEXTS).fill(-1);
+  readonly #recentText: string[] = new Array(RECENT_TEXTS).fill("");
   /** The segment new lines are encoded into, and how much of it is taken. */
   #arena = -1;
   #arenaUsed = 0;
@@ -36,10 +47,16 @@ export class PetTexts {
     this.#count++;
   }
 
+  /** The pet's JSON text. A position's bytes never change, so a text once decoded stays true. */
   text(position: number): string {
+    const slot = position % RECENT_TEXTS;
+    if (this.#recentPosition[slot] === position) return this.#recentText[slot];
     const start = this.#startOf[position];
     const bytes = this.#segments[this.#segmentOf[position]];
-    return decoder.decode(bytes.subarray(start, start + this.#lengthOf[position]));
+    const text = decoder.decode(bytes.subarray(start, start + this.#lengthOf[position]));
+    this.#recentPosition[slot] = position;
+    this.#recentText[slot] = text;
+    return text;
   }
 
   byteLength(position: number): number {
