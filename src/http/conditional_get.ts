@@ -8,6 +8,7 @@
  * headers the 200 would have, for caches to update).
  */
 import type { MaybePromise, PageFacts, PetPageJson } from "../schemas/page.ts";
+import { PET_STATUSES } from "../schemas/pet.ts";
 import { compressBody, COMPRESSION_THRESHOLD, type ContentCoding } from "./compression.ts";
 import { type BrotliEncoder } from "../runtime/contract.ts";
 import { digest64Hex, digest64State } from "./digest64.ts";
@@ -158,7 +159,7 @@ export function createConditionalGet(
     query: PageRequest,
     built: PetPageJson,
     wanted: ContentCoding,
-    key: string | undefined,
+    key: number | string | undefined,
   ): Reply {
     const coding = built.body.byteLength > COMPRESSION_THRESHOLD ? wanted : "identity";
     const { firstId, lastId, count, hasMore } = built;
@@ -178,13 +179,31 @@ export function createConditionalGet(
     return reply(context, response, false);
   }
 
-  // A pet is not kept in the cache: its JSON stays under the compression threshold, so it goes
-  // out as the string the store holds, and Accept-Encoding is read only for a larger body.
+  // A pet is not kept in the cache: its JSON stays under the compression threshold (at most 200
+  // code points of name, an int64 and a status), so it goes out as the string the store holds,
+  // and keeping a copy would only cost an insert and an eviction per miss. For the same reason
+  // the request's Accept-Encoding is only read for a body that could be compressed. Only its tag
+  // is kept (`identityPetTag`): a slot overwritten per miss, no eviction to pay for.
   function pet(context: ReadContext, id: number): MaybePromise<Reply | undefined> {
     const stored = context.store().get(id);
     return stored instanceof Promise
       ? stored.then((pet) => pet && petReply(context, id, pet.json))
       : stored && petReply(context, id, stored.json);
+  }
+
+  /**
+   * The identity tags made last, one per slot of `id % RECENT_TAGS`: a popular pet's tag is
+   * looked up rather than digested again (the digest showed in every profile of a get by id).
+   */
+  const recentTagIds = new Float64Array(RECENT_TAGS).fill(-1);
+  const recentTags: string[] = new Array(RECENT_TAGS).fill("");
+  function identityPetTag(id: number): string {
+    const slot = id % RECENT_TAGS;
+    if (recentTagIds[slot] === id) return recentTags[slot];
+    const tag = petTag(id, "identity");
+    recentTagIds[slot] = id;
+    recentTags[slot] = tag;
+    return tag;
   }
 
   function petReply(context: ReadContext, id: number, json: string): Reply {
@@ -198,7 +217,7 @@ export function createConditionalGet(
         body = compressBody(bytes, coding, "once", brotli);
       }
     }
-    const etag = petTag(id, coding);
+    const etag = coding === "identity" ? identityPetTag(id) : petTag(id, coding);
     return reply(context, { body, etag, coding, link: undefined });
   }
 
@@ -206,6 +225,7 @@ export function createConditionalGet(
 }
 
 const encoder = new TextEncoder();
+const RECENT_TAGS = 1024;
 
 type Fresh = Omit<CachedResponse, "body"> & { readonly body: string | Uint8Array<ArrayBuffer> };
 
@@ -222,8 +242,16 @@ function reply(context: ReadContext, response: Fresh, conditional = true): Reply
   return { status: 200, body: response.body, headers };
 }
 
-/** The cache key of a page: all its response depends on (`limitGiven` shows in `next`). */
-function pageKey(query: PageRequest, coding: ContentCoding): string {
-  const { afterId, status, limit, limitGiven } = query;
-  return `${afterId}|${status ?? ""}|${limit}|${limitGiven ? 1 : 0}|${coding}`;
+const CODINGS: Record<ContentCoding, number> = { identity: 0, gzip: 1, br: 2 };
+
+/**
+ * The cache key of a page: everything the cached response depends on (the position and filter,
+ * the limit and whether it was given, which shows in the `next` link, and the coding), packed
+ * into one number while `afterId` leaves room (below 2^40), else a string.
+ */
+function pageKey(query: PageRequest, coding: ContentCoding): number | string {
+  const limit = query.limit << 1 | (query.limitGiven ? 1 : 0);
+  const status = query.status === undefined ? 0 : PET_STATUSES.indexOf(query.status) + 1;
+  const low = (limit << 2 | status) << 2 | CODINGS[coding];
+  return query.afterId < 2 ** 40 ? query.afterId * 4096 + low : `${query.afterId}.${low}`;
 }
