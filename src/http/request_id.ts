@@ -1,9 +1,12 @@
 /** Request ids: a client's `X-Request-Id` is echoed when it is safe to, otherwise one is made. */
 import { REQUEST_ID } from "../schemas/limits.ts";
+import { HEX_BYTES } from "./digest64.ts";
 
 /**
- * Made ids have the shape of a version-4 UUID: the random first four groups of one UUID drawn per
- * process, then a 48-bit counter, so no random draw per request. An id names a request, no secret.
+ * Made ids have the shape of a version-4 UUID: the random first four groups of one UUID drawn
+ * per process, then a 48-bit counter. Unique within a process by the counter and across
+ * processes by the random part, and several times cheaper than `crypto.randomUUID()` per
+ * request, which showed in every request's profile. A request id names a request; it is no secret.
  */
 const PREFIX = crypto.randomUUID().slice(0, 23);
 
@@ -13,7 +16,18 @@ let counter = 0;
 export function newRequestId(): string {
   // 2^48 ids before the counter wraps: at a million requests a second, nine years.
   counter = (counter + 1) % 2 ** 48;
-  return `${PREFIX}-${counter.toString(16).padStart(12, "0")}`;
+  return `${PREFIX}-${hex48(counter)}`;
+}
+
+/**
+ * 12 hex digits of a 48-bit value: the last group of the UUID shape. Six lookups cost less than
+ * `toString(16)` and a pad with zeros, which showed in a get's profile.
+ */
+function hex48(value: number): string {
+  const high = Math.floor(value / 2 ** 24);
+  const low = value % 2 ** 24;
+  return HEX_BYTES[high >>> 16] + HEX_BYTES[(high >>> 8) & 0xff] + HEX_BYTES[high & 0xff] +
+    HEX_BYTES[low >>> 16] + HEX_BYTES[(low >>> 8) & 0xff] + HEX_BYTES[low & 0xff];
 }
 
 /** The id to use for a request, given its `X-Request-Id` header. */
