@@ -3,7 +3,7 @@
  * with every accepted digest in constant time (equal-length digests, no early exit), so neither
  * the comparison nor the key's length leaks through timing.
  *
- * An accepted key is remembered so later requests skip the hash (docs/performance.md, "Get by id");
+ * An accepted key is remembered so later requests skip the hash (docs/performance.md, "Keys");
  * only accepted keys enter the map, so a wrong key always takes the constant-time path.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
