@@ -1,13 +1,18 @@
 /**
- * The line format of `pets.jsonl` and of backups (docs/backup.md), each line's one writer and
- * the one reader (`PetLine.parse`), which says why a line is refused:
+ * The line format of `pets.jsonl` and of backups: one JSON object per line, readable with jq.
  *
- *   {"type":"pet","v":1,"pet":<Pet>[,"idempotency":{"scope":"…","key":"…","digest":"…"}]}
+ *   {"type":"pet","v":1,"pet":<Pet>}
+ *   {"type":"pet","v":1,"pet":<Pet>,"idempotency":{"scope":"…","key":"…","digest":"…"}}
  *   {"type":"backup","v":1}                               first line of a backup
  *   {"type":"check","v":1,"pets":<n>,"sha256":"<hex>"}    last line of a backup
  *
- * A reader refuses a `type` or `v` it does not know rather than skip data. `<Pet>` is exactly
- * `petJson`'s text, so a response is a slice of the line.
+ * `type` and `v` let later record kinds and versions join the file without a migration; a reader
+ * that meets one it does not know refuses to start rather than skip data. `<Pet>` is exactly the
+ * text of `petJson`, so the response is a slice of the line. A backup's first line announces the
+ * check line that ends it; the check counts the pet lines between the two and gives the SHA-256 of
+ * their bytes (newlines included), so a backup cut short or altered is told from a whole one
+ * (read_records.ts applies it). Here are each line's one writer and the one reader
+ * (`PetLine.parse`, which makes no JSON.parse per pet line), which says why a line is refused.
  */
 import {
   isPlainAsciiName,
@@ -51,7 +56,10 @@ export function maxRecordBytes(record: PetRecord): number {
   return PREFIX_BYTES.length + 3 * (record.petJson.length + record.suffix.length);
 }
 
-/** Writes one full line into `target` at `at`: where the pet's text lies, and the line's end. */
+/**
+ * Writes one full line (newline included) into `target` at `at`, which has room for it. Returns
+ * where the pet's text lies, [petStart, petEnd), and where the line ends.
+ */
 export function encodePetRecord(
   record: PetRecord,
   target: Uint8Array,
@@ -70,13 +78,27 @@ interface EncodedRecords {
   readonly end: number;
 }
 
-/** `target` has room for `maxRecordBytes` of each. */
+/**
+ * Writes the lines of `records` into `target` (room for `maxRecordBytes` of each): an ASCII batch
+ * as one string with one `encodeInto` (its byte offsets are its string offsets), other text line
+ * by line for `encodePetRecord` to give its offsets.
+ */
 export function encodePetRecords(
   records: readonly PetRecord[],
   target: Uint8Array,
   at: number,
 ): EncodedRecords {
   const spans = new Array<number>(2 * records.length);
+  let lines = "";
+  for (let i = 0; i < records.length; i++) {
+    lines += PET_RECORD_PREFIX;
+    spans[2 * i] = at + lines.length;
+    lines += records[i].petJson;
+    spans[2 * i + 1] = at + lines.length;
+    lines += records[i].suffix;
+  }
+  const written = encoder.encodeInto(lines, target.subarray(at)).written;
+  if (written === lines.length) return { spans, end: at + written };
   let end = at;
   for (let i = 0; i < records.length; i++) {
     const encoded = encodePetRecord(records[i], target, end);
@@ -94,7 +116,11 @@ export function petRecordBytes(id: number, pet: NewPet, claim?: IdempotencyClaim
   return bytes.slice(0, encodePetRecord(record, bytes, 0).end);
 }
 
-/** Whether a create's line stays under MAX_LINE_BYTES (a bound: 3 bytes a unit, 6 escaped). */
+/**
+ * Whether a create's line stays under MAX_LINE_BYTES, which readers refuse, so the writer must
+ * never write one. A bound on the encoded length (3 bytes per UTF-16 unit, 6 per escaped claim
+ * character) is enough: a pet that passed the NewPet schema is far below it.
+ */
 export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): boolean {
   const claimUnits = claim ? claim.scope.length + claim.key.length + claim.digest.length : 0;
   return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
@@ -163,6 +189,7 @@ export class PetLine {
    */
   parse(bytes: Uint8Array, start: number, end: number): string | undefined {
     const flaw = this.#scan(bytes, start, end);
+    // A damaged line is decoded: a broken rule is named only in a line that is JSON at all.
     const text = () => decoder.decode(bytes.subarray(start, end));
     if (flaw === undefined) {
       this.type = "pet";
@@ -224,7 +251,8 @@ export class PetLine {
     if (p === idStart || bytes[idStart] === ZERO || id > Number.MAX_SAFE_INTEGER) return BAD_ID;
     if (!matches(bytes, p, end, NAME_KEY)) return isNumberPart(bytes[p]) ? BAD_ID : OFF_FORM;
 
-    // name: a JSON string with only the escapes JSON allows; then the API's own rules.
+    // name: a JSON string, with no raw control byte and only escapes JSON allows, so the text
+    // served from these bytes is always valid JSON; then the API's own rules (`nameFlaw`).
     if (bytes[p + NAME_KEY.length] !== QUOTE) {
       return isWhiteSpace(bytes[p + NAME_KEY.length]) ? OFF_FORM : NOT_STRING;
     }
@@ -277,7 +305,7 @@ export class PetLine {
     this.petStart = start + PREFIX_BYTES.length;
     this.petEnd = p;
 
-    // the record closes, or an idempotency claim follows.
+    // the record closes, or an idempotency claim follows (few lines have one: JSON.parse it).
     let claim: IdempotencyClaim | undefined;
     if (p + 1 !== end || bytes[p] !== CLOSE_BRACE) {
       if (!matches(bytes, p, end, CLAIM_KEY) || bytes[end - 1] !== CLOSE_BRACE) return OFF_FORM;
@@ -337,7 +365,11 @@ function isNumberPart(byte: number): boolean {
   return byte === 0x2e || byte === 0x65 || byte === 0x45 || (byte >= ZERO && byte <= NINE);
 }
 
-/** How a line leaves the written form; else it is another spelling of a record. */
+/**
+ * How a line leaves the written form (the reader found a byte the form does not have there): not
+ * JSON, a record kind or version this version does not know, an unknown or a missing field; else
+ * it is another spelling of a record (keys in another order, spaces), not the one written here.
+ */
 function describeForm(line: string): string {
   let value: unknown;
   try {
