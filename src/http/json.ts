@@ -19,6 +19,12 @@ const MAX_DEPTH = 64;
 const ESCAPE_NAMES = '"\\/bfnrt';
 const ESCAPE_VALUES = '"\\/\b\f\n\r\t';
 
+/** At most this many characters (sign included) stay below 2^53: summed exactly as a number. */
+const SAFE_DIGITS = 15;
+
+/** 10^n as a bigint, for n up to SAFE_DIGITS. */
+const POWERS_OF_TEN = Array.from({ length: SAFE_DIGITS + 1 }, (_, n) => 10n ** BigInt(n));
+
 /** Why a body with broken UTF-8 fails; the body reader says so before any syntax error. */
 const NOT_UTF8 = "invalid UTF-8";
 
@@ -76,6 +82,44 @@ for (let i = 0; i < ESCAPE_NAMES.length; i++) {
   ESCAPED[ESCAPE_NAMES.charCodeAt(i)] = ESCAPE_VALUES.charCodeAt(i);
 }
 
+/*
+ * Recent short strings, by a hash of their bytes: a key (or a status) is the same few strings
+ * body after body, and handing out the one string made before, rather than a new one, spares
+ * each object member a string built a byte at a time and then hashed again as a property name.
+ * A fixed number of slots; a string whose slot another took is made afresh.
+ */
+const RECENT_SLOTS = 256;
+const RECENT_MAX_BYTES = 32;
+const recentBytes = new Uint8Array(RECENT_SLOTS * RECENT_MAX_BYTES);
+const recentLengths = new Int8Array(RECENT_SLOTS).fill(-1);
+const recentTexts: string[] = new Array(RECENT_SLOTS).fill("");
+
+/** The ASCII bytes from `start` to `end` (at most RECENT_MAX_BYTES) as a string. */
+function recentString(bytes: Uint8Array, start: number, end: number, hash: number): string {
+  const slot = (hash ^ (hash >>> 8)) & (RECENT_SLOTS - 1);
+  const length = end - start;
+  const offset = slot * RECENT_MAX_BYTES;
+  if (recentLengths[slot] === length) {
+    let same = true;
+    for (let i = 0; i < length; i++) {
+      if (recentBytes[offset + i] !== bytes[start + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return recentTexts[slot];
+  }
+  let text = "";
+  for (let i = 0; i < length; i++) {
+    const byte = bytes[start + i];
+    recentBytes[offset + i] = byte;
+    text += String.fromCharCode(byte);
+  }
+  recentLengths[slot] = length;
+  recentTexts[slot] = text;
+  return text;
+}
+
 class ByteParser {
   /** Bytes read beyond the UTF-16 units they decode to: what turns a byte into a position. */
   private extra: number;
@@ -130,10 +174,12 @@ class ByteParser {
     const end = bytes.length;
     const start = this.position;
     let at = start;
-    if (bytes[at] === MINUS) at++;
+    const negative = bytes[at] === MINUS;
+    if (negative) at++;
     if (at >= end || !isDigit(bytes[at])) this.fail("invalid number");
+    let whole = 0;
     if (bytes[at] === DIGIT_0) at++;
-    else while (at < end && isDigit(bytes[at])) at++;
+    else while (at < end && isDigit(bytes[at])) whole = whole * 10 + (bytes[at++] - DIGIT_0);
     let plain = true;
     // A `.` or an exponent mark without digits after it ends the number before it, and the
     // caller then refuses what follows.
@@ -152,10 +198,31 @@ class ByteParser {
       }
     }
     this.position = at;
-    const text = this.ascii(start, at);
+    const length = at - start;
     // `-0` is not a plain integer: it stays the number -0, which no integer schema accepts.
-    const exact = plain && text !== "-0" && at - start <= MAX_EXACT_DIGITS;
-    return exact ? BigInt(text) : Number(text);
+    if (plain && !(negative && bytes[start + 1] === DIGIT_0)) {
+      if (length <= SAFE_DIGITS) return BigInt(negative ? -whole : whole);
+      if (length <= MAX_EXACT_DIGITS) {
+        return this.bigint(negative ? start + 1 : start, at, negative);
+      }
+    }
+    return Number(this.ascii(start, at));
+  }
+
+  /**
+   * The digits from `start` to `end` as a bigint, summed in runs of at most SAFE_DIGITS: no string
+   * is built for `BigInt` to parse again.
+   */
+  private bigint(start: number, end: number, negative: boolean): bigint {
+    const bytes = this.bytes;
+    let value = 0n;
+    for (let run = start; run < end; run += SAFE_DIGITS) {
+      const runEnd = Math.min(run + SAFE_DIGITS, end);
+      let digits = 0;
+      for (let at = run; at < runEnd; at++) digits = digits * 10 + (bytes[at] - DIGIT_0);
+      value = value * POWERS_OF_TEN[runEnd - run] + BigInt(digits);
+    }
+    return negative ? -value : value;
   }
 
   /** Bytes known to be ASCII, as a string. */
@@ -168,8 +235,23 @@ class ByteParser {
   private string(): string {
     const bytes = this.bytes;
     const end = bytes.length;
-    let at = this.position + 1; // past the opening quote
-    let result = "";
+    const start = this.position + 1; // past the opening quote
+    // The common string: printable ASCII up to the closing quote, often a key seen before.
+    let at = start;
+    let hash = 0;
+    while (at < end) {
+      const c = bytes[at];
+      if (c === QUOTE || c === BACKSLASH || c < 0x20 || c >= 0x80) break;
+      hash = (Math.imul(hash, 31) + c) | 0;
+      at++;
+    }
+    if (at < end && bytes[at] === QUOTE) {
+      this.position = at + 1;
+      return at - start <= RECENT_MAX_BYTES
+        ? recentString(bytes, start, at, hash)
+        : this.ascii(start, at);
+    }
+    let result = this.ascii(start, at);
     for (;;) {
       if (at >= end) this.fail("unterminated string", at);
       const c = bytes[at];
