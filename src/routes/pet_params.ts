@@ -27,14 +27,28 @@ function quote(raw: string): string {
 const LIST_PARAMS = ["limit", "status", "cursor"] as const;
 type ListParam = typeof LIST_PARAMS[number];
 
-/** The raw values of `limit`, `status` and `cursor` (others ignored); 400 when one is twice. */
+/**
+ * The raw values of `limit`, `status` and `cursor` (other names are ignored); 400 when one is
+ * given twice. Read as `URLSearchParams` reads a query, but split by hand when nothing needs
+ * decoding (no `%`, no `+`), so most list requests build no URLSearchParams.
+ */
 function listParams(query: string): Partial<Record<ListParam, string>> {
   const values: Partial<Record<ListParam, string>> = {};
   let twice: Set<ListParam> | undefined;
-  for (const [name, value] of new URLSearchParams(query)) {
-    if (name !== "limit" && name !== "status" && name !== "cursor") continue;
+  const take = (name: string, value: string) => {
+    if (name !== "limit" && name !== "status" && name !== "cursor") return;
     if (values[name] === undefined) values[name] = value;
     else (twice ??= new Set()).add(name);
+  };
+  if (query.includes("%") || query.includes("+")) {
+    for (const [name, value] of new URLSearchParams(query)) take(name, value);
+  } else {
+    for (const part of query.split("&")) {
+      if (part === "") continue;
+      const equals = part.indexOf("=");
+      if (equals === -1) take(part, "");
+      else take(part.slice(0, equals), part.slice(equals + 1));
+    }
   }
   if (twice !== undefined) {
     // Named in LIST_PARAMS order, whatever the query's order.
