@@ -154,15 +154,40 @@ async function firstCreateAfter(load: ReturnType<typeof runCreators>, since: num
     since;
 }
 
+/**
+ * A primary and a streaming standby for one test, and `start`, which starts the service on them
+ * with the suite's key and statement timeout; the service, the pair and its files go afterwards.
+ */
+async function withPair(
+  use: (
+    pair: PostgresPair,
+    start: (env: Record<string, string>) => Promise<ServiceProcess>,
+  ) => Promise<void>,
+): Promise<void> {
+  const pair = await startPostgresPair();
+  const dir = temporaryDirectory();
+  let service: ServiceProcess | undefined;
+  try {
+    await use(pair, async (env) => {
+      service = await startService({
+        dataDir: dir.path,
+        env: { API_KEYS: KEY, DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS), ...env },
+      });
+      return service;
+    });
+  } finally {
+    service?.kill("SIGKILL");
+    pair.stop();
+    dir.remove();
+  }
+}
+
 describe(
   `PostgreSQL failovers under keyed creates on ${runtime}`,
   { timeout: 120_000, skip },
   () => {
     it("writes to the primary when the standby is listed first; a synchronous failover loses no 201 and creates come back without a restart", async () => {
-      const pair = await startPostgresPair();
-      const dir = temporaryDirectory();
-      let service: ServiceProcess | undefined;
-      try {
+      await withPair(async (pair, start) => {
         pair.sql(
           pair.primaryPort,
           `ALTER SYSTEM SET synchronous_standby_names = '${STANDBY_NAME}'`,
@@ -173,15 +198,10 @@ describe(
           () => pair.sql(pair.primaryPort, "SELECT sync_state FROM pg_stat_replication") === "sync",
           "the standby to be synchronous",
         );
-        service = await startService({
-          dataDir: dir.path,
-          env: {
-            API_KEYS: KEY,
-            METRICS: "on",
-            DATABASE_URL:
-              `postgres://postgres@127.0.0.1:${pair.standbyPort},127.0.0.1:${pair.primaryPort}/animal_store?target_session_attrs=read-write`,
-            DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
-          },
+        const service = await start({
+          METRICS: "on",
+          DATABASE_URL:
+            `postgres://postgres@127.0.0.1:${pair.standbyPort},127.0.0.1:${pair.primaryPort}/animal_store?target_session_attrs=read-write`,
         });
         await untilReady(service);
         const first = await api(service, "/v1/pets", {
@@ -225,27 +245,15 @@ describe(
             Math.round(backAfter)
           } ms after the promotion`,
         );
-      } finally {
-        service?.kill("SIGKILL");
-        pair.stop();
-        dir.remove();
-      }
+      });
     });
 
     it("an asynchronous failover that loses pets never gives their ids to other pets, and says which were lost", async () => {
-      const pair = await startPostgresPair();
-      const dir = temporaryDirectory();
-      let service: ServiceProcess | undefined;
-      try {
-        service = await startService({
-          dataDir: dir.path,
-          env: {
-            API_KEYS: KEY,
-            METRICS: "on",
-            DATABASE_URL:
-              `postgres://postgres@127.0.0.1:${pair.primaryPort},127.0.0.1:${pair.standbyPort}/animal_store`,
-            DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
-          },
+      await withPair(async (pair, start) => {
+        const service = await start({
+          METRICS: "on",
+          DATABASE_URL:
+            `postgres://postgres@127.0.0.1:${pair.primaryPort},127.0.0.1:${pair.standbyPort}/animal_store`,
         });
         await untilReady(service);
         assert.equal(await metric(service, "animal_store_database_synchronous_standbys"), 0);
@@ -303,25 +311,13 @@ describe(
         console.log(
           `${runtime}: asynchronous failover, ${load.acknowledged.length} pets answered 201, ${lost.length} lost, none renamed`,
         );
-      } finally {
-        service?.kill("SIGKILL");
-        pair.stop();
-        dir.remove();
-      }
+      });
     });
 
     it("pointed only at a standby, it runs, answers 503, names the standby once, and is ready once it is promoted", async () => {
-      const pair = await startPostgresPair();
-      const dir = temporaryDirectory();
-      let service: ServiceProcess | undefined;
-      try {
-        service = await startService({
-          dataDir: dir.path,
-          env: {
-            API_KEYS: KEY,
-            DATABASE_URL: pair.urlOf(pair.standbyPort),
-            DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
-          },
+      await withPair(async (pair, start) => {
+        const service = await start({
+          DATABASE_URL: pair.urlOf(pair.standbyPort),
         });
         assert.equal(await statusOf(service, "/readyz"), 503);
         const refused = await api(service, "/v1/pets", {
@@ -350,11 +346,7 @@ describe(
         assert.equal(created.status, 201);
         assert.equal(service.child.exitCode, null);
         console.log(`${runtime}: standby only, ready ${Math.round(readyAfter)} ms after promotion`);
-      } finally {
-        service?.kill("SIGKILL");
-        pair.stop();
-        dir.remove();
-      }
+      });
     });
   },
 );
