@@ -34,6 +34,13 @@ describe("PostgresStore on a primary that turns read-only", { skip, timeout: 60_
       assert.equal((await create("before")).kind, "created");
       cluster.adminSql("ALTER SYSTEM SET default_transaction_read_only = on");
       cluster.adminSql("SELECT pg_reload_conf()");
+      // pg_reload_conf() only signals the postmaster: once a new session (forked from it) sees
+      // the setting, the postmaster has reloaded and signalled every backend, the pooled one too.
+      await waitFor(
+        () => cluster.adminSql("SHOW default_transaction_read_only").trim() === "on",
+        "the server to reload its settings",
+        5000,
+      );
       // The pooled connection was writable when opened; now its write is refused.
       const refused = await create("refused");
       assert.equal(refused.kind, "unavailable");
