@@ -1,11 +1,20 @@
 #!/usr/bin/env node
-// `npm test`: four parts (Deno, Bun, the Node build, the single executable), two at a time
-// (TEST_JOBS=1: one after the other), each part's output printed when it ends; then a summary line
-// per runtime, the ten slowest files and a final "N passed, N failed" line; exits non-zero on any
-// failure. A throw-away PostgreSQL cluster serves the suites unless DATABASE_TEST_URL names a
-// server. docs/testing.md says what runs where and why.
+// `npm test`: four parts (Deno, Bun, the Node build, the single executable) at once, each runner
+// running TEST_FILES files at a time, the slowest first; each part's output printed when it ends;
+// then a summary line per runtime, the ten slowest files and a final "N passed, N failed" line;
+// exits non-zero on any failure. A throw-away PostgreSQL cluster serves the suites unless
+// DATABASE_TEST_URL names a server. docs/testing.md says what runs where and why.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,8 +62,30 @@ if (process.env.TEST_REPORTS) mkdirSync(reports, { recursive: true });
 else process.on("exit", () => rmSync(reports, { recursive: true, force: true }));
 const report = (part) => join(reports, `${part}.xml`);
 
-/** Parts run at once: most of a part's time is spent waiting on the services it starts. */
-const JOBS = Math.max(1, Number(process.env.TEST_JOBS) || 2);
+/**
+ * Parts run at once, and files at once within a part (the runners' own `--parallel`): most of a
+ * file's time is spent waiting on the services it starts, so 2 cores take more than two files.
+ */
+const JOBS = Math.max(1, Number(process.env.TEST_JOBS) || 4);
+const FILES_AT_ONCE = Math.max(1, Number(process.env.TEST_FILES) || 2);
+
+/**
+ * Seconds per file and part from the last run on this clone, so that each part starts its slowest
+ * files first and does not end on one long file; a fresh clone guesses from the file's size, the
+ * suites that start services (test/service/, test/ship/) counted as slower.
+ */
+const TIMINGS = join(root, "node_modules", ".cache", "animal-store-test", "timings.json");
+const lastTimings = existsSync(TIMINGS) ? JSON.parse(readFileSync(TIMINGS, "utf8")) : {};
+function slowestFirst(part, files) {
+  const guess = (file) => {
+    const known = lastTimings[part]?.[file];
+    if (known !== undefined) return known;
+    const bytes = statSync(join(root, file)).size;
+    return /^test\/(service|ship)\//.test(file) ? bytes / 100 : bytes / 1000;
+  };
+  return files.map((file) => [guess(file), file]).sort((a, b) => b[0] - a[0])
+    .map(([, file]) => file);
+}
 
 /** Runs a command; resolves with [exit code, output], and adds both to the part's `log`. */
 function run(log, label, command, args, env = {}) {
@@ -153,21 +184,37 @@ process.on("exit", () => cluster?.stop());
 /** A part's verdict: its summary line's name, the runner's exit code and its counts. */
 const verdict = (runtime, code, counts) => ({ runtime, code, counts });
 
-/** Runs `deno test` on `paths` with TARGET_RUNTIME=`part`; the part's verdict. */
-async function denoTest(log, part, paths, runtime = part) {
-  const args = ["test", "--allow-all", `--junit-path=${report(part)}`, ...paths];
-  const [code, output] = await run(log, part, bin("deno"), args, { TARGET_RUNTIME: part });
+/**
+ * Runs `deno test` on `files` with TARGET_RUNTIME=`part`; the part's verdict. Only the Deno part
+ * type-checks: the other parts run the same files.
+ */
+async function denoTest(log, part, files, runtime = part) {
+  const args = ["test", "--allow-all", "--parallel", `--junit-path=${report(part)}`];
+  if (part !== "deno") args.push("--no-check");
+  args.push(...slowestFirst(part, files)); // `--parallel` starts them in this order
+  const env = { TARGET_RUNTIME: part, DENO_JOBS: String(FILES_AT_ONCE) };
+  const [code, output] = await run(log, part, bin("deno"), args, env);
   return verdict(runtime, code, denoCounts(output));
+}
+
+/** Bun's `--timings` file: it starts the files it names slowest first. */
+function bunTimings(files) {
+  const ordered = slowestFirst("bun", files);
+  const path = join(reports, "bun-timings.json");
+  const entries = ordered.map((file, index) => [file, ordered.length - index]);
+  writeFileSync(path, JSON.stringify({ version: 1, files: Object.fromEntries(entries) }));
+  return path;
 }
 
 /** The four parts; each runs its runner (after its build) and reads its JUnit report. */
 const parts = {
-  deno: (log) => denoTest(log, "deno", ["test/"]),
+  deno: (log) => denoTest(log, "deno", testFiles()),
   async bun(log) {
     const files = testFiles().filter((file) =>
       !RUNTIME_INDEPENDENT.some((prefix) => file.startsWith(prefix))
     );
-    const args = ["test", "--timeout", "120000", "--reporter=junit"];
+    const args = ["test", "--timeout", "120000", `--parallel=${FILES_AT_ONCE}`];
+    args.push(`--timings=${bunTimings(files)}`, "--reporter=junit");
     args.push(`--reporter-outfile=${report("bun")}`, ...files.map((file) => `./${file}`));
     const [code, output] = await run(log, "bun", bin("bun"), args, { TARGET_RUNTIME: "bun" });
     return verdict("bun", code, bunCounts(output));
@@ -181,7 +228,12 @@ const parts = {
     if (versionCode !== 0 || buildCode !== 0 || !existsSync(join(root, "dist/animal-store.mjs"))) {
       return verdict(runtime, 1, { passed: 0, failed: 1 });
     }
-    return denoTest(log, "node", ["test/service/"], runtime);
+    return denoTest(
+      log,
+      "node",
+      testFiles().filter((file) => file.startsWith("test/service/")),
+      runtime,
+    );
   },
   async executable(log) {
     const [buildCode] = await run(log, "executable build", "bash", ["scripts/compile_bun.sh"]);
@@ -222,6 +274,10 @@ console.log("\n=== summary");
 for (const { runtime, passed, failed } of summaries) {
   console.log(`${runtime}: ${passed} passed, ${failed} failed`);
 }
+const measured = { ...lastTimings };
+for (const [seconds, part, file] of timings) (measured[part] ??= {})[file] = seconds;
+mkdirSync(dirname(TIMINGS), { recursive: true });
+writeFileSync(TIMINGS, JSON.stringify(measured));
 console.log("ten slowest files:");
 for (const [seconds, part, file] of timings.sort((a, b) => b[0] - a[0]).slice(0, 10)) {
   console.log(`${seconds.toFixed(1).padStart(7)} s  ${part.padEnd(10)} ${file}`);
