@@ -9,12 +9,11 @@ export interface CachedResponse {
   readonly link: string | undefined;
 }
 
-/** An estimate of an entry's cost beyond body and key (Map slot, objects, tag and link). */
+/** An estimate of an entry's cost beyond body and key. */
 export const ENTRY_OVERHEAD_BYTES = 256;
 
 type Key = number | string;
 
-/** An entry in the recency list, most recently used at the head. */
 interface Node {
   readonly key: Key;
   entry: CachedResponse;
@@ -24,11 +23,9 @@ interface Node {
 }
 
 /**
- * A byte-bounded LRU map from request keys to cached responses, with a doorkeeper (TinyLFU's):
- * an offered response enters the second time its key misses within the last `admissionWindow`
- * distinct misses, so a page asked for once never displaces one that clients keep asking for.
- * Recency is a linked list beside the Map: reordering the Map itself left deleted slots that every
- * eviction walked again.
+ * A byte-bounded LRU with TinyLFU's doorkeeper: a response enters the second time its key misses
+ * within the last `admissionWindow` misses, so a page asked once never evicts a hot one. Recency
+ * is a linked list: reordering the Map left deleted slots that every eviction walked again.
  */
 export class ResponseCache {
   readonly #nodes = new Map<Key, Node>();
@@ -39,7 +36,7 @@ export class ResponseCache {
   #oldest: Node | undefined;
   #seen = new Set<Key>();
 
-  /** `capacity` in bytes, overhead included; `admissionWindow`: missed keys remembered. */
+  /** `capacity` in bytes, overhead included. */
   constructor(capacity: number, admissionWindow = 10_000) {
     this.#capacity = capacity;
     this.#window = admissionWindow;
@@ -71,7 +68,7 @@ export class ResponseCache {
       this.set(key, entry);
       return;
     }
-    // Starting over (rather than forgetting one by one) keeps this a Set lookup and an add.
+    // Starting over keeps this a Set lookup and an add.
     if (this.#seen.size >= this.#window) this.#seen = new Set();
     this.#seen.add(key);
   }

@@ -16,7 +16,7 @@ import {
   PET_ID_MAX,
   REQUEST_ID,
 } from "../schemas/limits.ts";
-import type { ExactJsonObject as Json, ExactJsonValue } from "./exact_json.ts";
+import type { ExactJsonObject as Json, ExactJsonValue } from "./schema_to_json.ts";
 
 /** `components.securitySchemes`: the seed's HTTP bearer scheme. */
 export const SECURITY_SCHEMES: Json = {
