@@ -1,7 +1,6 @@
 /**
- * `createApp(...)`: one handler every runtime adapter serves, `handle(request, respond)`, and its
- * fetch form. It assembles the routes, the lifecycle and the metrics once; a request then walks
- * app/steps.ts.
+ * `createApp(...)`: the one handler every runtime adapter serves. It assembles the routes, the
+ * lifecycle and the metrics once; a request then walks app/steps.ts.
  */
 import type { AppRoute, RequestContext } from "./app/context.ts";
 import { Lifecycle } from "./app/lifecycle.ts";

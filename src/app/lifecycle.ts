@@ -1,7 +1,4 @@
-/**
- * The service's lifecycle: loading, ready, draining (and its SHUTDOWN_DELAY); the requests in
- * flight; the wait for a loading store; the 503s `/readyz` and the app give in each state.
- */
+/** Loading, ready, draining; requests in flight; the 503s `/readyz` and the app give. */
 import { HttpError, RETRY_IN_A_SECOND } from "../http/errors.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
 import type { PetStore } from "../store/store.ts";
@@ -86,10 +83,7 @@ export class Lifecycle {
     this.#storeLoaded();
   }
 
-  /**
-   * Shutting down: only `/readyz` changes (503). Resolves after `delayMs` (SHUTDOWN_DELAY, for a
-   * balancer to take the instance out), or at `endDelay()`.
-   */
+  /** Only `/readyz` changes (503); resolves after SHUTDOWN_DELAY or at `endDelay()`. */
   drain(delayMs = 0): Promise<void> {
     this.#readiness = "draining";
     if (delayMs <= 0) return Promise.resolve();

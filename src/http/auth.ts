@@ -1,8 +1,6 @@
 /**
- * Bearer API keys, held only as SHA-256 digests: a presented key is hashed and compared with every
- * digest in constant time, so neither the comparison nor the key's length leaks through timing.
- * An accepted key is remembered to skip the hash (docs/performance.md, "Keys"); only accepted keys
- * enter that map, so a wrong key always takes the constant-time path.
+ * Bearer API keys, held as SHA-256 digests and compared with every digest in constant time. An
+ * accepted key is remembered to skip the hash (docs/performance.md, "Keys"); a wrong key never is.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { HttpError } from "./errors.ts";

@@ -1,7 +1,6 @@
 /**
- * Compressing response bodies, synchronously (a few KB at most). The level depends only on whether
- * the body can change, never on the cache, so the bytes are the same with the cache on or off
- * (docs/caching.md). The runtime adapter picks the brotli encoder.
+ * Compressing bodies, synchronously (a few KB at most). The level depends only on whether the body
+ * can change, never on the cache, so the bytes are the same with it on or off (docs/caching.md).
  */
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { BrotliEncoder } from "../runtime/contract.ts";

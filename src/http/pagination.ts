@@ -1,7 +1,4 @@
-/**
- * Cursor pagination (docs/api.md): the cursor names the last id served and the status filter, with
- * a fixed checksum against mistakes, so every instance accepts every other's.
- */
+/** Cursors: the last id served and the status filter, with a fixed checksum against mistakes. */
 import { CURSOR_MAX_LENGTH } from "../schemas/limits.ts";
 import { digest64Hex, digest64State } from "./digest64.ts";
 import type { PageQuery } from "../schemas/page.ts";

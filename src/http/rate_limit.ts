@@ -1,7 +1,4 @@
-/**
- * `RATE_LIMIT`: a token bucket of `limit` tokens per API key, refilled at `limit` per minute; a
- * full bucket is dropped. Headers per draft-ietf-httpapi-ratelimit-headers-10.
- */
+/** `RATE_LIMIT`: a token bucket per key, refilled per minute; draft ratelimit-headers-10. */
 import { HttpError } from "./errors.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
 

@@ -1,4 +1,4 @@
-/** The response cache of full list pages (immutable, so never invalidated), within `CACHE_BYTES`. */
+/** The cache of full list pages (immutable, never invalidated), within `CACHE_BYTES`. */
 
 /** A response kept in the cache: its body in its coding, and what its headers need. */
 export interface CachedResponse {
@@ -23,9 +23,8 @@ interface Node {
 }
 
 /**
- * A byte-bounded LRU with TinyLFU's doorkeeper: a response enters the second time its key misses
- * within the last `admissionWindow` misses, so a page asked once never evicts a hot one. Recency
- * is a linked list: reordering the Map left deleted slots that every eviction walked again.
+ * A byte-bounded LRU with TinyLFU's doorkeeper: a response enters on its key's second miss within
+ * `admissionWindow` misses. Recency is a list: reordering the Map left slots evictions walked.
  */
 export class ResponseCache {
   readonly #nodes = new Map<Key, Node>();

@@ -1,7 +1,4 @@
-/**
- * A router over routes as data: the path first, then the method, so the caller answers 404, 405,
- * OPTIONS and HEAD in one place. A route's `options` are the caller's, handed back with a match.
- */
+/** Routes as data, matched by path first so the caller answers 404, 405, OPTIONS and HEAD. */
 
 type Handler<Context, Result = unknown> = (context: Context) => Promise<Result> | Result;
 

@@ -1,6 +1,5 @@
 /**
- * The document's JSON: TypeBox schemas as plain JSON Schema 2020-12 (no `~` keys, a `BigInt` as an
- * int64 integer with exact bounds, `type: string` on a string enum, a subschema equal to a named
+ * The document's JSON: TypeBox schemas as plain JSON Schema 2020-12 (a subschema equal to a named
  * component as its `$ref`), and the text with exact integers.
  */
 import { INT64_MAX, INT64_MIN } from "../schemas/pet.ts";

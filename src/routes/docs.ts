@@ -1,7 +1,6 @@
 /**
- * The docs page, `GET {BASE_PATH}/docs`, and its two assets: public, served from strings in the
- * code (offline, and from the single executable). The Content-Security-Policy allows only this
- * origin.
+ * `GET {BASE_PATH}/docs` and its two assets: public, from strings in the code (so offline and in
+ * the single executable); the Content-Security-Policy allows only this origin.
  */
 import type { AppRoute } from "../app/context.ts";
 import { DOCS_HTML } from "../docs/page_html.ts";

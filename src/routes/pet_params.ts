@@ -1,7 +1,4 @@
-/**
- * The pet operations' query, path and header parameters, by patterns, not coercion: `Number("")`
- * is 0 and `parseInt("5abc")` is 5, and both would hide a client's bug.
- */
+/** Parameters by patterns, not coercion: `Number("")` is 0, `parseInt("5abc")` 5: a hidden bug. */
 import { HttpError } from "../http/errors.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
 import { decodeCursor, type PageRequest } from "../http/pagination.ts";

@@ -1,7 +1,4 @@
-/**
- * The limits and patterns of the request parameters, written once for the parsers and the OpenAPI
- * document; the fields' own rules sit beside their schema in `pet.ts`.
- */
+/** The request parameters' limits and patterns, for the parsers and the OpenAPI document. */
 import { INT64_MAX } from "./pet.ts";
 
 /** MAX_BODY_BYTES's default. */

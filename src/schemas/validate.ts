@@ -20,9 +20,8 @@ export function validateNewPet(body: JsonValue): Validation<NewPet> {
 }
 
 /**
- * The NewPet of a body a few plain checks show valid (the common create), or undefined: then the
- * costlier schema decides and gives the reasons. A property test holds them to the schema
- * (docs/performance.md, "Durable POST").
+ * The NewPet a few plain checks show valid (the common create), or undefined for the costlier
+ * schema to decide; a property test holds them to it (docs/performance.md, "Durable POST").
  */
 export function plainNewPet(body: JsonValue): NewPet | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
