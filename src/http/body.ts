@@ -22,9 +22,7 @@ export function unsupportedBodyReason(
   if (contentType === "application/json" && contentEncoding === null) return undefined;
   if (contentType === null) return ERROR_MESSAGES.notJson;
   const [mediaType, ...parameters] = contentType.split(";");
-  if (mediaType.trim().toLowerCase() !== "application/json") {
-    return ERROR_MESSAGES.notJson;
-  }
+  if (mediaType.trim().toLowerCase() !== "application/json") return ERROR_MESSAGES.notJson;
   for (const parameter of parameters) {
     const equals = parameter.indexOf("=");
     if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== "charset") continue;

@@ -6,10 +6,7 @@
  */
 
 /** The two lanes after some text: the digest of a constant prefix, taken once. */
-interface Digest64State {
-  readonly a: number;
-  readonly b: number;
-}
+type Digest64State = { readonly a: number; readonly b: number };
 
 const START: Digest64State = { a: 0x243f6a88, b: 0x85a308d3 };
 

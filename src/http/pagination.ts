@@ -5,9 +5,7 @@ import type { PageQuery } from "../schemas/page.ts";
 import { PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
 /** A validated `GET /pets` query; `limitGiven`: the next link repeats exactly what was asked. */
-export interface PageRequest extends PageQuery {
-  readonly limitGiven: boolean;
-}
+export type PageRequest = PageQuery & { readonly limitGiven: boolean };
 
 /** The `Link` to the page after `lastId`, asked as `request` was; `base` is BASE_PATH's URL. */
 export function nextPageLink(base: string, request: PageRequest, lastId: number): string {

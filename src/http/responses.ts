@@ -37,12 +37,7 @@ export function replyHeaders(
   };
 }
 
-/** A reply whose body is the given JSON text or bytes, on top of `base` (a `reply` set). */
-export function jsonReply(
-  base: HeaderSet,
-  body: string | Uint8Array<ArrayBuffer>,
-  status = 200,
-  headers?: Record<string, string>,
-): Reply {
-  return { status, body, headers: { ...base, ...headers } };
+/** A 200 whose body is the given JSON text, on top of `base` (a `reply` set). */
+export function jsonReply(base: HeaderSet, body: string, headers?: Record<string, string>): Reply {
+  return { status: 200, body, headers: { ...base, ...headers } };
 }

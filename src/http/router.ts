@@ -130,7 +130,4 @@ function matchSegments(
 }
 
 /** A pattern's segment: a literal to equal, or a param's name to capture. */
-interface Segment {
-  readonly literal: string;
-  readonly param: string | undefined;
-}
+type Segment = { readonly literal: string; readonly param: string | undefined };

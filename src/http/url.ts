@@ -76,15 +76,10 @@ export function removeDotSegments(path: string): string {
   const output: string[] = [];
   for (let at = 1; at < segments.length; at++) {
     const segment = segments[at];
-    const last = at === segments.length - 1;
-    if (SINGLE_DOT.test(segment)) {
-      if (last) output.push("");
-    } else if (DOUBLE_DOT.test(segment)) {
-      output.pop();
-      if (last) output.push("");
-    } else {
-      output.push(segment);
-    }
+    const dots = SINGLE_DOT.test(segment) ? 1 : DOUBLE_DOT.test(segment) ? 2 : 0;
+    if (dots === 2) output.pop();
+    if (dots === 0) output.push(segment);
+    else if (at === segments.length - 1) output.push(""); // a trailing `.` or `..` keeps its `/`
   }
   return "/" + output.join("/");
 }

@@ -53,10 +53,7 @@ export interface Operation<Id extends string = string> {
 }
 
 /** Where the API lives: `BASE_PATH` and `PUBLIC_URL`. */
-export interface DocumentOptions {
-  readonly basePath: string;
-  readonly publicUrl?: string;
-}
+export type DocumentOptions = { readonly basePath: string; readonly publicUrl?: string };
 
 const SECURITY = [{ bearerAuth: [] }];
 const DEPRECATED_SINCE = `Deprecated since ${

@@ -17,8 +17,7 @@ export function openapiRoutes(deps: { config: Config }): AppRoute[] {
   return [{
     method: "GET",
     pattern: "/openapi.json",
-    handler: (context) =>
-      jsonReply(context.headers.reply, text, 200, { "cache-control": "no-cache" }),
+    handler: (context) => jsonReply(context.headers.reply, text, { "cache-control": "no-cache" }),
     options: { public: true },
   }];
 }

@@ -63,15 +63,10 @@ export function parseListQuery(query: string): PageRequest {
       throw invalidQuery(ERROR_MESSAGES.badLimit(MAX_LIMIT, quote(rawLimit)));
     }
   }
-  let status: PetStatus | undefined;
-  if (rawStatus !== undefined) {
-    if (!isPetStatus(rawStatus)) {
-      throw invalidQuery(
-        `status must be one of ${PET_STATUSES.join(", ")}, got ${quote(rawStatus)}`,
-      );
-    }
-    status = rawStatus;
+  if (rawStatus !== undefined && !isPetStatus(rawStatus)) {
+    throw invalidQuery(`status must be one of ${PET_STATUSES.join(", ")}, got ${quote(rawStatus)}`);
   }
+  const status = rawStatus as PetStatus | undefined;
   let afterId = 0;
   if (rawCursor !== undefined) {
     const position = decodeCursor(rawCursor);
