@@ -1,8 +1,6 @@
 /**
- * The application: `createApp(...)` returns one handler that every runtime adapter serves
- * unchanged, `handle(request, respond)`, and its fetch-style form, `fetch(request)`. It assembles
- * the routes, the lifecycle (app/lifecycle.ts) and the metrics once; a request then walks the
- * steps of app/steps.ts.
+ * `createApp(...)`: the one handler every runtime adapter serves. It assembles the routes, the
+ * lifecycle and the metrics once; a request then walks app/steps.ts.
  */
 import type { AppRoute, RequestContext } from "./app/context.ts";
 import { Lifecycle } from "./app/lifecycle.ts";
@@ -28,23 +26,15 @@ import type { PetStore } from "./store/store.ts";
 
 /** The handler and the levers `main.ts` pulls at start and shutdown. */
 export interface App {
-  /** Answers `request` with what `respond` makes of the whole reply (see `ServeOptions.handle`). */
+  /** Answers `request` with what `respond` makes of the whole reply (`ServeOptions.handle`). */
   readonly handle: <R>(request: AppRequest, respond: Respond<R>) => R | Promise<R>;
-  /** `handle` answering with a web Response. */
   readonly fetch: (request: AppRequest) => Response | Promise<Response>;
-  /** The store finished loading: API requests are served from now on. */
+  /** `Lifecycle.ready`, `drain`, `endDelay` and `idle` (app/lifecycle.ts). */
   ready(store: PetStore): void;
-  /**
-   * Shutting down: `/readyz` answers 503 from now on; every other request is still served as
-   * before (the runtime adapter's drain retires the connections). Resolves after `delayMs`
-   * (SHUTDOWN_DELAY), or when `endDrainDelay()` ends it early.
-   */
   drain(delayMs?: number): Promise<void>;
-  /** Ends a running drain delay at once (a second signal); false when none runs. */
   endDrainDelay(): boolean;
-  /** Resolves once no request is in flight (at once when none is). */
   idle(): Promise<void>;
-  /** The metrics with `METRICS=on` (the store registers its own there), otherwise undefined. */
+  /** The metrics with `METRICS=on` (the store registers its own there). */
   readonly metrics: ServiceMetrics | undefined;
 }
 
@@ -57,9 +47,9 @@ export interface AppOptions {
   readonly clock?: () => number;
   /** A store that is ready from the start (tests); otherwise call `app.ready(store)`. */
   readonly store?: PetStore;
-  /** Compresses br bodies; node:zlib's brotli unless the runtime adapter offers another. */
+  /** node:zlib's brotli unless the runtime adapter offers another. */
   readonly brotli?: BrotliEncoder;
-  /** How long a request that needs the store waits for it to load; `LOAD_WAIT_MS` by default. */
+  /** `LOAD_WAIT_MS` by default. */
   readonly loadWaitMs?: number;
 }
 
@@ -73,7 +63,6 @@ export function createApp(options: AppOptions): App {
   const rootRoutes = healthRoutes(lifecycle);
   const metrics = config.metrics
     ? new ServiceMetrics({
-      // The route patterns the metrics label requests with: health and metrics at the root.
       rootPatterns: [...rootRoutes.map((route) => route.pattern), "/metrics"],
       apiPatterns: apiRoutes.map((route) => route.pattern),
       basePath,
@@ -120,8 +109,7 @@ export function createApp(options: AppOptions): App {
 
 /**
  * The router of `routes` with each path's facts made once: whether it asks for a key (under
- * BASE_PATH unless public; outside it only where `public: false`) and its constant headers, the
- * deprecation trio on every response of a deprecated path and `no-store` where a key is asked for.
+ * BASE_PATH unless public; outside it only where `public: false`) and its constant headers.
  */
 function withFacts(
   routes: AppRoute[],

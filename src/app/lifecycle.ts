@@ -1,29 +1,22 @@
-/**
- * The service's lifecycle: loading, then ready, then draining; the requests in flight and the
- * wait for none; how long a request that needs the store waits for it to load; the
- * SHUTDOWN_DELAY phase; and the 503 answers that `/readyz` and the app give for each state.
- */
+/** Loading, ready, draining; requests in flight; the 503s `/readyz` and the app give. */
 import { HttpError, RETRY_IN_A_SECOND } from "../http/errors.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
 import type { PetStore } from "../store/store.ts";
 
-/** The service's state as `/readyz` reports it. */
 export type Readiness = "loading" | "ready" | "draining";
 
 /**
- * How long a request that needs the store waits for it to load before its 503: an instance a
- * balancer sends requests to as soon as it listens (before `/readyz` says 200) answers them late
- * rather than failing them, within what a client or a proxy waits for an answer.
+ * How long a request waits for the store to load before its 503: requests a balancer sends before
+ * `/readyz` says 200 are answered late rather than failed, within what a client waits.
  */
 export const LOAD_WAIT_MS = 10_000;
 
-/** A lost database connection, or a data file that failed: `/readyz`'s answer. */
 const STORE_CANNOT_SERVE =
   "The store cannot serve: its database is unreachable, or its data file failed (see the log)";
 /** A request the store could not answer (`StoreUnavailableError`). */
 export const STORE_CANNOT_ANSWER = "The store cannot answer right now; retry later";
 
-/** The 503 `unavailable` answer, with `Retry-After: 1`. */
+/** The 503 `unavailable`, with `Retry-After: 1`. */
 export function unavailable(message: string): HttpError {
   return new HttpError(503, "unavailable", message, { headers: RETRY_IN_A_SECOND });
 }
@@ -38,11 +31,7 @@ export class Lifecycle {
   readonly #loadWaitMs: number;
   readonly #loaded: Promise<void>;
   #storeLoaded!: () => void;
-  /**
-   * The store for a request by the state it arrived in: a drain changes only `/readyz`, so
-   * requests go on being served until the adapter closes their connections. One function per
-   * state, made once, rather than a closure per request.
-   */
+  /** The store for a request by state, made once (a drain changes only `/readyz`). */
   readonly #storeFor: Record<Readiness, () => PetStore>;
 
   /** `store`: one that is ready from the start (tests); otherwise call `ready(store)`. */
@@ -66,7 +55,7 @@ export class Lifecycle {
     return this.#inFlight;
   }
 
-  /** The store a request that arrives now is given (it throws 503 while the store loads). */
+  /** The store a request arriving now is given (it throws 503 while the store loads). */
   storeForRequest(): () => PetStore {
     return this.#storeFor[this.#readiness];
   }
@@ -88,18 +77,13 @@ export class Lifecycle {
     );
   }
 
-  /** The store finished loading: requests are served from it from now on. */
   ready(store: PetStore): void {
     this.#store = store;
     if (this.#readiness === "loading") this.#readiness = "ready";
     this.#storeLoaded();
   }
 
-  /**
-   * Shutting down: `/readyz` answers 503 from now on, every other request is served as before.
-   * Resolves after `delayMs` (SHUTDOWN_DELAY: a balancer's health check takes the instance out
-   * meanwhile), or as soon as `endDelay()` is called.
-   */
+  /** Only `/readyz` changes (503); resolves after SHUTDOWN_DELAY or at `endDelay()`. */
   drain(delayMs = 0): Promise<void> {
     this.#readiness = "draining";
     if (delayMs <= 0) return Promise.resolve();

@@ -1,10 +1,7 @@
 /**
- * A request's steps, in the order that carries the rules of which error wins (docs/api.md,
- * "Errors"; test/app/request_steps.test.ts pins the list and each rule): `REQUEST_STEPS`, each a
- * function that answers (a `Reply`, or a thrown `HttpError`) or hands on to the next, then
- * `finish`. Errors are values turned into the Error body in one place (`failed`); anything else is
- * logged and answered with a bare 500. Every reply starts from one of its path's constant header
- * sets (`ReplyHeaders`, made once); the steps add only what varies.
+ * A request's steps, in the order that says which error wins (docs/api.md, "Errors"; pinned by
+ * test/app/request_steps.test.ts): each answers (a `Reply`, or a thrown `HttpError`) or hands on
+ * to the next, then `finish`. Anything but an `HttpError` is logged and answered with a bare 500.
  */
 import { authenticate, type KeyRing } from "../http/auth.ts";
 import type { CorsPolicy } from "../http/cors.ts";
@@ -29,13 +26,12 @@ import { StoreUnavailableError } from "../store/store.ts";
 import type { RequestContext, RouteOptions } from "./context.ts";
 import { type Lifecycle, STORE_CANNOT_ANSWER, unavailable } from "./lifecycle.ts";
 
-/** A path's declaration with what the app made of it once: whether it asks for a key, its headers. */
+/** A path's declaration with what the app made of it once. */
 export interface PathFacts extends RouteOptions {
   readonly keyed: boolean;
   readonly headers: ReplyHeaders;
 }
 
-/** The app's router: routes of the app, with their paths' facts. */
 export type AppRouter = Router<RequestContext, Reply, PathFacts>;
 
 /** What the steps read, made once per app. */
@@ -43,7 +39,6 @@ export interface Pipeline {
   readonly basePath: string;
   /** `/healthz`, `/readyz`, `/metrics`: outside BASE_PATH, matched first. */
   readonly rootRouter: AppRouter;
-  /** The API, under BASE_PATH. */
   readonly apiRouter: AppRouter;
   /** The deprecated route's one answer from its sunset on, whatever the method. */
   readonly goneMessage: string;
@@ -58,11 +53,9 @@ export interface Pipeline {
 
 /** The handler's context, and what the steps hand on to each other and to `finish`. */
 type Exchange = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
-  /** The matched path (its pattern labels the metrics). */
   match: PathMatch<RequestContext, Reply, PathFacts> | undefined;
   /** The path reads as under BASE_PATH (a key is asked for there, matched or not). */
   underBase: boolean;
-  /** A key is asked for: under BASE_PATH unless public; outside it only where `public: false`. */
   keyed: boolean;
   /** The path is deprecated and its sunset has come. */
   pastSunset: boolean;
@@ -76,9 +69,8 @@ type Exchange = { -readonly [K in keyof RequestContext]: RequestContext[K] } & {
 type Step = (pipeline: Pipeline, exchange: Exchange) => Reply | Promise<Reply> | undefined;
 
 /**
- * The path, in the root table first, then in the API table under BASE_PATH. A path sent with a
- * backslash (or an empty segment, `http/url.ts`) matches nothing; where it reads as pointing
- * still decides whether the key comes first.
+ * The path, in the root table first, then the API table under BASE_PATH. An unroutable path
+ * matches nothing, but where it reads as pointing still decides whether a key is asked for.
  */
 export function matchPath(pipeline: Pipeline, exchange: Exchange): undefined {
   const { basePath } = pipeline;
@@ -98,10 +90,7 @@ export function matchPath(pipeline: Pipeline, exchange: Exchange): undefined {
   return undefined;
 }
 
-/**
- * OPTIONS on a known path needs no key: 204 with `Allow` (and CORS preflight). A removed route
- * allows nothing any more: no 204, no Allow.
- */
+/** OPTIONS on a known path needs no key: 204 with `Allow` and CORS; a removed route gets 410. */
 export function answerOptions(pipeline: Pipeline, exchange: Exchange): Reply | undefined {
   const { match } = exchange;
   if (match === undefined || exchange.method !== "OPTIONS") return undefined;
@@ -111,10 +100,7 @@ export function answerOptions(pipeline: Pipeline, exchange: Exchange): Reply | u
   return { status: 204, body: null, headers };
 }
 
-/**
- * The key, before anything else can be wrong (401 wins over 404, 405, 410 and 429). Outside
- * BASE_PATH only /metrics asks for one.
- */
+/** The key, before anything else can be wrong (401 wins over 404, 405, 410 and 429). */
 export function checkKey(pipeline: Pipeline, exchange: Exchange): undefined {
   if (exchange.keyed) {
     exchange.keyScope = authenticate(pipeline.keys, exchange.request.headers.get("authorization"));
@@ -123,9 +109,8 @@ export function checkKey(pipeline: Pipeline, exchange: Exchange): undefined {
 }
 
 /**
- * The key's rate limit, under BASE_PATH, counted after the key check (only accepted keys get
- * buckets, and 401s cost nothing) and before the path and method checks (429 wins over 404,
- * 405, 410).
+ * The key's rate limit under BASE_PATH: after the key check (only accepted keys get buckets) and
+ * before the path and method checks (429 wins over 404, 405, 410).
  */
 export function limitRate(pipeline: Pipeline, exchange: Exchange): undefined {
   if (pipeline.rateLimiter !== undefined && exchange.keyed && exchange.underBase) {
@@ -141,11 +126,9 @@ export function checkUrl(_pipeline: Pipeline, exchange: Exchange): undefined {
 }
 
 /**
- * The route's handler: an unknown path is 404; past the sunset the path answers 410 to every
- * method, so before the method check; then the method, where HEAD runs GET's handler (RFC 9110
- * §9.3.2: the same answer without content, which `finish` drops) and others get 405. While the
- * store loads, a request its route reads it for waits for the load (up to the load wait, then the
- * 503 of a store still loading); the health paths answer at once.
+ * The handler: 404 for an unknown path, 410 past the sunset whatever the method, then HEAD runs
+ * GET's handler (RFC 9110 §9.3.2; `finish` drops the content) or 405. While the store loads, a
+ * route that reads it waits for the load, up to the load wait.
  */
 export function dispatch(pipeline: Pipeline, exchange: Exchange): Reply | Promise<Reply> {
   const { match, method, path } = exchange;
@@ -170,7 +153,7 @@ export function dispatch(pipeline: Pipeline, exchange: Exchange): Reply | Promis
   return handler(exchange);
 }
 
-/** A request's steps, in order; the first that answers ends the walk, `dispatch` always does. */
+/** The first step that answers ends the walk; `dispatch` always does. */
 export const REQUEST_STEPS: readonly Step[] = [
   matchPath,
   answerOptions,
@@ -180,10 +163,7 @@ export const REQUEST_STEPS: readonly Step[] = [
   dispatch,
 ];
 
-/**
- * One request, from the adapter's request to its one response: synchronous unless a step awaits
- * (a body, a write, a database), so a read of the file store makes no promise at all.
- */
+/** One request to its one response: synchronous unless a step awaits. */
 export function handleRequest<R>(
   pipeline: Pipeline,
   request: AppRequest,
@@ -227,25 +207,20 @@ export function handleRequest<R>(
   return finish(pipeline, exchange, reply!, started, respond);
 }
 
-/** The reply to a request whose steps threw `error`. */
 function failed(pipeline: Pipeline, exchange: Exchange, error: unknown): Reply {
   // An OPTIONS answer on a known path came before the key check: no `no-store`.
   const base = exchange.method === "OPTIONS" && exchange.match !== undefined
     ? exchange.headers.options
     : exchange.headers.reply;
   if (error instanceof ClientGoneError) {
-    // It reaches nobody, but its status is what the log line and the metrics show (499, at
-    // level info: the client's doing, not a 5xx).
+    // It reaches nobody; its 499 is for the log line and the metrics (the client's doing).
     return { status: error.status, body: null, headers: { ...base } };
   }
   const { requestId } = exchange;
   return errorReply(toHttpError(error, requestId, pipeline.log), requestId, base);
 }
 
-/**
- * The reply made the request's one response, then counted and logged: a 304 gives back the
- * rate-limit token it took (a key with none left got 429 instead), and HEAD drops the content.
- */
+/** The reply made the one response, counted and logged; a 304 gives its rate-limit token back. */
 export function finish<R>(
   pipeline: Pipeline,
   exchange: Exchange,
@@ -296,11 +271,10 @@ const UNKNOWN_OUTSIDE = replyHeaders({ keyed: false });
 
 const utf8 = new TextEncoder();
 
-/** Why a path that reads as a known one was not found: it was not sent as that path. */
 const UNROUTABLE_REASON = " (as sent, the path holds a backslash, an empty segment or more than " +
   `${MAX_PATH_SEGMENTS} segments, and names nothing)`;
 
-/** `error` as the contract's error: a store that cannot answer is 503, anything unknown 500. */
+/** A store that cannot answer is 503, anything unknown 500 (logged). */
 function toHttpError(error: unknown, requestId: string, log: Logger): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof StoreUnavailableError) {

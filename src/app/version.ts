@@ -1,5 +1,2 @@
-/**
- * The service version, package.json's (test/repository/release.test.ts holds the two together):
- * logged at start, printed by `--help`, named in the OpenAPI document's description.
- */
+/** package.json's version (test/repository/release.test.ts holds the two together). */
 export const VERSION = "1.2.0";

@@ -1,13 +1,11 @@
 /// <reference lib="dom" />
 /**
  * The docs page's script: it renders `openapi.json` and lets a person try each operation with
- * their key, building the DOM from text only (nothing is ever parsed as HTML). It is served as the
- * text of one function, `docsPageScript`, as the runtime compiled it (Deno's or Bun's transpiler,
- * esbuild, `bun build`), so no generated copy is kept in step. Only that text reaches the browser:
- * the function uses nothing declared outside it, and the module holds only types besides.
+ * their key, building the DOM from text only (nothing is parsed as HTML). It is served as the
+ * text of `docsPageScript` as the runtime compiled it, so the function uses nothing declared
+ * outside it; the module holds only types besides.
  */
 
-/** A `$ref`, or anything that may be one. */
 type Ref = { $ref?: string };
 /** A JSON Schema: the page follows the keywords typed here and only prints the others. */
 interface Schema extends Ref {
@@ -19,22 +17,17 @@ interface Schema extends Ref {
   description?: string;
   [keyword: string]: unknown;
 }
-/** A request body or a response, once its `$ref` is followed. */
+/** A request body, response or parameter, once its `$ref` is followed (a field has no `in`). */
 interface Message extends Ref {
   description?: string;
   schema?: Schema;
   content?: Record<string, Media>;
   headers?: object;
 }
-/** A parameter, once its `$ref` is followed. */
-type Parameter = Message & { name: string; in: string; required?: boolean };
-/** A row of a fields or parameters table (a field has no `in`). */
-type Field = Pick<Parameter, "name" | "schema" | "required" | "description"> & { in?: string };
-/** A `content` entry, and one of its examples. */
+type Parameter = Message & { name: string; in?: string; required?: boolean };
 type Media = { schema?: Schema; example?: unknown; examples?: Record<string, Example> };
 type Example = Ref & { value?: unknown };
 
-/** An operation of `paths`. */
 interface Operation {
   operationId: string;
   summary?: string;
@@ -46,7 +39,6 @@ interface Operation {
   responses?: Record<string, Message>;
 }
 
-/** The parts of an OpenAPI document the page shows. */
 interface OpenApiDocument {
   openapi?: string;
   info?: { title?: string; summary?: string; description?: string; version?: string };
@@ -56,7 +48,7 @@ interface OpenApiDocument {
 
 /** A child for `el`: falsy ones are left out. */
 type Child = Node | string | false | null | undefined;
-/** A request as sent, which "Revalidate" repeats: fetch's options and the URL. */
+/** A request as sent, which "Revalidate" repeats. */
 type Sent = { url: string; method: string; headers: Record<string, string>; body?: string };
 
 /** Renders the page from `openapi.json`; runs in the browser only, as the text of `DOCS_SCRIPT`. */
@@ -87,9 +79,8 @@ function docsPageScript(): void {
     return el("span", {}, text.split("\u0060").map((part, i) => i % 2 ? code(part) : part));
   }
 
-  // Integers beyond 2^53 stay exact (as BigInt) where the browser gives the reviver the source
-  // text, and are printed back with JSON.rawJSON, which such a browser has too (both come from the
-  // same proposal). Elsewhere they are shown rounded.
+  // Integers beyond 2^53 stay exact where the reviver gets the source text, printed back with
+  // JSON.rawJSON (the same proposal); elsewhere they are shown rounded.
   function parseExact(text: string): unknown {
     return JSON.parse(text, (_key: string, value: unknown, context?: { source?: string }) => {
       const source = context?.source ?? "";
@@ -140,7 +131,7 @@ function docsPageScript(): void {
     ]);
   }
 
-  function fieldRow({ name, in: at, schema, required, description }: Field): Child[] {
+  function fieldRow({ name, in: at, schema, required, description }: Parameter): Child[] {
     const type = describeSchema(schema);
     return [code(name), ...(at ? [at] : []), type, required ? "yes" : "no", rich(description)];
   }
@@ -213,13 +204,12 @@ function docsPageScript(): void {
       el("button", { type: "button", text, ...attrs });
     const send = button("Send " + verb, { "data-action": "send" });
     const next = button("Next page", { class: "secondary", hidden: "" });
-    // A request with its own If-None-Match bypasses the browser's cache (Fetch standard), so the
-    // 304 itself is shown, not the browser's stored copy.
+    // A request with its own If-None-Match bypasses the browser's cache: the 304 itself is shown.
     const again = { class: "secondary", hidden: "", "data-action": "revalidate" };
     const revalidate = button("Revalidate (If-None-Match)", again);
     const output = el("div", { class: "result", "aria-live": "polite" });
     let lastEtag: string | null = null;
-    // The last request as sent, for "Revalidate": the cursor input may hold the next page's now.
+    // For "Revalidate": the cursor input may hold the next page's cursor by now.
     let lastSent: Sent | undefined;
 
     function request(): void {

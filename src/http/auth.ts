@@ -1,10 +1,6 @@
 /**
- * Bearer API keys. Keys are held only as SHA-256 digests; a presented key is hashed and compared
- * with every accepted digest in constant time (equal-length digests, no early exit), so neither
- * the comparison nor the key's length leaks through timing.
- *
- * An accepted key is remembered so later requests skip the hash (docs/performance.md, "Keys");
- * only accepted keys enter the map, so a wrong key always takes the constant-time path.
+ * Bearer API keys, held as SHA-256 digests and compared with every digest in constant time. An
+ * accepted key is remembered to skip the hash (docs/performance.md, "Keys"); a wrong key never is.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { HttpError } from "./errors.ts";
@@ -22,7 +18,6 @@ export function keyFingerprint(digest: Uint8Array): string {
 /** The set of accepted keys, by digest. Replaceable as a whole (SIGHUP reload). */
 export class KeyRing {
   private digests: readonly Uint8Array[] = [];
-  /** `keyFingerprint` of each digest, made once per key set rather than once per request. */
   private fingerprints: readonly string[] = [];
   /** Presented keys already found accepted, with their fingerprints; emptied on `replace`. */
   private verified = new Map<string, string>();
@@ -31,11 +26,9 @@ export class KeyRing {
     this.replace(digests);
   }
 
-  /** Swaps in a new set of accepted keys at once. */
   replace(digests: readonly Uint8Array[]): void {
     this.digests = digests;
     this.fingerprints = digests.map(keyFingerprint);
-    // A key removed from the set must stop working at once.
     this.verified = new Map();
   }
 
@@ -43,7 +36,7 @@ export class KeyRing {
     return this.digests.length;
   }
 
-  /** The fingerprint of `key` when it was found accepted before (no check now), else undefined. */
+  /** The fingerprint of `key` when it was accepted before (no check now). */
   known(key: string): string | undefined {
     return this.verified.get(key);
   }
@@ -64,22 +57,15 @@ export class KeyRing {
   }
 }
 
-/** An `Authorization: Bearer <token>` header; anything else counts as no key. */
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
-/** The `WWW-Authenticate` challenge of a 401 when no key was sent (RFC 6750 §3.1). */
+/** The `WWW-Authenticate` challenges of a 401: no key sent, and a key not accepted (RFC 6750). */
 export const CHALLENGE_NO_KEY = 'Bearer realm="animal-store"';
-/** The `WWW-Authenticate` challenge of a 401 when the key sent is not accepted. */
 export const CHALLENGE_INVALID_KEY = `${CHALLENGE_NO_KEY}, error="invalid_token"`;
 
-/**
- * Checks the request's key and returns the key's fingerprint, or throws 401. Per RFC 6750 §3.1
- * the challenge has no `error` parameter when no key was sent, and `error="invalid_token"` when
- * a key was sent but is not accepted.
- */
+/** The fingerprint of the request's key, or 401 with the challenge of RFC 6750 §3.1. */
 export function authenticate(keys: KeyRing, authorization: string | null): string {
-  // The usual form, one space and a key accepted before, by one lookup. Only keys that passed
-  // `verify` (so without white space) are known: anything else takes the full path below.
+  // The usual form, one space and a key accepted before, by one lookup; anything else below.
   if (authorization !== null && authorization.startsWith("Bearer ")) {
     const known = keys.known(authorization.slice(7));
     if (known !== undefined) return known;

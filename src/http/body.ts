@@ -1,8 +1,7 @@
 /**
- * Reading a JSON request body within `MAX_BODY_BYTES`, without ever holding more than the limit:
- * a declared `Content-Length` over the limit is refused before reading, and a streamed body is
- * cancelled as soon as it crosses the limit. A read that fails is the client's doing (it went
- * away or was timed out mid-body): `ClientGoneError`, a 499 in the log, never a 500.
+ * Reading a JSON request body within `MAX_BODY_BYTES`, never holding more: a `Content-Length`
+ * over the limit is refused before reading, and a stream is cancelled as it crosses the limit. A
+ * read that fails is the client's doing: `ClientGoneError`, a 499 in the log, never a 500.
  */
 import { ClientGoneError, HttpError } from "./errors.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
@@ -11,11 +10,9 @@ import { parseJson } from "./json.ts";
 import type { AppRequest } from "../runtime/contract.ts";
 
 /**
- * Why a create's body cannot be read as JSON from its headers alone, or undefined when it can: the
- * media type must be `application/json`; a `charset` parameter, if any, must be `utf-8` (any case,
- * quoted or not: the body is decoded as UTF-8 and nothing else); and no content coding may be
- * applied (no `Content-Encoding`, or only `identity`), since the service decodes none: a gzip
- * body read as JSON would only fail later as a confusing 400. Each is a 415.
+ * Why a create's body cannot be read from its headers alone (a 415), or undefined: the type must
+ * be `application/json`, a `charset` only `utf-8`, and no content coding applied (none is decoded,
+ * and a gzip body read as JSON would only fail later as a confusing 400).
  */
 export function unsupportedBodyReason(
   contentType: string | null,
@@ -25,9 +22,7 @@ export function unsupportedBodyReason(
   if (contentType === "application/json" && contentEncoding === null) return undefined;
   if (contentType === null) return ERROR_MESSAGES.notJson;
   const [mediaType, ...parameters] = contentType.split(";");
-  if (mediaType.trim().toLowerCase() !== "application/json") {
-    return ERROR_MESSAGES.notJson;
-  }
+  if (mediaType.trim().toLowerCase() !== "application/json") return ERROR_MESSAGES.notJson;
   for (const parameter of parameters) {
     const equals = parameter.indexOf("=");
     if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== "charset") continue;
@@ -59,33 +54,41 @@ function tooLarge(limit: number): HttpError {
 const DECIMAL = /^[0-9]+$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** A `Content-Length` of digits and no `Transfer-Encoding`: the body can be read in one call. */
-function readsWhole(request: AppRequest, declared: string | null): boolean {
-  return declared !== null && DECIMAL.test(declared) && !request.headers.has("transfer-encoding");
+/** Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON. */
+export function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) return Promise.reject(tooLarge(limit));
+  // A Content-Length of digits and no Transfer-Encoding: read in one call, and checked again for a
+  // Request built in code, whose header nothing enforces.
+  if (declared !== null && DECIMAL.test(declared) && !request.headers.has("transfer-encoding")) {
+    return request.arrayBuffer().then((buffer) => {
+      if (buffer.byteLength > limit) throw tooLarge(limit);
+      return parseJsonBody(new Uint8Array(buffer));
+    }, readFailed);
+  }
+  return readStreamed(request, limit).then(parseJsonBody, readFailed);
 }
 
-/** A body read whole, within the limit: for a Request built in code, whose header nothing enforces. */
-function withinLimit(buffer: ArrayBuffer, limit: number): Uint8Array {
-  if (buffer.byteLength > limit) throw tooLarge(limit);
-  return new Uint8Array(buffer);
+/**
+ * A failed body read (the client closed, timed out or sent a malformed chunked body) is the
+ * client's doing, but for our own 413 and a `TypeError` (a body read twice: our bug).
+ */
+function readFailed(error: unknown): never {
+  if (error instanceof HttpError || error instanceof TypeError) throw error;
+  throw new ClientGoneError(error);
 }
 
-/** Reads a streamed body (no usable Content-Length) as bytes, refusing more than `limit` with 413. */
+/** Reads a body with no usable Content-Length as bytes, refusing more than `limit` with 413. */
 async function readStreamed(request: AppRequest, limit: number): Promise<Uint8Array> {
   if (request.body === null) return new Uint8Array(0);
-  const byob = byobReaderOf(request.body);
-  return byob === undefined
-    ? await readChunks(request.body.getReader(), limit)
-    : await readIntoBuffer(byob, limit);
-}
-
-/** A reader that reads into buffers we give it, when the stream is a byte stream that has one. */
-function byobReaderOf(body: ReadableStream<Uint8Array>): ReadableStreamBYOBReader | undefined {
+  let byob: ReadableStreamBYOBReader;
   try {
-    return body.getReader({ mode: "byob" });
+    byob = request.body.getReader({ mode: "byob" });
   } catch {
-    return undefined; // not a byte stream (the Node adapter's body): the default reader
+    // Not a byte stream (the Node adapter's body): the default reader.
+    return await readChunks(request.body.getReader(), limit);
   }
+  return await readIntoBuffer(byob, limit);
 }
 
 /** The smallest buffer a body is copied into: most bodies fit it whole. */
@@ -94,11 +97,9 @@ const FIRST_CAPACITY = 4 * 1024;
 const READ_SIZE = 64 * 1024;
 
 /**
- * Reads a byte stream through one buffer of ours, reused for every read, copying what each read
- * gives into the body's buffer. A default reader would get each chunk in a fresh buffer of the
- * stream's own (64 KiB on Deno 2.9, whatever the chunk's size), so a body sent one byte per chunk
- * costs 64 KiB of garbage per byte, made faster than the collector frees it (60,000 one-byte
- * chunks: RSS 66 → 262 MiB, and it stays).
+ * Reads a byte stream through one reused buffer of ours. A default reader gets each chunk in a
+ * fresh 64 KiB buffer on Deno 2.9, so a body sent one byte per chunk would make garbage faster
+ * than the collector frees it (docs/operations.md, "Memory").
  */
 async function readIntoBuffer(
   reader: ReadableStreamBYOBReader,
@@ -115,10 +116,7 @@ async function readIntoBuffer(
   }
 }
 
-/**
- * Reads a stream chunk by chunk, copying each into one growing buffer and keeping none: a chunk
- * may be a view of a much larger buffer, which keeping it would hold.
- */
+/** Reads chunk by chunk, copying each and keeping none (a chunk may view a larger buffer). */
 async function readChunks(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   limit: number,
@@ -131,7 +129,7 @@ async function readChunks(
   }
 }
 
-/** Cancels the read: the rest of an over-size body is never read into memory. The 413 to throw. */
+/** Cancels the read, so the rest of an over-size body is never read: the 413 to throw. */
 function stopPulling(reader: { cancel(): Promise<void> }, limit: number) {
   reader.cancel().catch(() => {});
   return tooLarge(limit);
@@ -170,31 +168,9 @@ class GrowingBytes {
   }
 }
 
-/** Reads and parses a JSON body: 413 over the limit, 400 `invalid_body` when not JSON. */
-export function readJsonBody(request: AppRequest, limit: number): Promise<JsonValue> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) return Promise.reject(tooLarge(limit));
-  if (readsWhole(request, declared)) {
-    return request.arrayBuffer().then(
-      (buffer) => parseJsonBody(withinLimit(buffer, limit)),
-      readFailed,
-    );
-  }
-  return readStreamed(request, limit).then(parseJsonBody, readFailed);
-}
-
 /**
- * A failed body read (the client closed, timed out or sent a malformed chunked body) is the
- * client's doing, but for our own 413 and a `TypeError` (a body read twice: our bug).
- */
-function readFailed(error: unknown): never {
-  if (error instanceof HttpError || error instanceof TypeError) throw error;
-  throw new ClientGoneError(error);
-}
-
-/**
- * A body's JSON value (`json.ts`), or 400 `invalid_body` saying why it is not JSON: first a body
- * that is not UTF-8 or holds nothing but white space, then the parser's reason and position.
+ * A body's JSON value, or 400 `invalid_body` saying why not: a body that is not UTF-8 or is only
+ * white space first, then the parser's reason and position.
  */
 export function parseJsonBody(bytes: Uint8Array): JsonValue {
   const parsed = parseJson(bytes);

@@ -1,19 +1,13 @@
 /**
- * Compressing response bodies, synchronously (a body is a few KB at most). The level depends only
- * on whether the body can change, never on the cache, so a client gets the same bytes with the
- * cache on, off or too small (docs/caching.md). The runtime adapter picks the brotli encoder
- * (`RuntimeAdapter.brotliEncoder`).
+ * Compressing bodies, synchronously (a few KB at most). The level depends only on whether the body
+ * can change, never on the cache, so the bytes are the same with it on or off (docs/caching.md).
  */
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { BrotliEncoder } from "../runtime/contract.ts";
 
-/**
- * Brotli quality, per request and once: below 5 Deno's brotli and the C library give different
- * bytes, and above it a page shrinks little for much more CPU (docs/caching.md).
- */
+/** Brotli quality: below 5 Deno's brotli and the C library differ; above, little gain for CPU. */
 export const BROTLI_PER_REQUEST = 5;
 export const BROTLI_ONCE = 5;
-/** gzip levels for bodies built per request and for bodies compressed once. */
 const GZIP_PER_REQUEST = 6;
 const GZIP_ONCE = 9;
 
@@ -22,7 +16,7 @@ export const COMPRESSION_THRESHOLD = 1024;
 
 export type ContentCoding = "br" | "gzip" | "identity";
 
-/** node:zlib's brotli: the C library on Node and Bun. */
+/** node:zlib's brotli (the C library on Node and Bun). */
 export function zlibBrotli(body: Uint8Array, quality: number): Uint8Array {
   return brotliCompressSync(body, {
     params: {
@@ -33,7 +27,7 @@ export function zlibBrotli(body: Uint8Array, quality: number): Uint8Array {
   });
 }
 
-/** `body` in the coding (identity returns it unchanged); br with `brotli`. */
+/** `body` in the coding (identity: unchanged). */
 export function compressBody(
   body: Uint8Array<ArrayBuffer>,
   coding: ContentCoding,

@@ -1,36 +1,22 @@
 /**
- * The conditional GET of the two cacheable reads, list page and single pet, in one place: the
- * coding the client accepts (`Accept-Encoding`), the strong tag from the store's facts, a 304
- * when the client holds that tag (`If-None-Match`), the body compressed as needed, and the byte
- * cache of full pages. Every 200 and 304 carries the `ETag`, `Cache-Control: private, no-cache`
- * (a browser may keep the body but revalidates it; shared caches keep nothing: the responses need
- * a key) and `Vary: Accept-Encoding`, the 304 as the 200 (RFC 9110 §15.4.5: a 304 carries the
- * headers the 200 would have, for caches to update).
+ * The conditional GET of the list page and the single pet: the coding (`Accept-Encoding`), the
+ * strong tag from the store's facts, a 304 for a matching `If-None-Match`, compression, and the
+ * byte cache of full pages. A 304 carries the headers the 200 would (RFC 9110 §15.4.5).
  */
 import type { MaybePromise, PageFacts, PetPageJson } from "../schemas/page.ts";
 import { PET_STATUSES } from "../schemas/pet.ts";
 import { compressBody, COMPRESSION_THRESHOLD, type ContentCoding } from "./compression.ts";
-import { type BrotliEncoder } from "../runtime/contract.ts";
 import { digest64Hex, digest64State } from "./digest64.ts";
 import { nextPageLink, type PageRequest } from "./pagination.ts";
 import type { ReplyHeaders } from "./responses.ts";
-import type { AppRequest, Reply } from "../runtime/contract.ts";
+import type { AppRequest, BrotliEncoder, Reply } from "../runtime/contract.ts";
 import { type CachedResponse, ResponseCache } from "./response_cache.ts";
 
-// ---- Entity tags (RFC 9110 §8.8.3) ----
-//
-// Derived from what the store knows about a response, never from its bytes: a pet never changes
-// once created and a page is the pets after a cursor in id order, so the ids served, whether a
-// `next` link exists and the coding fix the bytes exactly. The same facts give the same tag after
-// a restart, on every runtime and on every instance of a PostgreSQL deployment. The digest is not
-// cryptographic: a collision could only matter between two versions of the same URL's response
-// (a handful, differing in count or `next`), and a client can only fool itself by forging a tag.
+// Entity tags (RFC 9110 §8.8.3) come from the facts that fix the bytes (ids served, a `next` link
+// or not, the coding), never from the bytes: the same after a restart and on every instance. The
+// digest is not cryptographic: a client can only fool itself by forging a tag.
 
-/**
- * Stands for everything else that shapes the bytes (the Pet JSON layout, the compression levels):
- * a release that changes them must change it, so that no client keeps a body under a tag that now
- * means other bytes.
- */
+/** Everything else that shapes the bytes (Pet JSON layout, compression levels): bump on change. */
 export const FORMAT_VERSION = "animal-store/etag/1";
 
 const PAGE_PREFIX = digest64State(`${FORMAT_VERSION}|page|`);
@@ -48,12 +34,9 @@ export function petTag(id: number, coding: ContentCoding): string {
   return `"${digest64Hex(`${id}|${coding}`, PET_PREFIX)}"`;
 }
 
-// ---- If-None-Match (RFC 9110 §13.1.2) ----
-
 /**
- * True when `header` (a list of entity tags, or `*`) matches `etag`, compared the weak way
- * (§8.8.3.2: `W/"x"` matches `"x"`). A malformed header matches nothing, so the full response is
- * sent: the safe outcome when unsure.
+ * Whether `If-None-Match` (tags, or `*`) matches `etag`, compared the weak way (RFC 9110 §13.1.2).
+ * A malformed header matches nothing, so the full response is sent.
  */
 export function ifNoneMatchMatches(header: string | null, etag: string): boolean {
   if (header === null) return false;
@@ -61,7 +44,6 @@ export function ifNoneMatchMatches(header: string | null, etag: string): boolean
   if (trimmed === "*") return true;
   let i = 0;
   while (i < trimmed.length) {
-    // Skip the separators and white space between list members (RFC 9110 §5.6.1).
     const char = trimmed.charCodeAt(i);
     if (char === 0x2c || char === 0x20 || char === 0x09) {
       i++;
@@ -78,15 +60,11 @@ export function ifNoneMatchMatches(header: string | null, etag: string): boolean
   return false;
 }
 
-// ---- Accept-Encoding (RFC 9110 §12.5.3) ----
-
 const QVALUE = /^(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)$/;
 
 /**
- * The coding a compressible body is sent in: q-values honoured, `q=0` refuses a coding, `*`
- * stands for every coding the header does not name, and br wins a tie with gzip (smaller for the
- * same body). Without the header, or when nothing offered is acceptable, the body goes out as is
- * (§12.5.3: "SHOULD send a response without any content coding").
+ * The coding of a compressible body (RFC 9110 §12.5.3): q-values honoured, `*` for every coding
+ * not named, br wins a tie with gzip; nothing acceptable means identity.
  */
 export function negotiateCoding(acceptEncoding: string | null): ContentCoding {
   if (acceptEncoding === null || acceptEncoding === "") return "identity";
@@ -116,8 +94,6 @@ export function negotiateCoding(acceptEncoding: string | null): ContentCoding {
   return br >= gzip ? "br" : "gzip";
 }
 
-// ---- The two reads ----
-
 /** What a read needs (a route's context fits); `store` throws 503 when not ready. */
 interface ReadContext {
   readonly request: AppRequest;
@@ -128,10 +104,7 @@ interface ReadContext {
   readonly headers: ReplyHeaders;
 }
 
-/**
- * The two reads: a list page (cached when full: it never changes) and a pet (undefined when the
- * store has none). `cacheBytes` 0 means no cache, with the same responses.
- */
+/** The two reads: a list page (cached when full) and a pet (undefined when none). */
 export function createConditionalGet(
   options: { cacheBytes: number; brotli?: BrotliEncoder; publicBase: string },
 ): {
@@ -142,7 +115,7 @@ export function createConditionalGet(
   const cache = options.cacheBytes > 0 ? new ResponseCache(options.cacheBytes) : undefined;
 
   function page(context: ReadContext, query: PageRequest): MaybePromise<Reply> {
-    // First, so that a cached page too is refused while the store loads or the service drains.
+    // First, so that a cached page too is refused while the store loads.
     const store = context.store();
     const wanted = negotiateCoding(context.request.headers.get("accept-encoding"));
     const key = cache === undefined ? undefined : pageKey(query, wanted);
@@ -179,11 +152,8 @@ export function createConditionalGet(
     return reply(context, response, false);
   }
 
-  // A pet is not kept in the cache: its JSON stays under the compression threshold (at most 200
-  // code points of name, an int64 and a status), so it goes out as the string the store holds,
-  // and keeping a copy would only cost an insert and an eviction per miss. For the same reason
-  // the request's Accept-Encoding is only read for a body that could be compressed. Only its tag
-  // is kept (`identityPetTag`): a slot overwritten per miss, no eviction to pay for.
+  // A pet is never cached: its JSON stays under the compression threshold, so it goes out as the
+  // store's string; only its identity tag is kept, in a slot overwritten per miss.
   function pet(context: ReadContext, id: number): MaybePromise<Reply | undefined> {
     const stored = context.store().get(id);
     return stored instanceof Promise
@@ -191,10 +161,7 @@ export function createConditionalGet(
       : stored && petReply(context, id, stored.json);
   }
 
-  /**
-   * The identity tags made last, one per slot of `id % RECENT_TAGS`: a popular pet's tag is
-   * looked up rather than digested again (the digest showed in every profile of a get by id).
-   */
+  /** The identity tags made last, one per slot of `id % RECENT_TAGS` (a hot path). */
   const recentTagIds = new Float64Array(RECENT_TAGS).fill(-1);
   const recentTags: string[] = new Array(RECENT_TAGS).fill("");
   function identityPetTag(id: number): string {
@@ -245,9 +212,8 @@ function reply(context: ReadContext, response: Fresh, conditional = true): Reply
 const CODINGS: Record<ContentCoding, number> = { identity: 0, gzip: 1, br: 2 };
 
 /**
- * The cache key of a page: everything the cached response depends on (the position and filter,
- * the limit and whether it was given, which shows in the `next` link, and the coding), packed
- * into one number while `afterId` leaves room (below 2^40), else a string.
+ * The cache key of a page (position, filter, limit and whether given, coding), one number while
+ * `afterId` is below 2^40, else a string.
  */
 function pageKey(query: PageRequest, coding: ContentCoding): number | string {
   const limit = query.limit << 1 | (query.limitGiven ? 1 : 0);

@@ -1,23 +1,16 @@
 /**
  * A fast 64-bit non-cryptographic digest of a string, as 16 hex digits: two multiply-xorshift
- * lanes with a final avalanche in which each lane mixes the other, so every input bit reaches
- * every output bit. For checks against mistakes and for naming facts (cursor checksums, entity
- * tags), never against an adversary: a SHA-256 through node:crypto would cost more than the rest
- * of a list request.
- *
- * The constants are part of the cursor format: cursors handed out before must keep decoding
- * (test/http/pagination.test.ts pins one), so they never change.
+ * lanes, each mixing the other in the final avalanche. For cursor checksums and entity tags, never
+ * against an adversary. The constants are part of the cursor format (test/http/pagination.test.ts
+ * pins one): they never change.
  */
 
 /** The two lanes after some text: the digest of a constant prefix, taken once. */
-export interface Digest64State {
-  readonly a: number;
-  readonly b: number;
-}
+type Digest64State = { readonly a: number; readonly b: number };
 
 const START: Digest64State = { a: 0x243f6a88, b: 0x85a308d3 };
 
-/** The lanes after `text`, from `from`: `digest64Hex(p + q)` is `digest64Hex(q, digest64State(p))`. */
+/** The lanes after `text`: `digest64Hex(p + q)` is `digest64Hex(q, digest64State(p))`. */
 export function digest64State(text: string, from: Digest64State = START): Digest64State {
   let { a, b } = from;
   for (let i = 0; i < text.length; i++) {

@@ -1,7 +1,4 @@
-/**
- * The contract's errors: one `HttpError` type with a stable code (schemas/error.ts), and the one
- * place (`errorReply`) that turns it into the Error body.
- */
+/** The contract's errors: one `HttpError` type, and the one place that writes the Error body. */
 import type { ErrorCode, ErrorDetail } from "../schemas/error.ts";
 import type { HeaderSet } from "./responses.ts";
 import type { Reply } from "../runtime/contract.ts";
@@ -27,7 +24,7 @@ export class HttpError extends Error {
 /** The headers of a 503 or 409 whose request may be sent again in a second. */
 export const RETRY_IN_A_SECOND: Readonly<Record<string, string>> = { "retry-after": "1" };
 
-/** The Error body of the contract as a JSON reply, on top of the path's constant `base` headers. */
+/** The Error body as a JSON reply, on top of the path's constant `base` headers. */
 export function errorReply(error: HttpError, requestId: string, base: HeaderSet): Reply {
   const { code, message, status, details } = error;
   return {

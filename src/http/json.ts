@@ -1,13 +1,12 @@
 /**
- * The one JSON parser of request bodies, straight from the bytes, because `JSON.parse` rounds
- * `9007199254740993` before any check sees it: a plain integer literal becomes a `bigint`, any other
- * number form (`1.5`, `1e3`, `-0`) a `number` the int64 schema refuses. Objects have no prototype;
- * a duplicated key is a syntax error; UTF-8 is held to a fatal `TextDecoder`'s rules as it is read.
- * A failure gives the reason and its position in UTF-16 units of the decoded text.
+ * The one JSON parser of request bodies, from the bytes, because `JSON.parse` rounds
+ * `9007199254740993`: a plain integer literal becomes a `bigint`, any other number form (`1.5`,
+ * `1e3`, `-0`) a `number` the int64 schema refuses. Objects have no prototype; a duplicated key is
+ * an error; UTF-8 is held to a fatal `TextDecoder`'s rules. A failure gives the reason and its
+ * position in UTF-16 units of the decoded text.
  */
 import type { JsonValue } from "../schemas/json_value.ts";
 
-/** Outcome of parsing: the value, or the reason the bytes are not JSON. */
 export type ParseResult = { ok: true; value: JsonValue } | { ok: false; reason: string };
 
 /** Integer literals longer than this are far outside int64: kept as a number, not a bigint. */
@@ -22,10 +21,8 @@ const ESCAPE_VALUES = '"\\/\b\f\n\r\t';
 /** At most this many characters (sign included) stay below 2^53: summed exactly as a number. */
 const SAFE_DIGITS = 15;
 
-/** 10^n as a bigint, for n up to SAFE_DIGITS. */
 const POWERS_OF_TEN = Array.from({ length: SAFE_DIGITS + 1 }, (_, n) => 10n ** BigInt(n));
 
-/** Why a body with broken UTF-8 fails; the body reader says so before any syntax error. */
 const NOT_UTF8 = "invalid UTF-8";
 
 const QUOTE = 0x22;
@@ -35,12 +32,12 @@ const DOT = 0x2e;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 
-/** Thrown (never escaping this module) with why the bytes are not JSON. */
+/** Thrown, never escaping this module, with why the bytes are not JSON. */
 class SyntaxFailure {
   constructor(readonly reason: string) {}
 }
 
-/** Parses `bytes` as one JSON value (RFC 8259), integers exact. Never throws. */
+/** Parses `bytes` as one JSON value, integers exact. Never throws. */
 export function parseJson(bytes: Uint8Array): ParseResult {
   // A fatal TextDecoder drops one leading byte order mark: so does this parser.
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
@@ -57,7 +54,7 @@ export function parseJson(bytes: Uint8Array): ParseResult {
   }
 }
 
-/** Parses `text` as one JSON value, integers exact (for JSON held as a string). */
+/** `parseJson` for JSON held as a string. */
 export function parseJsonText(text: string): ParseResult {
   return parseJson(encoder.encode(text));
 }
@@ -83,10 +80,8 @@ for (let i = 0; i < ESCAPE_NAMES.length; i++) {
 }
 
 /*
- * Recent short strings, by a hash of their bytes: a key (or a status) is the same few strings
- * body after body, and handing out the one string made before, rather than a new one, spares
- * each object member a string built a byte at a time and then hashed again as a property name.
- * A fixed number of slots; a string whose slot another took is made afresh.
+ * Recent short strings by a hash of their bytes: keys and statuses repeat body after body, and the
+ * string made before spares building one a byte at a time and hashing it again as a property name.
  */
 const RECENT_SLOTS = 256;
 const RECENT_MAX_BYTES = 32;
@@ -121,14 +116,14 @@ function recentString(bytes: Uint8Array, start: number, end: number, hash: numbe
 }
 
 class ByteParser {
-  /** Bytes read beyond the UTF-16 units they decode to: what turns a byte into a position. */
+  /** Bytes read beyond the UTF-16 units they decode to: turns a byte offset into a position. */
   private extra: number;
 
   constructor(private readonly bytes: Uint8Array, public position: number) {
     this.extra = position;
   }
 
-  /** Refuses the bytes: `reason`, at `at` (a byte offset) as a position in the decoded text. */
+  /** Refuses the bytes: `reason`, at byte offset `at`. */
   fail(reason: string, at = this.position): never {
     throw new SyntaxFailure(`${reason} at position ${at - this.extra}`);
   }
@@ -181,8 +176,7 @@ class ByteParser {
     if (bytes[at] === DIGIT_0) at++;
     else while (at < end && isDigit(bytes[at])) whole = whole * 10 + (bytes[at++] - DIGIT_0);
     let plain = true;
-    // A `.` or an exponent mark without digits after it ends the number before it, and the
-    // caller then refuses what follows.
+    // A `.` or exponent mark without digits ends the number before it; the caller refuses the rest.
     if (bytes[at] === DOT && isDigit(bytes[at + 1])) {
       plain = false;
       at += 2;
@@ -209,10 +203,7 @@ class ByteParser {
     return Number(this.ascii(start, at));
   }
 
-  /**
-   * The digits from `start` to `end` as a bigint, summed in runs of at most SAFE_DIGITS: no string
-   * is built for `BigInt` to parse again.
-   */
+  /** The digits as a bigint, summed in runs of SAFE_DIGITS: no string for `BigInt` to parse. */
   private bigint(start: number, end: number, negative: boolean): bigint {
     const bytes = this.bytes;
     let value = 0n;
@@ -225,7 +216,6 @@ class ByteParser {
     return negative ? -value : value;
   }
 
-  /** Bytes known to be ASCII, as a string. */
   private ascii(start: number, end: number): string {
     let text = "";
     for (let at = start; at < end; at++) text += String.fromCharCode(this.bytes[at]);

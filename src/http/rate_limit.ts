@@ -1,8 +1,4 @@
-/**
- * `RATE_LIMIT`: a token bucket of `limit` tokens per authenticated API key, refilled at `limit` per
- * minute; a full bucket is dropped (it is the same as none). Headers per
- * draft-ietf-httpapi-ratelimit-headers-10: `RateLimit-Policy` and `RateLimit` (`t`: seconds to full).
- */
+/** `RATE_LIMIT`: a token bucket per key, refilled per minute; draft ratelimit-headers-10. */
 import { HttpError } from "./errors.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
 
@@ -55,7 +51,7 @@ export class RateLimiter {
       }
     }
     const bucket = this.#buckets.get(key) ?? { tokens: this.limit, updatedAt: now };
-    // A clock that steps back (tests, NTP) must not mint tokens: elapsed is never negative.
+    // A clock that steps back (tests, NTP) must not mint tokens.
     const elapsed = Math.max(0, now - bucket.updatedAt);
     bucket.tokens = Math.min(this.limit, bucket.tokens + elapsed * this.#perMs);
     bucket.updatedAt = now;
@@ -65,12 +61,20 @@ export class RateLimiter {
     return this.#decision(bucket, allowed);
   }
 
-  /** Gives back a request's token (a 304 costs no quota); its rate-limit headers after that. */
+  /** Gives back a request's token (a 304 costs no quota): the headers after that. */
   refund(key: string): Record<string, string> {
     const bucket = this.#buckets.get(key) ?? { tokens: this.limit - 1, updatedAt: this.#clock() };
     bucket.tokens = Math.min(this.limit, bucket.tokens + 1);
     this.#buckets.set(key, bucket);
-    return rateLimitHeaders(this, this.#decision(bucket, true));
+    return this.headers(this.#decision(bucket, true));
+  }
+
+  /** The `RateLimit-Policy` and `RateLimit` headers of a decision. */
+  headers(decision: RateDecision): Record<string, string> {
+    return {
+      "ratelimit-policy": `${POLICY};q=${this.limit};w=${WINDOW_MS / 1000}`,
+      ratelimit: `${POLICY};r=${decision.remaining};t=${decision.resetSeconds}`,
+    };
   }
 
   #decision(bucket: Bucket, allowed: boolean): RateDecision {
@@ -84,23 +88,13 @@ export class RateLimiter {
   }
 }
 
-/**
- * Takes a token of the key `key`: the request's rate-limit headers. Over the limit throws 429
- * `rate_limited` carrying them and `Retry-After` (RFC 9110 §10.2.3, delay in seconds).
- */
+/** Takes a token of `key`: its headers, or 429 with them and `Retry-After` (RFC 9110 §10.2.3). */
 export function enforceRateLimit(limiter: RateLimiter, key: string): Record<string, string> {
   const decision = limiter.take(key);
-  const headers = rateLimitHeaders(limiter, decision);
+  const headers = limiter.headers(decision);
   if (decision.allowed) return headers;
   const retry = decision.retryAfterSeconds;
   headers["retry-after"] = String(retry);
   const message = ERROR_MESSAGES.rateLimited(limiter.limit, retry);
   throw new HttpError(429, "rate_limited", message, { headers });
-}
-
-function rateLimitHeaders(limiter: RateLimiter, decision: RateDecision): Record<string, string> {
-  return {
-    "ratelimit-policy": `${POLICY};q=${limiter.limit};w=${WINDOW_MS / 1000}`,
-    ratelimit: `${POLICY};r=${decision.remaining};t=${decision.resetSeconds}`,
-  };
 }

@@ -3,10 +3,8 @@ import { REQUEST_ID } from "../schemas/limits.ts";
 import { HEX_BYTES } from "./digest64.ts";
 
 /**
- * Made ids have the shape of a version-4 UUID: the random first four groups of one UUID drawn
- * per process, then a 48-bit counter. Unique within a process by the counter and across
- * processes by the random part, and several times cheaper than `crypto.randomUUID()` per
- * request, which showed in every request's profile. A request id names a request; it is no secret.
+ * Made ids have a version-4 UUID's shape: one UUID's random first four groups per process, then
+ * a 48-bit counter; cheaper than `crypto.randomUUID()` per request. An id is no secret.
  */
 const PREFIX = crypto.randomUUID().slice(0, 23);
 
@@ -19,10 +17,7 @@ export function newRequestId(): string {
   return `${PREFIX}-${hex48(counter)}`;
 }
 
-/**
- * 12 hex digits of a 48-bit value: the last group of the UUID shape. Six lookups cost less than
- * `toString(16)` and a pad with zeros, which showed in a get's profile.
- */
+/** 12 hex digits of a 48-bit value, by lookups rather than `toString(16)` and a pad. */
 function hex48(value: number): string {
   const high = Math.floor(value / 2 ** 24);
   const low = value % 2 ** 24;

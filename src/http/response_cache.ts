@@ -1,4 +1,4 @@
-/** The response cache of full list pages (immutable, so never invalidated), within `CACHE_BYTES`. */
+/** The cache of full list pages (immutable, never invalidated), within `CACHE_BYTES`. */
 
 /** A response kept in the cache: its body in its coding, and what its headers need. */
 export interface CachedResponse {
@@ -9,12 +9,11 @@ export interface CachedResponse {
   readonly link: string | undefined;
 }
 
-/** An estimate of an entry's cost beyond body and key (Map slot, objects, tag and link). */
+/** An estimate of an entry's cost beyond body and key. */
 export const ENTRY_OVERHEAD_BYTES = 256;
 
 type Key = number | string;
 
-/** An entry in the recency list, most recently used at the head. */
 interface Node {
   readonly key: Key;
   entry: CachedResponse;
@@ -24,11 +23,8 @@ interface Node {
 }
 
 /**
- * A byte-bounded LRU map from request keys to cached responses, with a doorkeeper (TinyLFU's):
- * an offered response enters the second time its key misses within the last `admissionWindow`
- * distinct misses, so a page asked for once never displaces one that clients keep asking for.
- * Recency is a linked list beside the Map: reordering the Map itself left deleted slots that every
- * eviction walked again.
+ * A byte-bounded LRU with TinyLFU's doorkeeper: a response enters on its key's second miss within
+ * `admissionWindow` misses. Recency is a list: reordering the Map left slots evictions walked.
  */
 export class ResponseCache {
   readonly #nodes = new Map<Key, Node>();
@@ -39,7 +35,7 @@ export class ResponseCache {
   #oldest: Node | undefined;
   #seen = new Set<Key>();
 
-  /** `capacity` in bytes, overhead included; `admissionWindow`: missed keys remembered. */
+  /** `capacity` in bytes, overhead included. */
   constructor(capacity: number, admissionWindow = 10_000) {
     this.#capacity = capacity;
     this.#window = admissionWindow;
@@ -71,7 +67,7 @@ export class ResponseCache {
       this.set(key, entry);
       return;
     }
-    // Starting over (rather than forgetting one by one) keeps this a Set lookup and an add.
+    // Starting over keeps this a Set lookup and an add.
     if (this.#seen.size >= this.#window) this.#seen = new Set();
     this.#seen.add(key);
   }

@@ -1,20 +1,14 @@
-/**
- * The constant headers of replies, made once per path and kind; the app adds the request's own
- * headers (request id, rate limit, CORS) to them. The reply itself is `Reply`, the seam's type
- * (runtime/contract.ts).
- */
+/** The constant headers of replies, made once per path and kind; the app adds the request's own. */
 import type { Reply } from "../runtime/contract.ts";
 
 /** `Cache-Control` of authenticated responses: they depend on the key, so nothing may store them. */
 export const AUTHENTICATED_CACHE_CONTROL = "no-store";
-
-/** `Cache-Control` of the cacheable GETs' 200s and 304s (see http/conditional_get.ts). */
+/** `Cache-Control` of the cacheable GETs' 200s and 304s (http/conditional_get.ts). */
 export const REVALIDATE = "private, no-cache";
 
-/** Constant headers with lower-case names, made once. */
 export type HeaderSet = Readonly<Record<string, string>>;
 
-/** The constant headers of a path's replies, one set per kind, made when the route is added. */
+/** The constant headers of a path's replies, one set per kind. */
 export interface ReplyHeaders {
   /** An OPTIONS answer, given before any key check: nosniff and the path's deprecation trio. */
   readonly options: HeaderSet;
@@ -22,11 +16,11 @@ export interface ReplyHeaders {
   readonly reply: HeaderSet;
   /** The 200 of a cacheable GET: the tag's revalidation rules instead of `no-store`. */
   readonly ok: HeaderSet;
-  /** The 304 of a cacheable GET: the 200's headers without the content's type. */
+  /** Its 304: the 200's headers without the content's type. */
   readonly notModified: HeaderSet;
 }
 
-/** The header sets of a path, `keyed` (`no-store` even on a 401) and `deprecation` or not. */
+/** The header sets of a path, `keyed` (`no-store` even on a 401) and deprecated or not. */
 export function replyHeaders(
   declaration: { keyed: boolean; deprecation?: Record<string, string> },
 ): ReplyHeaders {
@@ -43,12 +37,7 @@ export function replyHeaders(
   };
 }
 
-/** A reply whose body is the given JSON text or bytes, on top of `base` (a `reply` set). */
-export function jsonReply(
-  base: HeaderSet,
-  body: string | Uint8Array<ArrayBuffer>,
-  status = 200,
-  headers?: Record<string, string>,
-): Reply {
-  return { status, body, headers: { ...base, ...headers } };
+/** A 200 whose body is the given JSON text, on top of `base` (a `reply` set). */
+export function jsonReply(base: HeaderSet, body: string, headers?: Record<string, string>): Reply {
+  return { status: 200, body, headers: { ...base, ...headers } };
 }

@@ -1,13 +1,7 @@
-/**
- * A router over routes as data: the path first, then the method, so the caller answers 404, 405,
- * OPTIONS and HEAD in one place and can decorate every response of a path. What a route declares
- * beside its handler (`options`) is the caller's: the router hands it back with a match.
- */
+/** Routes as data, matched by path first so the caller answers 404, 405, OPTIONS and HEAD. */
 
-/** A route handler; params come from `:name` segments of the pattern. */
 type Handler<Context, Result = unknown> = (context: Context) => Promise<Result> | Result;
 
-/** What a caller declares about a path: no facts at all unless it says which. */
 type AnyOptions = Readonly<Record<string, unknown>>;
 
 /** One route: a method and a pattern such as `/pets/:petId`. */
@@ -15,7 +9,7 @@ export interface Route<Context, Result = unknown, Options extends object = AnyOp
   readonly method: string;
   readonly pattern: string;
   readonly handler: Handler<Context, Result>;
-  /** The path's declaration (one route of the path gives it; the others may leave it out). */
+  /** The path's declaration (one route of the path gives it). */
   readonly options?: Options;
 }
 
@@ -35,18 +29,9 @@ const PARAM = /^:[A-Za-z][A-Za-z0-9]*$/;
 const LITERAL = /^[A-Za-z0-9._~-]+$/;
 const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
-/**
- * Matches request paths against a table of routes. A literal path (no `:param`) is found among
- * the literal paths of its length, before any pattern and without splitting the request path
- * into segments (each request asks two routers). So a literal path wins over a pattern that
- * would also match it.
- */
+/** Matches request paths against a table of routes; a literal path wins over a pattern. */
 export class Router<Context, Result = unknown, Options extends object = AnyOptions> {
-  /**
-   * The match of each literal path, made once (no params), by the path's length: a request's path
-   * is a new string each time, and hashing it for a map lookup costs more than comparing it with
-   * the few literals of its length.
-   */
+  /** Literal paths by length: comparing a few beats hashing the request's new string. */
   private readonly literals = new Map<number, PathMatch<Context, Result, Options>[]>();
   private readonly patterns: { segments: Segment[]; path: PathMatch<Context, Result, Options> }[] =
     [];
@@ -84,14 +69,13 @@ export class Router<Context, Result = unknown, Options extends object = AnyOptio
       if (allowed.has("GET")) allowed.add("HEAD");
       const allow = [...allowed]
         .sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)).join(", ");
-      // Every match has the same shape, literal or not, so the app's reads of it stay monomorphic.
+      // One shape for every match, literal or not: the app's reads of it stay monomorphic.
       const path = { pattern, params: NO_PARAMS, options, handlers, allow };
       if (!segments.some((segment) => PARAM.test(segment))) {
         const sameLength = this.literals.get(pattern.length);
         if (sameLength === undefined) this.literals.set(pattern.length, [path]);
         else sameLength.push(path);
       } else {
-        // Param names made once here, not sliced from the pattern per request.
         const parsed = segments.map((segment) => ({
           literal: segment,
           param: PARAM.test(segment) ? segment.slice(1) : undefined,
@@ -101,7 +85,6 @@ export class Router<Context, Result = unknown, Options extends object = AnyOptio
     }
   }
 
-  /** Finds the path a request path names, or undefined (a 404). */
   match(path: string): PathMatch<Context, Result, Options> | undefined {
     const sameLength = this.literals.get(path.length);
     if (sameLength !== undefined) {
@@ -120,10 +103,8 @@ export class Router<Context, Result = unknown, Options extends object = AnyOptio
 }
 
 /**
- * The params of `path` (which starts with `/`) if it matches the pattern's segments, walking the
- * path in place without splitting it (the split showed in every profile of a get by id). A
- * segment is a literal or, for `:name`, the param's name. An empty segment (`//`, a trailing
- * `/`) matches nothing.
+ * The params of `path` (starting with `/`) if it matches the pattern, walked in place without a
+ * split (a hot path). An empty segment (`//`, a trailing `/`) matches nothing.
  */
 function matchSegments(
   pattern: readonly Segment[],
@@ -148,8 +129,5 @@ function matchSegments(
   return at === path.length + 1 ? params ?? {} : undefined;
 }
 
-/** A pattern's segment: a literal to equal, or the name of a param (`:name`) to capture. */
-interface Segment {
-  readonly literal: string;
-  readonly param: string | undefined;
-}
+/** A pattern's segment: a literal to equal, or a param's name to capture. */
+type Segment = { readonly literal: string; readonly param: string | undefined };

@@ -1,11 +1,7 @@
-/**
- * The request URL's path and query, read by slicing the string, with the path's dot segments
- * removed; and the cap on their length, which keeps long URLs out of the router and the logs.
- */
+/** The request URL's path and query, sliced from the string; and the cap on their length. */
 import { MAX_PATH_SEGMENTS } from "../runtime/contract.ts";
 import { HttpError } from "./errors.ts";
 
-/** In characters: the request target is ASCII. */
 const MAX_URL_LENGTH = 8192;
 
 /** Throws 404 for an over-long path, 400 for an over-long path plus query. */
@@ -21,20 +17,12 @@ export function checkUrlLength(path: string, query: string): void {
   }
 }
 
-/** Path and query of a request URL, and whether its path as sent can name a route at all. */
-export interface SplitUrl {
-  /** The path with its dot segments removed and `\` read as `/`, as Bun's URL parser reads it. */
-  readonly path: string;
-  readonly query: string;
-  /** The path as sent names nothing, whatever `path` reads (`isUnroutable`). */
-  readonly unroutable: boolean;
-}
-
 /**
- * Path and query of a request URL: absolute (`http://host/path?query`) or the origin-form target
- * itself (`/path?query`), as the Node adapter, and Bun for an invalid Host, give it.
+ * Path and query of an absolute URL or an origin-form target (Node, and Bun for an invalid Host):
+ * the path with dot segments removed and `\` read as `/`, as Bun's URL parser reads it, and
+ * whether the path as sent names nothing (`isUnroutable`).
  */
-export function splitUrl(url: string): SplitUrl {
+export function splitUrl(url: string): { path: string; query: string; unroutable: boolean } {
   let authorityStart = 0;
   if (url.charCodeAt(0) !== 0x2f /* / */) {
     const schemeEnd = url.indexOf("://");
@@ -63,10 +51,9 @@ export function splitUrl(url: string): SplitUrl {
 const MAYBE_UNROUTABLE = /\\|%5c|\/\/|\/$/i;
 
 /**
- * Whether a path as sent (a fragment included) names nothing: it holds a backslash (also as `%5C`),
- * an empty segment or more than `MAX_PATH_SEGMENTS` segments. Decided on the path as sent, as Bun's
- * adapter can through its router (runtime/bun.ts), because Bun's URL parser has read `\` as `/`
- * and applied `..`; so every runtime gives the same answer.
+ * A path as sent (fragment included) with a backslash (or `%5C`), an empty segment or over
+ * `MAX_PATH_SEGMENTS` segments names nothing: decided as sent, as Bun's router sees it before its
+ * URL parser reads `\` as `/` (runtime/bun.ts), so every runtime answers alike.
  */
 function isUnroutable(sent: string): boolean {
   if (MAYBE_UNROUTABLE.test(sent)) return true;
@@ -87,18 +74,12 @@ const DOUBLE_DOT = /^(?:\.|%2e){2}$/i;
 export function removeDotSegments(path: string): string {
   const segments = path.replaceAll("\\", "/").split("/");
   const output: string[] = [];
-  // segments[0] is the empty string before the path's leading "/".
   for (let at = 1; at < segments.length; at++) {
     const segment = segments[at];
-    const last = at === segments.length - 1;
-    if (SINGLE_DOT.test(segment)) {
-      if (last) output.push("");
-    } else if (DOUBLE_DOT.test(segment)) {
-      output.pop();
-      if (last) output.push("");
-    } else {
-      output.push(segment);
-    }
+    const dots = SINGLE_DOT.test(segment) ? 1 : DOUBLE_DOT.test(segment) ? 2 : 0;
+    if (dots === 2) output.pop();
+    if (dots === 0) output.push(segment);
+    else if (at === segments.length - 1) output.push(""); // a trailing `.` or `..` keeps its `/`
   }
   return "/" + output.join("/");
 }

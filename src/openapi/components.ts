@@ -1,7 +1,6 @@
 /**
- * The reusable parts of the OpenAPI document: security scheme, parameters, response headers and
- * the Error responses of docs/api.md's table. Parameter rules come from the definitions the code
- * enforces (`schemas/limits.ts`, `http/deprecation.ts`), not from a second copy written by hand.
+ * The OpenAPI document's reusable parts: security scheme, parameters, headers and the Error
+ * responses of docs/api.md's table, with the values from the code that enforces them.
  */
 import { CHALLENGE_INVALID_KEY, CHALLENGE_NO_KEY } from "../http/auth.ts";
 import { DEPRECATION_VALUE, SUCCESSOR_REL, SUNSET_VALUE } from "../http/deprecation.ts";
@@ -16,7 +15,7 @@ import {
   PET_ID_MAX,
   REQUEST_ID,
 } from "../schemas/limits.ts";
-import type { ExactJsonObject as Json, ExactJsonValue } from "./exact_json.ts";
+import type { ExactJsonObject as Json, ExactJsonValue } from "./schema_to_json.ts";
 
 /** `components.securitySchemes`: the seed's HTTP bearer scheme. */
 export const SECURITY_SCHEMES: Json = {
@@ -74,10 +73,7 @@ export const PARAMETERS = {
 
 export type ParameterName = keyof typeof PARAMETERS;
 
-/**
- * What each header under `components.headers` means; a response's `headers` map names the actual
- * header. The values come from the code that sends them.
- */
+/** What each `components.headers` entry means; a response's `headers` map names the header. */
 const HEADER_DESCRIPTIONS = {
   XRequestId: "The request id, as sent or generated; also in the log line",
   CacheControl: "Authenticated responses depend on the key: no cache may store them",
@@ -213,10 +209,7 @@ const CODES: Partial<Record<ErrorCode, [status: number, message: string]>> = {
   unavailable: [503, ERROR_MESSAGES.loading],
 };
 
-/**
- * The Error responses of an operation that answers these `codes`: one per status, with an
- * example of each code; `headers` are those every response of the operation carries.
- */
+/** The Error responses of these `codes`: one per status, an example per code, with `headers`. */
 export function errorResponses(codes: readonly ErrorCode[], headers: Json): Record<string, Json> {
   const unknown = codes.filter((code) => CODES[code] === undefined);
   if (unknown.length > 0) throw new Error(`No example for error codes ${unknown.join(", ")}`);

@@ -1,7 +1,6 @@
 /**
- * The OpenAPI 3.1 document, built from the operations the routes declare and the schemas that
- * validate requests; what follows from a route (parameters, deprecation, caching, errors) is
- * derived here rather than declared again.
+ * The OpenAPI 3.1 document, from the operations the routes declare and the schemas that validate
+ * requests; what follows from a route (parameters, deprecation, caching, errors) is derived here.
  */
 import { DEPRECATED_AT, SUNSET_AT, SUNSET_VALUE } from "../http/deprecation.ts";
 import { ErrorBody, type ErrorCode } from "../schemas/error.ts";
@@ -17,12 +16,12 @@ import {
   PARAMETERS,
   SECURITY_SCHEMES,
 } from "./components.ts";
-import type { ExactJsonObject as Json, ExactJsonValue } from "./exact_json.ts";
+import type { ExactJsonObject as Json, ExactJsonValue } from "./schema_to_json.ts";
 import { componentSchemas } from "./schema_to_json.ts";
 
 const SCHEMAS = { PetStatus, NewPet, Pet, Pets, Error: ErrorBody };
 
-/** A body: the name of its schema under `components.schemas`, and named examples. */
+/** A body: its schema's name under `components.schemas`, and named examples. */
 export interface Body {
   readonly description: string;
   readonly schema: keyof typeof SCHEMAS;
@@ -53,13 +52,8 @@ export interface Operation<Id extends string = string> {
   readonly errors: readonly ErrorCode[];
 }
 
-/** What the document depends on: where the API lives. */
-export interface DocumentOptions {
-  /** `BASE_PATH`, e.g. `/v1` (`""` for the root). */
-  readonly basePath: string;
-  /** `PUBLIC_URL` (an origin), when set. */
-  readonly publicUrl?: string;
-}
+/** Where the API lives: `BASE_PATH` and `PUBLIC_URL`. */
+export type DocumentOptions = { readonly basePath: string; readonly publicUrl?: string };
 
 const SECURITY = [{ bearerAuth: [] }];
 const DEPRECATED_SINCE = `Deprecated since ${
@@ -83,7 +77,6 @@ const DEPRECATION_HEADERS = headerRefs({
   Sunset: "Sunset",
   Link: "SuccessorLink",
 });
-/** The validator and caching headers of a cacheable GET's 200 and 304. */
 const CACHING_HEADERS = headerRefs({
   ETag: "ETag",
   "Cache-Control": "CacheControlRevalidate",
@@ -150,7 +143,6 @@ function describe(operation: Operation): Json {
     ...cacheable ? ["ifNoneMatch"] : [],
     "requestId",
   ];
-  // Headers the app sends on every response of the path, whatever its status.
   const deprecation = deprecated ? DEPRECATION_HEADERS : {};
   const always = { ...deprecation, ...COMMON_HEADERS };
   const errors = [...operation.errors, ...KEYED_ERRORS, ...deprecated ? ["gone" as const] : []];
@@ -177,7 +169,7 @@ function describe(operation: Operation): Json {
           ...cacheable ? headerRefs({ "Content-Encoding": "ContentEncoding" }) : {},
           ...headerRefs(response.headers ?? {}),
           ...always,
-          // After the common ones: these GETs may be kept by the client, so their Cache-Control wins.
+          // Last: these GETs may be kept by the client, so their Cache-Control wins.
           ...cacheable ? CACHING_HEADERS : {},
         },
         content: content(response),

@@ -1,13 +1,31 @@
 /**
- * TypeBox schemas → plain JSON Schema 2020-12: TypeBox's `~` keys dropped, a `BigInt` as an int64
- * integer with exact bounds, `type: string` on a string enum, and a subschema equal to a named
- * component as a `$ref` to it (so generated clients name `PetStatus` and `Pet`).
+ * The document's JSON: TypeBox schemas as plain JSON Schema 2020-12 (a subschema equal to a named
+ * component as its `$ref`), and the text with exact integers.
  */
 import { INT64_MAX, INT64_MIN } from "../schemas/pet.ts";
-import type { ExactJsonValue } from "./exact_json.ts";
 
-/** A JSON Schema object as written into the document. */
-export type JsonSchema = { [key: string]: ExactJsonValue };
+/** A JSON-like value whose integers may be bigints. */
+export type ExactJsonValue =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | readonly ExactJsonValue[]
+  | ExactJsonObject;
+
+/** A JSON object of the document; an undefined member is left out, as `JSON.stringify` does. */
+export type ExactJsonObject = { [key: string]: ExactJsonValue | undefined };
+
+type JsonSchema = { [key: string]: ExactJsonValue };
+
+/** `JSON.stringify(value, null, indent)`, but a bigint is written digit for digit. */
+export function stringifyExact(value: ExactJsonValue, indent = 2): string {
+  // A bigint goes out as a string of a NUL and its digits, then loses its quotes and mark; no
+  // document string has that shape (a NUL is a control character, which names never hold).
+  const marked = (_key: string, item: unknown) => typeof item === "bigint" ? `\0${item}` : item;
+  return JSON.stringify(value, marked, indent).replace(/"\\u0000(-?[0-9]+)"/g, "$1");
+}
 
 /** Converts every schema, named as under `components.schemas`, referring to the others by `$ref`. */
 export function componentSchemas(named: Readonly<Record<string, unknown>>) {

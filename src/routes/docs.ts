@@ -1,8 +1,6 @@
 /**
- * The docs page, `GET {BASE_PATH}/docs`, and its two assets: public (no key), all served by the
- * service itself from strings bundled into the code, so the page works offline and from the
- * single executable. A strict Content-Security-Policy allows only this origin: the page can load
- * nothing from elsewhere and can call only this API.
+ * `GET {BASE_PATH}/docs` and its two assets: public, from strings in the code (so offline and in
+ * the single executable); the Content-Security-Policy allows only this origin.
  */
 import type { AppRoute } from "../app/context.ts";
 import { DOCS_HTML } from "../docs/page_html.ts";
@@ -14,14 +12,12 @@ const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-sr
   "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
   "frame-ancestors 'none'";
 
-/** Each asset's path relative to BASE_PATH, text and content type. */
 const ASSETS: [string, string, string][] = [
   ["/docs", DOCS_HTML, "text/html; charset=utf-8"],
   ["/docs/app.js", DOCS_SCRIPT, "text/javascript; charset=utf-8"],
   ["/docs/style.css", DOCS_CSS, "text/css; charset=utf-8"],
 ];
 
-/** `GET /docs`, `/docs/app.js` and `/docs/style.css`, relative to BASE_PATH. */
 export function docsRoutes(): AppRoute[] {
   return ASSETS.map(([pattern, text, contentType]) => ({
     method: "GET",

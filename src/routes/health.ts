@@ -3,10 +3,7 @@ import type { AppRoute } from "../app/context.ts";
 import type { Lifecycle } from "../app/lifecycle.ts";
 import { jsonReply } from "../http/responses.ts";
 
-/**
- * `GET /healthz` (the process runs) and `GET /readyz` (the store is loaded, can reach its data —
- * a database store may lose its connection — and the service is not draining).
- */
+/** `GET /healthz` (the process runs) and `GET /readyz` (`Lifecycle.notReady`). */
 export function healthRoutes(lifecycle: Pick<Lifecycle, "notReady">): AppRoute[] {
   return [
     {

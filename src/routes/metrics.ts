@@ -2,7 +2,6 @@
 import type { AppRoute } from "../app/context.ts";
 import { EXPOSITION_CONTENT_TYPE, type Registry } from "../observe/metrics_registry.ts";
 
-/** The metrics route; `public: false` asks for a key although it lives outside BASE_PATH. */
 export function metricsRoutes(registry: Registry): AppRoute[] {
   return [{
     method: "GET",

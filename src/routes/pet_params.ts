@@ -1,7 +1,4 @@
-/**
- * Strict parsing of the pet operations' query, path and header parameters. Patterns, not
- * coercion: `Number("")` is 0 and `parseInt("5abc")` is 5, and both would hide a client's bug.
- */
+/** Parameters by patterns, not coercion: `Number("")` is 0, `parseInt("5abc")` 5: a hidden bug. */
 import { HttpError } from "../http/errors.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
 import { decodeCursor, type PageRequest } from "../http/pagination.ts";
@@ -19,7 +16,6 @@ function invalidQuery(message: string): HttpError {
   return new HttpError(400, "invalid_query", message);
 }
 
-/** A client's value as quoted in an error message: at most 50 characters. */
 function quote(raw: string): string {
   return JSON.stringify(raw.slice(0, 50));
 }
@@ -28,9 +24,8 @@ const LIST_PARAMS = ["limit", "status", "cursor"] as const;
 type ListParam = typeof LIST_PARAMS[number];
 
 /**
- * The raw values of `limit`, `status` and `cursor` (other names are ignored); 400 when one is
- * given twice. Read as `URLSearchParams` reads a query, but split by hand when nothing needs
- * decoding (no `%`, no `+`), so most list requests build no URLSearchParams.
+ * The raw `limit`, `status` and `cursor` (others ignored); 400 when one is given twice. Split by
+ * hand when nothing needs decoding (no `%`, `+`): most list requests build no URLSearchParams.
  */
 function listParams(query: string): Partial<Record<ListParam, string>> {
   const values: Partial<Record<ListParam, string>> = {};
@@ -51,7 +46,6 @@ function listParams(query: string): Partial<Record<ListParam, string>> {
     }
   }
   if (twice !== undefined) {
-    // Named in LIST_PARAMS order, whatever the query's order.
     const name = LIST_PARAMS.find((candidate) => twice!.has(candidate));
     throw invalidQuery(`Query parameter ${name} must be given at most once`);
   }
@@ -69,15 +63,10 @@ export function parseListQuery(query: string): PageRequest {
       throw invalidQuery(ERROR_MESSAGES.badLimit(MAX_LIMIT, quote(rawLimit)));
     }
   }
-  let status: PetStatus | undefined;
-  if (rawStatus !== undefined) {
-    if (!isPetStatus(rawStatus)) {
-      throw invalidQuery(
-        `status must be one of ${PET_STATUSES.join(", ")}, got ${quote(rawStatus)}`,
-      );
-    }
-    status = rawStatus;
+  if (rawStatus !== undefined && !isPetStatus(rawStatus)) {
+    throw invalidQuery(`status must be one of ${PET_STATUSES.join(", ")}, got ${quote(rawStatus)}`);
   }
+  const status = rawStatus as PetStatus | undefined;
   let afterId = 0;
   if (rawCursor !== undefined) {
     const position = decodeCursor(rawCursor);
@@ -94,12 +83,9 @@ export function parseListQuery(query: string): PageRequest {
   return { limit, limitGiven: rawLimit !== undefined, status, afterId };
 }
 
-/**
- * Parses `petId`: an integer from 1 to 2^63−1, else 400 `invalid_path`. Returns undefined for a
- * valid int64 beyond 2^53−1: ids are assigned from 1 upwards, so no such pet exists (404).
- */
+/** `petId` from 1 to 2^63−1, else 400; undefined beyond 2^53−1, where no pet exists (a 404). */
 export function parsePetId(raw: string): number | undefined {
-  // Below 16 digits an id is a safe integer, and far below the maximum: no BigInt needed.
+  // Below 16 digits an id is a safe integer: no BigInt needed.
   if (raw.length < 16 && PET_ID_PATTERN.test(raw)) return Number(raw);
   if (!PET_ID_PATTERN.test(raw) || BigInt(raw) > PET_ID_MAX) {
     const message = ERROR_MESSAGES.badPetId(PET_ID_MAX, quote(raw));

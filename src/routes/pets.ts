@@ -1,16 +1,16 @@
 /** The three pet operations of the seed: listPets, createPet and getPet (deprecated). */
 import type { AppRoute, RequestContext } from "../app/context.ts";
+import { unavailable } from "../app/lifecycle.ts";
 import type { Config } from "../config/config.ts";
 import { readJsonBody, unsupportedBodyReason } from "../http/body.ts";
 import { HttpError, RETRY_IN_A_SECOND } from "../http/errors.ts";
-import type { Reply } from "../runtime/contract.ts";
+import type { BrotliEncoder, Reply } from "../runtime/contract.ts";
 import { validateNewPet } from "../schemas/validate.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
 import { parseIdempotencyKey, parseListQuery, parsePetId } from "./pet_params.ts";
 import { idempotencyClaim } from "../store/idempotency.ts";
 import { MAX_PET_ID } from "../store/store.ts";
 import { createConditionalGet } from "../http/conditional_get.ts";
-import type { BrotliEncoder } from "../runtime/contract.ts";
 import type { Operation } from "../openapi/document.ts";
 import { INT64_MAX } from "../schemas/pet.ts";
 
@@ -19,8 +19,7 @@ const newTom = { name: "Tom", categoryId: INT64_MAX };
 const rex = { id: 1, ...newRex };
 const tom = { id: 2, ...newTom };
 
-const RETRY_LATER = { headers: RETRY_IN_A_SECOND };
-const ID_SPACE_EXHAUSTED_MESSAGE =
+const ID_SPACE_EXHAUSTED =
   `The pet could not be stored: the id space is exhausted (ids stop at ${MAX_PET_ID}); nothing was saved`;
 const SAFE_RETRY = "so it may or may not have been saved. A retry with the same Idempotency-Key " +
   "is safe (it returns the pet if it was saved)";
@@ -105,7 +104,7 @@ export const PET_OPERATIONS: readonly Operation<"listPets" | "createPet" | "getP
   },
 ];
 
-/** Routes under BASE_PATH for pets; `brotli` compresses their br bodies (node:zlib's if absent). */
+/** Routes under BASE_PATH for pets; `brotli` compresses their br bodies. */
 export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): AppRoute[] {
   const { config, brotli } = deps;
   const publicBase = `${config.publicUrl ?? ""}${config.basePath}`;
@@ -123,7 +122,7 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
       headers.get("content-encoding"),
     );
     if (unsupported !== undefined) throw new HttpError(415, "unsupported_media_type", unsupported);
-    const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
+    const idempotencyKey = parseIdempotencyKey(headers.get("idempotency-key"));
     const body = await readJsonBody(request, config.maxBodyBytes);
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
       throw new HttpError(400, "invalid_body", ERROR_MESSAGES.notJsonObject);
@@ -142,7 +141,6 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
     switch (outcome.kind) {
       case "created":
       case "replayed": {
-        // One headers object, made here: the app adds the request's own to it.
         const headers: Record<string, string> = {
           ...context.headers.reply,
           location: `${publicBase}/pets/${outcome.pet.id}`,
@@ -152,25 +150,17 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
       }
       case "key_reused":
         throw new HttpError(422, "idempotency_key_reused", ERROR_MESSAGES.keyReused);
-      case "key_in_flight":
-        throw new HttpError(
-          409,
-          "idempotency_key_in_flight",
-          ERROR_MESSAGES.keyInFlight,
-          RETRY_LATER,
-        );
+      case "key_in_flight": {
+        const retry = { headers: RETRY_IN_A_SECOND };
+        throw new HttpError(409, "idempotency_key_in_flight", ERROR_MESSAGES.keyInFlight, retry);
+      }
       case "unavailable":
-        if (outcome.idSpaceExhausted) {
-          // No retry helps: the ids will not come back (docs/operations.md, "The id ceiling").
-          throw new HttpError(503, "unavailable", ID_SPACE_EXHAUSTED_MESSAGE);
-        }
-        throw new HttpError(
-          503,
-          "unavailable",
+        // No retry helps once the ids run out (docs/operations.md, "The id ceiling").
+        if (outcome.idSpaceExhausted) throw new HttpError(503, "unavailable", ID_SPACE_EXHAUSTED);
+        throw unavailable(
           outcome.outcomeUnknown === undefined
             ? "The pet could not be stored; nothing was saved, retry later"
             : OUTCOME_UNKNOWN[outcome.outcomeUnknown],
-          RETRY_LATER,
         );
     }
   }

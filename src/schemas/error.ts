@@ -39,16 +39,12 @@ export const ErrorBody = Type.Object({
 });
 export type ErrorBody = Static<typeof ErrorBody>;
 
-/** Every stable error code, lower snake case: clients switch on them. */
 export type ErrorCode = ErrorBody["code"];
 
 /** One offending field of a validation failure; `path` is a JSON Pointer such as `/name`. */
 export type ErrorDetail = Readonly<NonNullable<ErrorBody["details"]>[number]>;
 
-/**
- * The messages of the Error body, by what went wrong: the code throws them from here and the
- * OpenAPI document's examples are made from here, so an example never drifts from what is sent.
- */
+/** The Error body's messages: the code throws them and the OpenAPI examples show them. */
 export const ERROR_MESSAGES = {
   notJsonObject: "Cannot use body: it must be a JSON object (a NewPet)",
   invalidNewPet: (problems: string) => `Invalid NewPet: ${problems}`,

@@ -1,10 +1,7 @@
-/**
- * The shape of a list page that the store builds and the conditional GET serves: http/ and store/
- * do not import each other, so what they exchange is written here, once.
- */
+/** The list page the store builds and the conditional GET serves (http/ and store/ meet here). */
 import type { PetStatus } from "./pet.ts";
 
-/** A value now, or a promise of it: a store answers reads from memory or from a database. */
+/** A value now, or a promise of it: a store answers from memory or from a database. */
 export type MaybePromise<T> = T | Promise<T>;
 
 /** Which pets a page holds: ids strictly greater than `afterId`, at most `limit` of them. */
@@ -14,20 +11,16 @@ export interface PageQuery {
   readonly limit: number;
 }
 
-/** One page, in ascending id order, already serialised: the JSON array of Pet, in UTF-8. */
+/** One page in ascending id order, already the UTF-8 JSON array of its pets' texts. */
 export interface PetPageJson {
-  /** `[pet,pet,…]`: the pets' `json` texts joined. */
   readonly body: Uint8Array<ArrayBuffer>;
-  /** Ids of the page's first and last pet (0 for an empty page); the next page starts after. */
+  /** Ids of the page's first and last pet (0 for an empty page). */
   readonly firstId: number;
   readonly lastId: number;
   readonly count: number;
-  /** True when at least one more matching pet exists after the last one of this page. */
+  /** At least one more matching pet follows. */
   readonly hasMore: boolean;
 }
 
-/**
- * What fixes a list page's bytes: the request's position and filter, the first and last ids
- * served (0 when none), their count, and whether a `next` link is sent.
- */
+/** What fixes a list page's bytes, so its ETag. */
 export type PageFacts = PageQuery & Omit<PetPageJson, "body">;

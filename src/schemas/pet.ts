@@ -1,7 +1,4 @@
-/**
- * The contract's resource schemas: each gives the runtime check, the TypeScript type and the
- * OpenAPI schema. `categoryId` is a `bigint` in memory (http/json.ts), kept exactly.
- */
+/** The resource schemas: each gives the runtime check, the static type and the OpenAPI schema. */
 import { type Static, Type } from "typebox";
 
 /** A pet's availability statuses, spelled only here (test/repository/layers.test.ts checks). */
@@ -14,18 +11,16 @@ export function isPetStatus(value: unknown): value is PetStatus {
   return (PET_STATUSES as readonly unknown[]).includes(value);
 }
 
-/** The smallest int64, the lower bound of `categoryId`. */
+/** The bounds of `categoryId` (and `petId`'s maximum). */
 export const INT64_MIN = -(2n ** 63n);
-/** The largest int64, the upper bound of `categoryId` and `petId`. */
 export const INT64_MAX = 2n ** 63n - 1n;
 
-/** How long a pet's name may be, in Unicode code points. */
+/** In Unicode code points. */
 const NAME_LENGTH = { min: 1, max: 200 } as const;
 
 /**
- * The pet-name rule, the one place it is written: which rule a name breaks (worded to follow
- * "name"), or undefined when the API accepts it. The schema, the validator and the data-file
- * reader all call it, so the file refuses exactly the names the API refuses.
+ * The pet-name rule, written once: which rule a name breaks (worded to follow "name"), or
+ * undefined. The schema, the validator and the data-file reader all call it.
  */
 export function nameFlaw(name: string): string | undefined {
   if (!name.isWellFormed()) return "contains a lone surrogate";
@@ -41,10 +36,7 @@ export function nameFlaw(name: string): string | undefined {
 // deno-lint-ignore no-control-regex -- finding control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
-/**
- * True when the UTF-8 bytes[start, end) of a name are one `nameFlaw` accepts for sure (1 to max
- * printable ASCII, not all spaces): the data file's replay makes no string for such a name.
- */
+/** UTF-8 bytes of a name `nameFlaw` surely accepts (printable ASCII, not all spaces): no string. */
 export function isPlainAsciiName(bytes: Uint8Array, start: number, end: number): boolean {
   if (end - start > NAME_LENGTH.max) return false;
   let visible = false;
@@ -56,7 +48,6 @@ export function isPlainAsciiName(bytes: Uint8Array, start: number, end: number):
   return visible;
 }
 
-/** The animal's name: 1–200 code points, not blank, no control characters. */
 const PetName = Type.Refine(
   Type.String({
     minLength: NAME_LENGTH.min,
@@ -73,7 +64,7 @@ const PetName = Type.Refine(
     `must be ${NAME_LENGTH.min} to ${NAME_LENGTH.max} characters, not blank, without control characters or lone surrogates`,
 );
 
-/** An int64 category identifier, kept exactly (see the module comment). */
+/** A `bigint` in memory (http/json.ts), kept exactly. */
 export const CategoryId = Type.Refine(
   Type.BigInt({
     description:

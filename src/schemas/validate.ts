@@ -1,7 +1,4 @@
-/**
- * Checking values against the schemas: compiled once at module load, failures returned as data
- * (`ErrorDetail[]`) with messages a client can act on.
- */
+/** Checking a NewPet: compiled once, failures returned as data a client can act on. */
 import { Compile } from "typebox/compile";
 import type { ErrorDetail } from "./error.ts";
 import type { JsonValue } from "./json_value.ts";
@@ -9,7 +6,6 @@ import { INT64_MAX, INT64_MIN, isPetStatus, nameFlaw, NewPet, PET_STATUSES } fro
 
 const newPetValidator = Compile(NewPet);
 
-/** The outcome of a check: the typed value, or what is wrong with it. */
 export type Validation<T> = { ok: true; value: T } | { ok: false; details: ErrorDetail[] };
 
 export function validateNewPet(body: JsonValue): Validation<NewPet> {
@@ -24,12 +20,8 @@ export function validateNewPet(body: JsonValue): Validation<NewPet> {
 }
 
 /**
- * The NewPet of a body that a few plain checks show valid, or undefined when they cannot tell:
- * then the schema decides, and gives the reasons. They accept only what the schema accepts (a
- * property test holds them to it): exactly the fields `name`, `categoryId` and maybe `status`; a
- * name `nameFlaw` finds no flaw in; an int64 `categoryId`; a known status. Most creates are that,
- * and the schema's check costs more: it runs a regular expression per field name and two over the
- * name (docs/performance.md, "Durable POST").
+ * The NewPet a few plain checks show valid (the common create), or undefined for the costlier
+ * schema to decide; a property test holds them to it (docs/performance.md, "Durable POST").
  */
 export function plainNewPet(body: JsonValue): NewPet | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { stringifyExact } from "../../src/openapi/exact_json.ts";
+import { stringifyExact } from "../../src/openapi/schema_to_json.ts";
 
 describe("stringifyExact()", () => {
   it("writes bigints with their own digits, like JSON.stringify otherwise", () => {

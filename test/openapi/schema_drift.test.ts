@@ -15,7 +15,7 @@ import type { JsonValue } from "../../src/schemas/json_value.ts";
 import { SUNSET_AT } from "../../src/http/deprecation.ts";
 import { openApiJson } from "../../src/routes/openapi.ts";
 import { PET_OPERATIONS } from "../../src/routes/pets.ts";
-import { stringifyExact } from "../../src/openapi/exact_json.ts";
+import { stringifyExact } from "../../src/openapi/schema_to_json.ts";
 import { testApp } from "../support/app.ts";
 import { resolveRef, schemaErrors } from "../support/json_schema.ts";
 import { candidatesFor, objectCandidates } from "./samples.ts";
