@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { keyDigest } from "../http/auth.ts";
 import type { Config } from "./config.ts";
-import { ConfigError } from "./settings.ts";
+import { ConfigError, KEY_TEXT, readSettingFile } from "./settings.ts";
 import { errorCodeOf } from "../observe/error_code.ts";
 
 /** The accepted keys as digests, and the generated key when one is in use. */
@@ -36,7 +36,7 @@ export function parseKeysFile(text: string): Uint8Array[] {
       digests.push(Uint8Array.from(digest[1].match(/../g)!, (byte) => parseInt(byte, 16)));
       continue;
     }
-    if (line.startsWith("sha256:") || !/^[\x21-\x7e]+$/.test(line)) {
+    if (line.startsWith("sha256:") || !KEY_TEXT.test(line)) {
       const why = line.startsWith("sha256:")
         ? "a sha256: line must hold 64 hex digits"
         : "a key must be visible ASCII without spaces";
@@ -50,21 +50,15 @@ export function parseKeysFile(text: string): Uint8Array[] {
 /** API_KEYS, then the keys file's; an unreadable or empty file is a `ConfigError`. */
 export function configuredKeys({ apiKeys = [], apiKeysFile: path }: Config): Uint8Array[] {
   if (path === undefined) return apiKeys.map(keyDigest);
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE cannot be read: ${path} (${reason})`);
-  }
-  const digests = parseKeysFile(text);
+  const failure = `API_KEYS_FILE cannot be read: ${path}`;
+  const digests = parseKeysFile(readSettingFile("API_KEYS_FILE", path, failure));
   if (digests.length === 0) {
     throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE holds no keys: ${path}`);
   }
   return [...apiKeys.map(keyDigest), ...digests];
 }
 
-/** Collects the accepted keys from the settings, generating the first-run key if needed. */
+/** The accepted keys from the settings, or the first-run key, generated if needed. */
 export function loadApiKeys(config: Config): LoadedKeys {
   if (config.apiKeys !== undefined || config.apiKeysFile !== undefined) {
     return { digests: configuredKeys(config) };
@@ -87,7 +81,7 @@ function readOrCreateGeneratedKey(dataDir: string, file: string): string {
     if (errorCodeOf(error) !== "ENOENT") throw error;
   }
   mkdirSync(dataDir, { recursive: true });
-  // 256 bits, well over the 128 the contract asks for.
+  // 256 bits: the contract asks for 128.
   const key = `ask_${randomBytes(32).toString("base64url")}`;
   try {
     writeFileSync(file, `${key}\n`, { mode: 0o600, flag: "wx" });

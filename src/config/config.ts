@@ -1,7 +1,6 @@
 /**
  * Settings from the environment (docs/configuration.md): each read through the table of
- * `settings.ts`, then the rules that tie two together. A bad setting is a `ConfigError` whose
- * message names the setting; `main.ts` prints it on one line and exits with code 2.
+ * `settings.ts`, then the rules that tie two together. A bad one is a `ConfigError` (exit 2).
  */
 import { ConfigError, type Environment, SETTINGS, settingsOf } from "./settings.ts";
 import { readCertificates, readTlsPair } from "./tls_pair.ts";

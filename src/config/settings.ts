@@ -3,37 +3,51 @@
  * `loadConfig` reads the variables through this table, `--help` prints it, and
  * test/config/settings.test.ts holds docs/configuration.md to it.
  */
+import { readFileSync } from "node:fs";
+import { errorCodeOf } from "../observe/error_code.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../schemas/limits.ts";
-
 import { DatabaseUrlError, parseDatabaseUrl } from "./database_url.ts";
 
 /** A setting that stops the start; `setting` is the environment variable's name. */
 export class ConfigError extends Error {
+  override name = "ConfigError";
   constructor(readonly setting: string, message: string) {
     super(message);
-    this.name = "ConfigError";
   }
 }
+
+/** The text of the file `setting` names; throws `ConfigError` (`failure`: the code) if unreadable. */
+export function readSettingFile(
+  setting: string,
+  path: string,
+  failure = `Cannot read ${setting} ${path}`,
+): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(setting, `${failure}: ${errorCodeOf(error)}`);
+  }
+}
+
+/** What a key may hold, in API_KEYS and API_KEYS_FILE. */
+export const KEY_TEXT = /^[\x21-\x7e]+$/;
 
 /** The process environment, or a test's stand-in. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 export interface Setting<T> {
-  /** The text used when the variable is unset, as the docs show it; none: unset means off. */
+  /** The text used when unset, as the docs show it; none: unset means off. */
   readonly default?: string;
   /** What it takes, as the docs' "range / values" column begins. */
   readonly values: string;
   readonly help: string;
-  /** Parses the variable's text (or the default); throws `ConfigError` naming the setting. */
   readonly read: (raw: string, name: string) => T;
 }
 
-/** The error for a bad value: "NAME must be …, got …". */
 function mustBe(name: string, what: string, got: string): ConfigError {
   return new ConfigError(name, `${name} must be ${what}, got ${got}`);
 }
 
-/** A row of the table; `fallback` is the default, when there is one. */
 function row<T, D extends string | undefined = undefined>(
   values: string,
   help: string,
@@ -53,7 +67,7 @@ function integer(fallback: number, min: number, max: number, help: string) {
   }, String(fallback));
 }
 
-/** A host name or path (`values` says which), kept as given; blank is a bad setting. */
+/** Kept as given; blank is a bad setting. */
 function text<D extends string | undefined = undefined>(
   values: string,
   help: string,
@@ -67,7 +81,7 @@ function text<D extends string | undefined = undefined>(
 
 function apiKeys(raw: string): readonly string[] {
   const keys = raw.split(",").map((key) => key.trim()).filter((key) => key !== "");
-  if (keys.length > 0 && keys.every((key) => /^[\x21-\x7e]+$/.test(key))) return keys;
+  if (keys.length > 0 && keys.every((key) => KEY_TEXT.test(key))) return keys;
   const rule = keys.length === 0
     ? "list at least one key (comma-separated), got an empty value"
     : "hold keys of visible ASCII characters without spaces";
@@ -106,24 +120,24 @@ function corsOrigins(raw: string): readonly string[] {
   throw mustBe("CORS_ORIGINS", what, JSON.stringify(bad));
 }
 
-function metrics(raw: string): boolean {
-  if (raw === "on" || raw === "off") return raw === "on";
-  throw mustBe("METRICS", "on or off", JSON.stringify(raw));
-}
-
 function databaseUrl(raw: string): string | undefined {
   if (raw === "") return undefined;
   try {
     parseDatabaseUrl(raw);
     return raw;
   } catch (error) {
-    // The URL is never echoed: it may hold a password.
+    // Never echoed: it may hold a password.
     const example = "postgres://user:password@host:5432/database";
     const why = error instanceof DatabaseUrlError && error.message !== "not a postgres:// URL"
       ? `${example} (${error.message})`
       : example;
     throw new ConfigError("DATABASE_URL", `DATABASE_URL must be a URL such as ${why}`);
   }
+}
+
+function metrics(raw: string): boolean {
+  if (raw === "on" || raw === "off") return raw === "on";
+  throw mustBe("METRICS", "on or off", JSON.stringify(raw));
 }
 
 /** `DATABASE_SSL`, with libpq's meanings: `require` encrypts, only `verify-full` checks the server. */
