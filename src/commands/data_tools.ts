@@ -1,7 +1,4 @@
-/**
- * The data tools' sub-commands (docs/operations.md): arguments and settings read, the tool called
- * (src/tools/), one report printed; exit 0 when it did its work, 1 when it did not, 2 for usage.
- */
+/** The data tools' sub-commands (docs/operations.md): exit 0 done, 1 not done, 2 for usage. */
 import { join } from "node:path";
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";

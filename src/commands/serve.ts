@@ -1,8 +1,4 @@
-/**
- * `serve`: read the settings, listen, load the store, serve. SIGTERM/SIGINT: `/readyz` 503 for
- * SHUTDOWN_DELAY, then the adapter's drain, requests in flight finished, the store closed, exit 0.
- * SIGHUP: the keys file and the TLS pair read again.
- */
+/** `serve`: listen, load the store, serve; SIGTERM/SIGINT stop it (`stop`), SIGHUP reloads. */
 import process from "node:process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type App, createApp } from "../app.ts";
@@ -36,7 +32,7 @@ interface Service {
   readonly keys: KeyRing;
   readonly app: App;
   server?: RunningServer;
-  /** Assigned once listening; a signal during listen runs `stop` before it exists. */
+  /** Assigned once listening (a signal may run `stop` before). */
   storeOpening?: Promise<OpenedStore>;
   /** Ends a wait for an unreachable database when a signal asks the service to stop. */
   readonly stopLoading: AbortController;
@@ -70,18 +66,25 @@ export async function runServe(): Promise<number> {
     service.server = await listen(service);
   } catch (error) {
     await log.flush();
-    const where = `${config.host}:${config.port}`;
-    return await failToStart(
-      stderr,
-      `Cannot start: cannot listen on ${where}: ${(error as Error).message}`,
-    );
+    const reason = `cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`;
+    return await failToStart(stderr, `Cannot start: ${reason}`);
   }
-  const scheme = config.tls === undefined ? "http" : "https";
-  const address = `${scheme}://${authority(config.host, service.server.port)}`;
+  const port = service.server.port;
+  const address = `${config.tls ? "https" : "http"}://${authority(config.host, port)}`;
   const loadStarted = performance.now();
+  // The store opens while the server listens, its /readyz answering 503 meanwhile.
+  service.storeOpening = openStore(config, {
+    onWarning: (message) => log.warn({ msg: message }),
+    onError: (message) => log.error({ msg: message }),
+    onInfo: (message) => log.info({ msg: message }),
+    onWaiting: (message) =>
+      log.warn({ msg: `${message}; listening meanwhile, /readyz answers 503`, address, port }),
+    lockWaitMs: PREDECESSOR_WAIT_MS,
+    signal: service.stopLoading.signal,
+  });
   let opened: OpenedStore;
   try {
-    opened = await loadStore(service, address);
+    opened = await service.storeOpening;
   } catch (error) {
     if (service.stopping) return -1; // stop() exits 0
     if (!(error instanceof StoreOpenError)) throw error;
@@ -104,7 +107,7 @@ export async function runServe(): Promise<number> {
     version: VERSION,
     runtime: `${runtime.name} ${runtime.version}`,
     address,
-    port: service.server.port,
+    port,
     ...(config.tls && { tlsFingerprint: config.tls.fingerprint }),
     store: opened.backend,
     ...(opened.backend === "jsonl" ? { dataDir: config.dataDir, pets: opened.size } : {}),
@@ -192,25 +195,6 @@ async function stop(service: Service, reason: string, withDelay = true): Promise
   log.info({ msg: "stopped" });
   await log.flush();
   process.exit(0);
-}
-
-/** Opens the store while the server listens (its /readyz answers 503 meanwhile). */
-function loadStore(service: Service, address: string): Promise<OpenedStore> {
-  const { config, log } = service;
-  service.storeOpening = openStore(config, {
-    onWarning: (message) => log.warn({ msg: message }),
-    onError: (message) => log.error({ msg: message }),
-    onInfo: (message) => log.info({ msg: message }),
-    onWaiting: (message) =>
-      log.warn({
-        msg: `${message}; listening meanwhile, /readyz answers 503`,
-        address,
-        port: service.server!.port,
-      }),
-    lockWaitMs: PREDECESSOR_WAIT_MS,
-    signal: service.stopLoading.signal,
-  });
-  return service.storeOpening;
 }
 
 /** Prints `line` on stderr, waiting at most STDERR_WAIT_MS for it, and returns exit code 1. */

@@ -1,7 +1,6 @@
 /**
- * Where accepted keys come from: `API_KEYS`, `API_KEYS_FILE` (one key or `sha256:<hex>` digest
- * per line, `#` comments; re-read on SIGHUP), or — when neither is set — a key generated on first
- * start and kept in the data directory (mode 0600) so a first run works with no set-up.
+ * The accepted keys: `API_KEYS`, `API_KEYS_FILE` (one key or `sha256:<hex>` per line, `#`
+ * comments), or else a key generated on first start, kept in DATA_DIR (mode 0600).
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,10 +10,8 @@ import type { Config } from "./config.ts";
 import { ConfigError, KEY_TEXT, readSettingFile } from "./settings.ts";
 import { errorCodeOf } from "../observe/error_code.ts";
 
-/** The accepted keys as digests, and the generated key when one is in use. */
 export interface LoadedKeys {
   readonly digests: Uint8Array[];
-  /** Set only when no keys are configured: the key to print at start. */
   readonly generatedKey?: { readonly key: string; readonly file: string };
 }
 

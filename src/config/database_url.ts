@@ -10,11 +10,11 @@ export type TargetSessionAttrs = "read-write" | "primary";
 const TARGETS: readonly TargetSessionAttrs[] = ["read-write", "primary"];
 
 export interface DatabaseHost {
-  /** `host:port` as written in the URL (the port defaulted to 5432): for the log, never secret. */
+  /** `host:port` as written (the port defaulted to 5432): for the log, never secret. */
   readonly name: string;
   /** The host name or address, without IPv6 brackets: what `verify-full` checks. */
   readonly hostname: string;
-  /** The whole URL with only this host (and without `target_session_attrs`): may hold a password. */
+  /** The URL with only this host, without `target_session_attrs`: may hold a password. */
   readonly url: string;
 }
 

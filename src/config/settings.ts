@@ -1,7 +1,6 @@
 /**
- * Every setting, declared once: its environment variable, default, values and one line of help.
- * `loadConfig` reads the variables through this table, `--help` prints it, and
- * test/config/settings.test.ts holds docs/configuration.md to it.
+ * Every setting, declared once: `loadConfig` reads the environment through this table, `--help`
+ * prints it, and test/config/settings.test.ts holds docs/configuration.md to it.
  */
 import { readFileSync } from "node:fs";
 import { errorCodeOf } from "../observe/error_code.ts";
@@ -35,19 +34,14 @@ export const KEY_TEXT = /^[\x21-\x7e]+$/;
 /** The process environment, or a test's stand-in. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-export interface Setting<T> {
-  /** The text used when unset, as the docs show it; none: unset means off. */
-  readonly default?: string;
-  /** What it takes, as the docs' "range / values" column begins. */
-  readonly values: string;
-  readonly help: string;
-  readonly read: (raw: string, name: string) => T;
-}
-
 function mustBe(name: string, what: string, got: string): ConfigError {
   return new ConfigError(name, `${name} must be ${what}, got ${got}`);
 }
 
+/**
+ * A setting: what it takes (as the docs' "range / values" column begins), its help, its parser, and
+ * the text used when unset, as the docs show it (none: unset means off).
+ */
 function row<T, D extends string | undefined = undefined>(
   values: string,
   help: string,
@@ -120,6 +114,8 @@ function corsOrigins(raw: string): readonly string[] {
   throw mustBe("CORS_ORIGINS", what, JSON.stringify(bad));
 }
 
+const URL_EXAMPLE = "postgres://user:password@host:5432/database";
+
 function databaseUrl(raw: string): string | undefined {
   if (raw === "") return undefined;
   try {
@@ -127,10 +123,9 @@ function databaseUrl(raw: string): string | undefined {
     return raw;
   } catch (error) {
     // Never echoed: it may hold a password.
-    const example = "postgres://user:password@host:5432/database";
     const why = error instanceof DatabaseUrlError && error.message !== "not a postgres:// URL"
-      ? `${example} (${error.message})`
-      : example;
+      ? `${URL_EXAMPLE} (${error.message})`
+      : URL_EXAMPLE;
     throw new ConfigError("DATABASE_URL", `DATABASE_URL must be a URL such as ${why}`);
   }
 }
@@ -157,12 +152,7 @@ export const SETTINGS = {
   API_KEYS: row("comma-separated keys", "accepted API keys", apiKeys),
   API_KEYS_FILE: text("file path", "one key (or sha256:<hex> digest) per line; re-read on SIGHUP"),
   BASE_PATH: row("a path prefix", "prefix of every API path; empty or / for none", basePath, "/v1"),
-  MAX_BODY_BYTES: integer(
-    DEFAULT_MAX_BODY_BYTES,
-    1,
-    1024 * 1024 * 1024,
-    "largest accepted request body",
-  ),
+  MAX_BODY_BYTES: integer(DEFAULT_MAX_BODY_BYTES, 1, 2 ** 30, "largest accepted request body"),
   PUBLIC_URL: row("an origin only", "makes Link and Location URLs absolute", publicUrl),
   CORS_ORIGINS: row("comma-separated origins, or *", "origins browsers may call from", corsOrigins),
   RATE_LIMIT: integer(0, 0, 1_000_000_000, "requests per minute per API key; 0: off"),
@@ -172,16 +162,12 @@ export const SETTINGS = {
   METRICS: row("off or on", "on serves GET /metrics (Prometheus text format)", metrics, "off"),
   TLS_CERT_FILE: text("file path", "PEM certificate chain: with TLS_KEY_FILE, PORT speaks HTTPS"),
   TLS_KEY_FILE: text("file path", "PEM private key of TLS_CERT_FILE"),
-  DATABASE_URL: row(
-    "postgres://user:password@host:5432/database",
-    "keep pets in PostgreSQL instead of DATA_DIR's file",
-    databaseUrl,
-  ),
+  DATABASE_URL: row(URL_EXAMPLE, "keep pets in PostgreSQL instead of DATA_DIR's file", databaseUrl),
   DATABASE_POOL_SIZE: integer(10, 1, 1000, "most connections per instance"),
   DATABASE_STATEMENT_TIMEOUT_MS: integer(5000, 0, 3_600_000, "limit per statement; 0: none"),
   DATABASE_SSL: row(SSL_MODES.join(", "), "unset: the URL's sslmode", databaseSsl),
   DATABASE_SSL_CA_FILE: text("file path", "PEM certificate authorities that verify-full trusts"),
-} satisfies Record<string, Setting<unknown>>;
+};
 
 type Settings = typeof SETTINGS;
 /** A setting's value: undefined only when it is unset and has no default. */
@@ -192,7 +178,7 @@ type Value<N extends keyof Settings> = Settings[N]["default"] extends string
 /** Returns a function that reads one setting from `env`; it throws `ConfigError` naming it. */
 export function settingsOf(env: Environment) {
   return <N extends keyof Settings>(name: N): Value<N> => {
-    const setting: Setting<unknown> = SETTINGS[name];
+    const setting: { default?: string; read: (raw: string, name: N) => unknown } = SETTINGS[name];
     const raw = env[name] ?? setting.default;
     return (raw === undefined ? undefined : setting.read(raw, name)) as Value<N>;
   };

@@ -6,17 +6,15 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { ConfigError, readSettingFile } from "./settings.ts";
 
-/** A certificate chain and its private key, read and checked. */
+/** A certificate chain (PEM, leaf first) and its private key (PEM, never logged), checked. */
 export interface TlsPair {
   readonly certFile: string;
   readonly keyFile: string;
-  /** PEM text of the chain, leaf first. */
   readonly cert: string;
-  /** PEM text of the private key; never logged. */
   readonly key: string;
-  /** SHA-256 fingerprint of the leaf (`AB:CD:…`), for logs: it tells which pair is served. */
+  /** SHA-256 fingerprint of the leaf (`AB:CD:…`): the logs tell which pair is served. */
   readonly fingerprint: string;
-  /** The leaf's validity, in milliseconds since the epoch (NaN if its dates cannot be read). */
+  /** The leaf's validity, in ms since the epoch (NaN if its dates cannot be read). */
   readonly notBefore: number;
   readonly notAfter: number;
 }

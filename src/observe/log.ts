@@ -41,11 +41,9 @@ const MAX_BUFFER_CHARS = 65536;
 
 /** A logger that writes JSON lines to `stream` (stdout). */
 export function createJsonLogger(stream: OutputStream): Logger {
-  const sink = new LogSink(stream, (dropped, reason) =>
-    line("warn", {
-      msg: `${dropped} log lines dropped: ${reason}`,
-      dropped,
-    }));
+  const report = (dropped: number, reason: string) =>
+    line("warn", { msg: `${dropped} log lines dropped: ${reason}`, dropped });
+  const sink = new LogSink(stream, report);
   let buffer = "";
   let lines = 0;
   let scheduled = false;

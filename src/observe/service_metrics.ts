@@ -14,21 +14,6 @@ const KNOWN_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS
 const DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000]
   .map((ms) => ms / 1000);
 
-/** The router's patterns (`/pets/:petId`): outside BASE_PATH (health, metrics), and under it. */
-interface RouteTable {
-  readonly rootPatterns: readonly string[];
-  readonly apiPatterns: readonly string[];
-  readonly basePath: string;
-}
-
-/** What the app knows, read at each scrape. */
-interface AppState {
-  /** As `/readyz`: the store is loaded and reachable, and the service is not shutting down. */
-  readonly ready: () => boolean;
-  readonly inFlight: () => number;
-  readonly logLinesDropped: () => number;
-}
-
 /** The series of one route template and method, bound on first use (scrapes show what was used). */
 class RouteSeries {
   readonly #byStatus = new Map<number, CounterSeries>();
@@ -58,7 +43,14 @@ export class ServiceMetrics {
   readonly #rateLimited: CounterSeries;
   readonly #loadSeconds: Family<GaugeSeries>;
 
-  constructor(routes: RouteTable, app: AppState) {
+  /**
+   * `routes`: the router's patterns (`/pets/:petId`) outside BASE_PATH (health, metrics) and under
+   * it; `app`: what the app knows, read at each scrape (`ready` as `/readyz` says it).
+   */
+  constructor(
+    routes: { rootPatterns: readonly string[]; apiPatterns: readonly string[]; basePath: string },
+    app: { ready: () => boolean; inFlight: () => number; logLinesDropped: () => number },
+  ) {
     const r = this.registry;
     const families = {
       requests: r.counter(

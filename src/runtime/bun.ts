@@ -8,12 +8,7 @@
  *   one route per depth, whose params show a backslash; a path matching none has an empty segment
  *   or too many. Both are what `splitUrl` finds unroutable on Deno and Node (http/url.ts).
  */
-import {
-  type AppRequest,
-  MAX_PATH_SEGMENTS,
-  type RuntimeAdapter,
-  type ServeOptions,
-} from "./contract.ts";
+import { MAX_PATH_SEGMENTS, type RuntimeAdapter, type ServeOptions } from "./contract.ts";
 import { Drain, onProcessSignal, processOutput } from "./process.ts";
 
 type Handler = (request: RoutedRequest) => Response | Promise<Response>;
@@ -44,9 +39,7 @@ export const bunRuntime: RuntimeAdapter = {
   serve(options: ServeOptions) {
     const drain = new Drain();
     const handle = (request: Request, unroutable: boolean) => {
-      if (unroutable) {
-        (request as { -readonly [K in keyof AppRequest]?: AppRequest[K] }).unroutable = true;
-      }
+      if (unroutable) Object.assign(request, { unroutable });
       return drain.handle(options, request);
     };
     // One param per segment, for paths of 1 to MAX_PATH_SEGMENTS segments.

@@ -1,28 +1,20 @@
-/**
- * The seam between the app and the runtime adapters, the only modules that know which runtime
- * runs; each owns listening, signals and graceful shutdown for its runtime.
- */
+/** The seam between the app and the runtime adapters, the only modules that know the runtime. */
 
 /** The parts of a request the app reads: a web `Request` has them; Node's adapter builds them. */
 export interface AppRequest {
   readonly method: string;
   /** Absolute (`http://host/path?query`) or the origin-form target itself (`/path?query`). */
   readonly url: string;
-  readonly headers: {
-    get(name: string): string | null;
-    has(name: string): boolean;
-  };
-  /** Null for a request without a body (GET, HEAD). */
+  readonly headers: { get(name: string): string | null; has(name: string): boolean };
   readonly body: ReadableStream<Uint8Array> | null;
   arrayBuffer(): Promise<ArrayBuffer>;
   /** Set by Bun's adapter when the path as sent names nothing (`splitUrl`'s `unroutable`). */
   readonly unroutable?: boolean;
 }
 
-/** What a route answers, and what the app hands the adapter's `Respond` once per request. */
+/** What a route answers, and what the app hands the adapter's `Respond`. */
 export interface Reply {
   readonly status: number;
-  /** Text, UTF-8 bytes, or null for no content. */
   readonly body: string | Uint8Array<ArrayBuffer> | null;
   /** Lower-case names; a fresh object per reply, since the app adds the request's headers. */
   readonly headers: Record<string, string>;
@@ -35,13 +27,12 @@ export function webResponse(reply: Reply): Response {
   return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }
 
-/** A standard stream of the process. */
 export interface OutputStream {
   /** Resolves once the OS took all of `text`; rejects with its error (EPIPE, ENOSPC); never blocks. */
   write(text: string): Promise<void>;
 }
 
-/** A brotli encoder: `body` as one brotli stream at `quality` (the window is the default, 22). */
+/** `body` as one brotli stream at `quality` (the window is the default, 22). */
 export type BrotliEncoder = (body: Uint8Array, quality: number) => Uint8Array;
 
 /**
@@ -55,20 +46,19 @@ export interface ServeOptions {
   readonly handle: <R>(request: AppRequest, respond: Respond<R>) => R | Promise<R>;
   readonly port: number;
   readonly host: string;
-  /** When given, the port speaks HTTPS only. */
   readonly tls?: TlsMaterial;
   /** Told what went wrong around the server that the service survives (out of descriptors). */
   readonly onWarning?: (message: string) => void;
 }
 
-/** PEM text, already checked by the settings. */
+/** PEM text, checked by the settings. */
 export interface TlsMaterial {
   readonly cert: string;
   readonly key: string;
 }
 
 export interface RunningServer {
-  /** The port actually bound (differs from the requested one when that was 0). */
+  /** The port bound (the setting may be 0). */
   readonly port: number;
   /**
    * Drains: every answer says `Connection: close` (HTTP/2: GOAWAY), the listener closes, a
@@ -79,7 +69,6 @@ export interface RunningServer {
   readonly replaceTls?: (tls: TlsMaterial) => void;
 }
 
-/** One runtime: its name and version, how to serve, and how to hear shutdown signals. */
 export interface RuntimeAdapter {
   readonly name: string;
   readonly version: string;

@@ -9,7 +9,7 @@
  * - every brotli it offers keeps memory per call (docs/caching.md, "Memory"): brotli-wasm instead;
  * - node:process's stdout write is synchronous and throws on EPIPE: `Deno.stdout.write` instead.
  */
-import type { OutputStream, RunningServer, RuntimeAdapter, ServeOptions } from "./contract.ts";
+import type { RunningServer, RuntimeAdapter, ServeOptions } from "./contract.ts";
 import { Drain } from "./process.ts";
 import { loadWasmBrotli } from "./wasm_brotli.ts";
 
@@ -21,23 +21,19 @@ export const denoRuntime: RuntimeAdapter = {
   onSignal(signal, handler) {
     Deno.addSignalListener(signal, handler);
   },
-  output: (name) => denoOutput(name === "stdout" ? Deno.stdout : Deno.stderr),
+  output: (name) => ({
+    async write(text) {
+      const file = name === "stdout" ? Deno.stdout : Deno.stderr;
+      let bytes = encoder.encode(text);
+      while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
+    },
+  }),
 };
 
 const encoder = new TextEncoder();
 
-function denoOutput(file: { write(bytes: Uint8Array): Promise<number> }): OutputStream {
-  return {
-    async write(text) {
-      let bytes = encoder.encode(text);
-      while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
-    },
-  };
-}
-
-/** How long after its accept loop failed the server listens again. */
+/** After a failed accept loop, when to listen again, and how often to warn while it fails. */
 const RELISTEN_MS = 250;
-/** While accepting keeps failing, the warning is repeated at most this often. */
 const WARNING_INTERVAL_MS = 10_000;
 
 /**

@@ -30,7 +30,6 @@ const HTTP_OPTIONS = {
 };
 
 async function serve(options: ServeOptions): Promise<RunningServer> {
-  const tls = options.tls;
   // Checked when the answer is written, so a request in flight at the signal closes too.
   let draining = false;
   const reply = (outcome: Reply, outgoing: ServerResponse) => {
@@ -48,6 +47,7 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
     if (!(outcome instanceof Promise)) return reply(outcome, outgoing);
     outcome.then((outcome) => reply(outcome, outgoing), () => reply(serverError(), outgoing));
   };
+  const tls = options.tls;
   const secure = tls && (await import("node:https")).createServer({
     ...HTTP_OPTIONS,
     cert: tls.cert,
@@ -131,21 +131,17 @@ function send(reply: Reply, outgoing: ServerResponse): void {
     // Answered without reading the whole body (401, 413, 415): a small one is dropped when it
     // arrives, which keeps the connection for the next request.
     awaitSmallBody(incoming).then((arrived) => {
-      if (arrived) outgoing.writeHead(status, headers).end(body ?? undefined);
-      else answerAndClose(outgoing, reply);
+      if (arrived) return void outgoing.writeHead(status, headers).end(body ?? undefined);
+      // Answered now, the connection closed once the rest of the body has been dropped.
+      outgoing.shouldKeepAlive = false;
+      outgoing.writeHead(status, headers);
+      if (body === null) outgoing.flushHeaders();
+      else outgoing.write(body);
+      return discardUnreadBody(incoming).then(() => outgoing.end());
     }).catch(() => outgoing.destroy());
   } catch {
     outgoing.destroy();
   }
-}
-
-/** Answers now and closes the connection once the rest of the body has been dropped. */
-function answerAndClose(outgoing: ServerResponse, { status, headers, body }: Reply): void {
-  outgoing.shouldKeepAlive = false;
-  outgoing.writeHead(status, headers);
-  if (body === null) outgoing.flushHeaders();
-  else outgoing.write(body);
-  discardUnreadBody(outgoing.req).then(() => outgoing.end()).catch(() => outgoing.destroy());
 }
 
 export const nodeRuntime: RuntimeAdapter = {
