@@ -1,4 +1,4 @@
-/** `healthcheck`: exit 0 when `GET /healthz` on HOST and PORT answers 200, for images with no curl. */
+/** `healthcheck`: exit 0 when `GET /healthz` on HOST and PORT answers 200 (images with no curl). */
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
 import { authority, fail } from "./output.ts";
@@ -26,9 +26,8 @@ export async function runHealthcheck(): Promise<number> {
       await response.body?.cancel();
       status = response.status;
     } else {
-      const { httpsStatus } = await import("./https_probe.ts");
-      const options = { path: "/healthz", timeoutMs: TIMEOUT_MS, ca: tls.cert };
-      status = await httpsStatus(probeHost(host), port, options);
+      const { healthzStatus } = await import("./https_probe.ts");
+      status = await healthzStatus(probeHost(host), port, tls.cert, TIMEOUT_MS);
     }
   } catch (error) {
     return fail(`Unhealthy: GET /healthz on ${address} failed: ${(error as Error).message}`);

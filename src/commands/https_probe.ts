@@ -5,18 +5,14 @@
  */
 import { request } from "node:https";
 
-export function httpsStatus(
-  host: string,
-  port: number,
-  { path, timeoutMs, ca }: { path: string; timeoutMs: number; ca: string },
-): Promise<number> {
+export function healthzStatus(host: string, port: number, ca: string, ms: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const target = { host, port, path, method: "GET", rejectUnauthorized: false, ca };
-    const outgoing = request({ ...target, timeout: timeoutMs }, (incoming) => {
+    const target = { host, port, path: "/healthz", rejectUnauthorized: false, ca, timeout: ms };
+    const outgoing = request(target, (incoming) => {
       incoming.resume();
       resolve(incoming.statusCode ?? 0);
     });
-    outgoing.on("timeout", () => outgoing.destroy(new Error(`no answer in ${timeoutMs} ms`)));
+    outgoing.on("timeout", () => outgoing.destroy(new Error(`no answer in ${ms} ms`)));
     outgoing.on("error", reject);
     outgoing.end();
   });

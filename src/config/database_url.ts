@@ -28,8 +28,6 @@ export class DatabaseUrlError extends Error {
   override name = "DatabaseUrlError";
 }
 
-const DEFAULT_PORT = "5432";
-
 /** The hosts of `url` and what it asks of them; throws DatabaseUrlError. */
 export function parseDatabaseUrl(url: string): DatabaseAddress {
   const match = /^(postgres(?:ql)?:\/\/)([^/?#]*)(.*)$/s.exec(url);
@@ -51,7 +49,7 @@ export function parseDatabaseUrl(url: string): DatabaseAddress {
     const single = `${scheme}${userinfo}${host[1]}${port === undefined ? "" : `:${port}`}${rest}`;
     if (!URL.canParse(single)) throw new DatabaseUrlError("it is not a valid URL");
     return {
-      name: `${host[1] === "" ? "localhost" : host[1]}:${port ?? DEFAULT_PORT}`,
+      name: `${host[1] === "" ? "localhost" : host[1]}:${port ?? "5432"}`,
       hostname: host[1].replace(/^\[(.*)\]$/, "$1"),
       url: withoutTargetSessionAttrs(single),
     };

@@ -15,7 +15,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** The text of the file `setting` names; throws `ConfigError` (`failure`: the code) if unreadable. */
+/** The text of the file `setting` names; throws `ConfigError` (`failure`: code) if unreadable. */
 export function readSettingFile(
   setting: string,
   path: string,
@@ -31,7 +31,6 @@ export function readSettingFile(
 /** What a key may hold, in API_KEYS and API_KEYS_FILE. */
 export const KEY_TEXT = /^[\x21-\x7e]+$/;
 
-/** The process environment, or a test's stand-in. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 function mustBe(name: string, what: string, got: string): ConfigError {

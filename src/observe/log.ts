@@ -1,7 +1,6 @@
 /**
- * JSON-lines logging on stdout: one object per line, with `time` and `level`. Lines are buffered
- * and handed to the `LogSink` once per event-loop turn, so a burst of requests costs one write.
- * Callers never pass keys or request bodies (docs/logs.md).
+ * JSON-lines logging on stdout (docs/logs.md), handed to the `LogSink` once per event-loop turn,
+ * so a burst of requests costs one write. Callers never pass keys or request bodies.
  */
 import { errorCodeOf } from "./error_code.ts";
 import type { OutputStream } from "../runtime/contract.ts";
@@ -27,9 +26,8 @@ export interface RequestLine {
   readonly durationMs: number;
   /** Checked against `[A-Za-z0-9._:=-]` or made by us (http/request_id.ts): no escaping. */
   readonly requestId: string;
-  /** The key's hex fingerprint. */
+  /** Hex: the key's fingerprint, and 32 digits (http/trace_context.ts). */
   readonly key: string;
-  /** 32 hex digits (http/trace_context.ts). */
   readonly traceId: string | undefined;
 }
 
@@ -39,7 +37,6 @@ const FLUSH_WAIT_MS = 500;
 /** Above this much buffered text, the buffer goes to the sink at once. */
 const MAX_BUFFER_CHARS = 65536;
 
-/** A logger that writes JSON lines to `stream` (stdout). */
 export function createJsonLogger(stream: OutputStream): Logger {
   const report = (dropped: number, reason: string) =>
     line("warn", { msg: `${dropped} log lines dropped: ${reason}`, dropped });

@@ -55,7 +55,6 @@ export class Registry {
   }
 }
 
-/** The series of one metric, bound by label values. */
 export class Family<S extends Series> {
   /** By label text, unambiguous since its values are escaped. */
   readonly #series = new Map<string, S>();

@@ -35,7 +35,6 @@ class RouteSeries {
   }
 }
 
-/** The service's registry and the hooks that feed it. */
 export class ServiceMetrics {
   readonly registry = new Registry();
   /** Router pattern → method → series; `""` is the unmatched route. */
@@ -97,7 +96,7 @@ export class ServiceMetrics {
       "animal_store_store_load_seconds",
       "Time the last start spent opening the store (replaying the data file, or migrating).",
     );
-    // The standard process families, from `node:process` (the same on every runtime, off Linux too).
+    // The standard process families, from `node:process` (alike on every runtime, off Linux too).
     const rss = r.gauge("process_resident_memory_bytes", "Resident memory size in bytes.").labels();
     const cpu = r.counter(
       "process_cpu_seconds_total",

@@ -28,7 +28,7 @@ export function webResponse(reply: Reply): Response {
 }
 
 export interface OutputStream {
-  /** Resolves once the OS took all of `text`; rejects with its error (EPIPE, ENOSPC); never blocks. */
+  /** Resolves once the OS took all of `text`, rejects with its error (EPIPE); never blocks. */
   write(text: string): Promise<void>;
 }
 

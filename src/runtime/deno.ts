@@ -100,11 +100,10 @@ function serve(options: ServeOptions): Promise<RunningServer> {
 }
 
 /**
- * `request`, or when its Host would make Deno's `request.url` name another path, a copy whose URL
- * holds the target under `localhost`. Deno builds an origin-form target's URL as scheme + Host as
- * sent + target, so `Host: x/v1/pets?` on `GET /healthz` reads as `http://x/v1/pets?/healthz`; it
- * reads the Host's bytes as UTF-8 there, `headers.get` as Latin-1. An absolute-form target that
- * starts with scheme + Host (`GET http://x/v1/pets`, `Host: x/v1`) is misread; no client sends it.
+ * `request`, or a copy whose URL holds the target under `localhost` when Deno's `request.url`
+ * (scheme + Host as sent, read as UTF-8 + target) names another path: `Host: x/v1/pets?` on
+ * `GET /healthz` reads `http://x/v1/pets?/healthz` (`headers.get` reads the Host as Latin-1).
+ * `GET http://x/v1/pets` with `Host: x/v1` is misread as origin-form; no client sends that.
  */
 function withTargetUrl(request: Request): Request {
   const host = request.headers.get("host");

@@ -1,10 +1,8 @@
 /**
- * The Node adapter: node:http (node:https with TLS, whose `setSecureContext` swaps the pair for new
- * connections) bridged to the app's handler. The request is built lazily (./node/node_request.ts);
- * the reply goes out with one `writeHead` and one `end`. A handler error never crashes the process.
- * node:http's own limits (docs/operations.md): over TLS it drops a connection whose pipelined
- * requests span several TLS records (HPE_PAUSED), and a pipelining client that never reads is
- * stopped only after the whole read its requests came in.
+ * The Node adapter: node:http or node:https bridged to the app's handler, the reply written with
+ * one `writeHead` and one `end`; a handler error never crashes the process. node:http's own limits
+ * (docs/operations.md): over TLS it drops a connection whose pipelined requests span several TLS
+ * records (HPE_PAUSED), and stops a pipelining client that never reads only after its whole read.
  */
 import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";

@@ -3,16 +3,8 @@ import process from "node:process";
 import type { AppRequest, OutputStream, Respond, ServeOptions } from "./contract.ts";
 import { webResponse } from "./contract.ts";
 
-/**
- * How long a drain lets a keep-alive connection stay idle before closing it (at most 1 s, as
- * docs/operations.md promises): one closed the instant it fell idle could meet a proxy's request.
- */
+/** How long a drain lets a connection stay idle before closing it (docs/operations.md: ≤ 1 s). */
 export const IDLE_QUIET_MS = 500;
-
-/**
- * Deno's and Bun's stop resets a request accepted but not yet handed to the app; for this long
- * before it new requests are held, so the loop goes idle and a held request is answered after it.
- */
 const HOLD_BEFORE_CLOSE_MS = 100;
 
 /** `onSignal` of Bun and Node. */
@@ -46,9 +38,11 @@ export function delay(ms: number): Promise<void> {
 
 /**
  * The drain of Deno and Bun (docs/operations.md, "Stopping behind a proxy"). Their stop closes the
- * listener and every idle connection at once, and a pooled connection is idle between requests.
- * So for `IDLE_QUIET_MS` every answer says `Connection: close`, and only then is the server
- * stopped; for its last `HOLD_BEFORE_CLOSE_MS` new requests wait for the stop.
+ * listener and every idle connection at once, and a pooled connection is idle between requests
+ * (closed the instant it fell idle, it could meet a proxy's request). So for `IDLE_QUIET_MS` every
+ * answer says `Connection: close`, and only then is the server stopped. The stop also resets a
+ * request accepted but not yet handed to the app, so for its last `HOLD_BEFORE_CLOSE_MS` new
+ * requests wait, the loop goes idle, and they are answered after the stop.
  */
 export class Drain {
   #draining = false;

@@ -19,10 +19,7 @@ export async function verifyCatalogue(
   );
 }
 
-/**
- * Calls `read` with the backup at `path` (`-`: stdin) and the name messages give it, closing the
- * file after; or says why it cannot be opened. `verify` and `restore` read a backup this way.
- */
+/** `read` of the backup at `path` (`-`: stdin) and the name messages give it; or why not. */
 export async function readBackupAt<T>(
   path: string,
   read: (source: ByteSource, name: string) => Promise<T>,

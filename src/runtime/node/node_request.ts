@@ -1,4 +1,4 @@
-/** The `AppRequest` of a node:http request, built lazily (docs/performance.md, "The levers kept"). */
+/** The `AppRequest` of a node:http request, made lazily (docs/performance.md "The levers kept"). */
 import type { IncomingMessage } from "node:http";
 import type { AppRequest } from "../contract.ts";
 

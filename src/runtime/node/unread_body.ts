@@ -15,7 +15,7 @@ const SMALL_BODY_WAIT_MS = 50;
 
 /**
  * Drops the rest of a small body so the connection can carry the next request: true once it all
- * arrived; false for a larger one, or if it did not arrive in time or the client went. Never rejects.
+ * arrived; false for a larger one, if it came too slowly or the client went. Never rejects.
  */
 export function awaitSmallBody(incoming: IncomingMessage): Promise<boolean> {
   if (incoming.complete) return Promise.resolve(true);
@@ -33,9 +33,8 @@ export function discardUnreadBody(incoming: IncomingMessage): Promise<unknown> {
 }
 
 /**
- * Reads and drops `incoming`'s data; resolves whether it all arrived, at its end, its close (a
- * client gone, a server timeout) or after `waitMs`. Past `maxBytes` it gives up at once, or
- * (`giveUp` false) stops reading but still waits, so the client has time to read the answer.
+ * Drops `incoming`'s data; resolves whether it all arrived, at its end, its close (client gone,
+ * server timeout) or `waitMs`. Past `maxBytes` it gives up, or stops reading but still waits.
  */
 function dropRest(
   incoming: IncomingMessage,
