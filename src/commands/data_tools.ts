@@ -1,21 +1,15 @@
-/**
- * The data tools' sub-commands: `verify [PATH]`, `backup PATH`, `restore PATH` and `import [PATH]`
- * (docs/operations.md). Each reads its arguments and settings, calls its tool (src/tools/) and
- * prints the one report; exit 0 when it did its work, 1 when it did not, 2 for usage.
- */
+/** The data tools' sub-commands (docs/operations.md): exit 0 done, 1 not done, 2 for usage. */
 import { join } from "node:path";
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
 import { copyWarnings, formatReport, type RecordReport } from "../store/catalogue/report.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { backupCatalogue } from "../tools/backup.ts";
-import { importCatalogue } from "../tools/import.ts";
 import { restoreBackup } from "../tools/restore.ts";
 import { verifyCatalogue } from "../tools/verify.ts";
 import { fail, writeStdout } from "./output.ts";
 
-/** Prints what a tool found: counts per status, then a warning or error, or ok. */
-function printReport(report: RecordReport, stream: { write(text: string): unknown }): void {
+function printReport(report: RecordReport, stream: NodeJS.WritableStream = process.stdout) {
   stream.write(formatReport(report).join("\n") + "\n");
 }
 
@@ -29,7 +23,7 @@ export async function runVerify([path]: readonly string[] = []): Promise<number>
   const target = path === undefined ? { dataDir: loadConfig(process.env).dataDir } : { path };
   const read = await verifyCatalogue(target);
   if (!read.ok) return fail(`Cannot verify: ${read.reason}`);
-  printReport(read.value, process.stdout);
+  printReport(read.value);
   return read.value.damage === undefined ? 0 : 1;
 }
 
@@ -60,18 +54,19 @@ export async function runRestore([path]: readonly string[] = []): Promise<number
   if (!result.ok) return fail(`Cannot restore: ${result.reason}`);
   for (const warning of copyWarnings("restore", result.name, result, true)) warn(warning);
   const { pets, byStatus } = result;
-  const report = { file: join(dataDir, DATA_FILE), pets, byStatus, damagedLines: 0 };
-  printReport(report, process.stdout);
+  printReport({ file: join(dataDir, DATA_FILE), pets, byStatus, damagedLines: 0 });
   return 0;
 }
 
 /** `import [PATH]`: 0 when every pet was copied; 1 when nothing was; 2 without DATABASE_URL. */
-export async function runImport([path]: readonly string[] = []): Promise<number> {
+export async function runImport([backup]: readonly string[] = []): Promise<number> {
   const { dataDir, database } = loadConfig(process.env);
   if (database === undefined) {
     return fail("Cannot import: DATABASE_URL must name the database to import into", 2);
   }
-  const result = await importCatalogue({ dataDir, database, path, onWarning: warn });
+  // Loaded only here: the PostgreSQL client is no part of a file-store service.
+  const { importJsonlFile } = await import("../store/postgres/import_jsonl.ts");
+  const result = await importJsonlFile({ dataDir, backup, database, onWarning: warn });
   if (!result.ok) return fail(`Cannot import: ${result.reason}`);
   process.stdout.write(
     `Imported ${result.pets} pets (highest id ${result.lastId}) and ${result.keys} idempotency keys from ${result.file}\n`,

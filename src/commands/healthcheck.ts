@@ -1,8 +1,4 @@
-/**
- * `healthcheck`: exit 0 when `GET /healthz` on PORT (and HOST, when it names one address)
- * answers 200 — for images with no curl. With TLS_CERT_FILE and TLS_KEY_FILE set it speaks
- * HTTPS, without verifying the certificate (./https_probe.ts says why).
- */
+/** `healthcheck`: exit 0 when `GET /healthz` on HOST and PORT answers 200 (images with no curl). */
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
 import { authority, fail } from "./output.ts";
@@ -19,7 +15,6 @@ export function probeAuthority(host: string, port: number): string {
   return authority(probeHost(host), port);
 }
 
-/** Probes the local service; 0 healthy, 1 not. */
 export async function runHealthcheck(): Promise<number> {
   const { host, port, tls } = loadConfig(process.env);
   const address = probeAuthority(host, port);
@@ -31,9 +26,8 @@ export async function runHealthcheck(): Promise<number> {
       await response.body?.cancel();
       status = response.status;
     } else {
-      const { httpsStatus } = await import("./https_probe.ts");
-      const options = { path: "/healthz", timeoutMs: TIMEOUT_MS, ca: tls.cert };
-      status = await httpsStatus(probeHost(host), port, options);
+      const { healthzStatus } = await import("./https_probe.ts");
+      status = await healthzStatus(probeHost(host), port, tls.cert, TIMEOUT_MS);
     }
   } catch (error) {
     return fail(`Unhealthy: GET /healthz on ${address} failed: ${(error as Error).message}`);

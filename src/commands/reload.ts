@@ -1,7 +1,4 @@
-/**
- * SIGHUP: the keys file and the TLS pair read again by config/'s own parsers, and swapped in where
- * they pass; where they do not, the old ones stay and the log says why.
- */
+/** SIGHUP: the keys file and the TLS pair read again; where they fail, the old stay, logged. */
 import { configuredKeys } from "../config/api_keys.ts";
 import type { Config } from "../config/config.ts";
 import { ConfigError } from "../config/settings.ts";
@@ -11,9 +8,8 @@ import type { Logger } from "../observe/log.ts";
 import type { RunningServer } from "../runtime/contract.ts";
 
 /**
- * SIGHUP: re-reads `API_KEYS_FILE` (with `API_KEYS` as the process started) and swaps the keys at
- * once; returns whether it did. A file that cannot be read, holds a bad line or no key keeps the
- * old set and logs why: a typo must not lock every client out. Keys never reach the log.
+ * Re-reads `API_KEYS_FILE` (with `API_KEYS` as at start) and swaps the keys; returns whether it
+ * did. A bad file keeps the old set: a typo must not lock every client out. Keys are never logged.
  */
 export function reloadApiKeys(config: Config, keys: KeyRing, log: Logger): boolean {
   if (config.apiKeysFile === undefined) {
@@ -37,11 +33,9 @@ export function reloadApiKeys(config: Config, keys: KeyRing, log: Logger): boole
 }
 
 /**
- * SIGHUP: reads the pair `current` came from again; returns the pair now served. Where the runtime
- * can swap the certificate of a running server (Node), new connections get the new pair and open
- * ones keep theirs. A pair that cannot be read, is not PEM or does not match keeps the old one and
- * logs why: a half-copied renewal must not take HTTPS down. Where the runtime cannot swap (Deno,
- * Bun), the new pair is still checked, and the log says a restart is needed to serve it.
+ * Re-reads the pair `current` came from; returns the pair now served (to new connections). A bad
+ * pair keeps the old one: a half-copied renewal must not take HTTPS down. Where the runtime cannot
+ * swap (Deno, Bun), the new pair is still checked, and the log says a restart is needed.
  */
 export function reloadTls(
   current: TlsPair,

@@ -1,20 +1,17 @@
 /**
- * Where accepted keys come from: `API_KEYS`, `API_KEYS_FILE` (one key or `sha256:<hex>` digest
- * per line, `#` comments; re-read on SIGHUP), or — when neither is set — a key generated on first
- * start and kept in the data directory (mode 0600) so a first run works with no set-up.
+ * The accepted keys: `API_KEYS`, `API_KEYS_FILE` (one key or `sha256:<hex>` per line, `#`
+ * comments), or else a key generated on first start, kept in DATA_DIR (mode 0600).
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { keyDigest } from "../http/auth.ts";
 import type { Config } from "./config.ts";
-import { ConfigError } from "./settings.ts";
+import { ConfigError, KEY_TEXT, readSettingFile } from "./settings.ts";
 import { errorCodeOf } from "../observe/error_code.ts";
 
-/** The accepted keys as digests, and the generated key when one is in use. */
 export interface LoadedKeys {
   readonly digests: Uint8Array[];
-  /** Set only when no keys are configured: the key to print at start. */
   readonly generatedKey?: { readonly key: string; readonly file: string };
 }
 
@@ -36,7 +33,7 @@ export function parseKeysFile(text: string): Uint8Array[] {
       digests.push(Uint8Array.from(digest[1].match(/../g)!, (byte) => parseInt(byte, 16)));
       continue;
     }
-    if (line.startsWith("sha256:") || !/^[\x21-\x7e]+$/.test(line)) {
+    if (line.startsWith("sha256:") || !KEY_TEXT.test(line)) {
       const why = line.startsWith("sha256:")
         ? "a sha256: line must hold 64 hex digits"
         : "a key must be visible ASCII without spaces";
@@ -50,21 +47,15 @@ export function parseKeysFile(text: string): Uint8Array[] {
 /** API_KEYS, then the keys file's; an unreadable or empty file is a `ConfigError`. */
 export function configuredKeys({ apiKeys = [], apiKeysFile: path }: Config): Uint8Array[] {
   if (path === undefined) return apiKeys.map(keyDigest);
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE cannot be read: ${path} (${reason})`);
-  }
-  const digests = parseKeysFile(text);
+  const failure = `API_KEYS_FILE cannot be read: ${path}`;
+  const digests = parseKeysFile(readSettingFile("API_KEYS_FILE", path, failure));
   if (digests.length === 0) {
     throw new ConfigError("API_KEYS_FILE", `API_KEYS_FILE holds no keys: ${path}`);
   }
   return [...apiKeys.map(keyDigest), ...digests];
 }
 
-/** Collects the accepted keys from the settings, generating the first-run key if needed. */
+/** The accepted keys from the settings, or the first-run key, generated if needed. */
 export function loadApiKeys(config: Config): LoadedKeys {
   if (config.apiKeys !== undefined || config.apiKeysFile !== undefined) {
     return { digests: configuredKeys(config) };
@@ -87,7 +78,7 @@ function readOrCreateGeneratedKey(dataDir: string, file: string): string {
     if (errorCodeOf(error) !== "ENOENT") throw error;
   }
   mkdirSync(dataDir, { recursive: true });
-  // 256 bits, well over the 128 the contract asks for.
+  // 256 bits: the contract asks for 128.
   const key = `ask_${randomBytes(32).toString("base64url")}`;
   try {
     writeFileSync(file, `${key}\n`, { mode: 0o600, flag: "wx" });

@@ -1,14 +1,9 @@
-/**
- * Settings from the environment (docs/configuration.md): each read through the table of
- * `settings.ts`, then the rules that tie two together. A bad setting is a `ConfigError` whose
- * message names the setting; `main.ts` prints it on one line and exits with code 2.
- */
+/** The settings (docs/configuration.md), each read by `settings.ts`, then the rules tying two. */
 import { ConfigError, type Environment, SETTINGS, settingsOf } from "./settings.ts";
 import { readCertificates, readTlsPair } from "./tls_pair.ts";
 
 export type Config = Readonly<ReturnType<typeof loadConfig>>;
 
-/** How the PostgreSQL store connects (docs/deployment.md, PostgreSQL). */
 export type DatabaseConfig = NonNullable<Config["database"]>;
 
 /** Reads and validates every setting; throws `ConfigError` on the first bad one. */
@@ -59,14 +54,11 @@ function databaseSettings(env: Environment, setting: ReturnType<typeof settingsO
     throw new ConfigError("DATABASE_SSL_CA_FILE", message);
   }
   return {
-    /** Never logged: it may hold a password. */
-    url,
+    url, // never logged: it may hold a password
     poolSize: setting("DATABASE_POOL_SIZE"),
-    /** Server-side limit on one statement; 0 turns it off. */
     statementTimeoutMs: setting("DATABASE_STATEMENT_TIMEOUT_MS"),
-    /** Undefined leaves TLS to the URL's `sslmode` (none when it has none). */
-    ssl,
-    /** PEM text of the authorities `verify-full` trusts instead of the system's, read at start. */
+    ssl, // undefined: the URL's `sslmode`
+    /** PEM text of the authorities `verify-full` trusts instead of the system's. */
     sslCa: sslCaFile && readCertificates("DATABASE_SSL_CA_FILE", sslCaFile),
   };
 }

@@ -1,27 +1,20 @@
 /**
- * `DATABASE_URL` in libpq's URI form, with one host or several (`postgres://user:pw@h1:5432,
- * h2:5432/db?target_session_attrs=read-write`). node-postgres takes one host per connection, so
- * the URL is split into one URL per host, each otherwise the same; the store tries them to find
- * the primary (store/postgres/primary_finder.ts).
- *
- * `target_session_attrs` says which host is wanted. The service writes, so only `read-write`
- * (the default: a host whose sessions are not read-only) and `primary` (a host not in recovery)
- * make sense; with `any`, `read-only`, `standby` or `prefer-standby` libpq could hand it a
- * standby, so they are refused as a bad setting rather than silently overridden.
+ * `DATABASE_URL` in libpq's URI form, one host or several (`postgres://u:pw@h1:5432,h2/db`), split
+ * into one URL per host, since node-postgres takes one; the store looks for the primary among them
+ * (store/postgres/primary_finder.ts). The service writes, so `target_session_attrs` may be only
+ * `read-write` (the default) or `primary`: any other could pick a standby, and is refused.
  */
 
-/** What the URL asks of the host the service writes to. */
 export type TargetSessionAttrs = "read-write" | "primary";
 
 const TARGETS: readonly TargetSessionAttrs[] = ["read-write", "primary"];
 
-/** One host of the URL, and the single-host URL node-postgres is given for it. */
 export interface DatabaseHost {
-  /** `host:port` as written in the URL (the port defaulted to 5432): for the log, never secret. */
+  /** `host:port` as written (the port defaulted to 5432): for the log, never secret. */
   readonly name: string;
   /** The host name or address, without IPv6 brackets: what `verify-full` checks. */
   readonly hostname: string;
-  /** The whole URL with only this host (and without `target_session_attrs`): may hold a password. */
+  /** The URL with only this host, without `target_session_attrs`: may hold a password. */
   readonly url: string;
 }
 
@@ -35,13 +28,7 @@ export class DatabaseUrlError extends Error {
   override name = "DatabaseUrlError";
 }
 
-const DEFAULT_PORT = "5432";
-
-/**
- * The hosts of `url` and what it asks of them; throws DatabaseUrlError for a URL that is not a
- * `postgres:`/`postgresql:` URL, a host list with an empty or malformed entry, or a
- * `target_session_attrs` the service cannot honour.
- */
+/** The hosts of `url` and what it asks of them; throws DatabaseUrlError. */
 export function parseDatabaseUrl(url: string): DatabaseAddress {
   const match = /^(postgres(?:ql)?:\/\/)([^/?#]*)(.*)$/s.exec(url);
   if (match === null) throw new DatabaseUrlError("not a postgres:// URL");
@@ -62,7 +49,7 @@ export function parseDatabaseUrl(url: string): DatabaseAddress {
     const single = `${scheme}${userinfo}${host[1]}${port === undefined ? "" : `:${port}`}${rest}`;
     if (!URL.canParse(single)) throw new DatabaseUrlError("it is not a valid URL");
     return {
-      name: `${host[1] === "" ? "localhost" : host[1]}:${port ?? DEFAULT_PORT}`,
+      name: `${host[1] === "" ? "localhost" : host[1]}:${port ?? "5432"}`,
       hostname: host[1].replace(/^\[(.*)\]$/, "$1"),
       url: withoutTargetSessionAttrs(single),
     };

@@ -1,39 +1,46 @@
 /**
- * Every setting, declared once: its environment variable, default, values and one line of help.
- * `loadConfig` reads the variables through this table, `--help` prints it, and
- * test/config/settings.test.ts holds docs/configuration.md to it.
+ * Every setting, declared once: `loadConfig` reads the environment through this table, `--help`
+ * prints it, and test/config/settings.test.ts holds docs/configuration.md to it.
  */
+import { readFileSync } from "node:fs";
+import { errorCodeOf } from "../observe/error_code.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../schemas/limits.ts";
-
 import { DatabaseUrlError, parseDatabaseUrl } from "./database_url.ts";
 
 /** A setting that stops the start; `setting` is the environment variable's name. */
 export class ConfigError extends Error {
+  override name = "ConfigError";
   constructor(readonly setting: string, message: string) {
     super(message);
-    this.name = "ConfigError";
   }
 }
 
-/** The process environment, or a test's stand-in. */
-export type Environment = Readonly<Record<string, string | undefined>>;
-
-export interface Setting<T> {
-  /** The text used when the variable is unset, as the docs show it; none: unset means off. */
-  readonly default?: string;
-  /** What it takes, as the docs' "range / values" column begins. */
-  readonly values: string;
-  readonly help: string;
-  /** Parses the variable's text (or the default); throws `ConfigError` naming the setting. */
-  readonly read: (raw: string, name: string) => T;
+/** The text of the file `setting` names; throws `ConfigError` (`failure`: code) if unreadable. */
+export function readSettingFile(
+  setting: string,
+  path: string,
+  failure = `Cannot read ${setting} ${path}`,
+): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(setting, `${failure}: ${errorCodeOf(error)}`);
+  }
 }
 
-/** The error for a bad value: "NAME must be …, got …". */
+/** What a key may hold, in API_KEYS and API_KEYS_FILE. */
+export const KEY_TEXT = /^[\x21-\x7e]+$/;
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
 function mustBe(name: string, what: string, got: string): ConfigError {
   return new ConfigError(name, `${name} must be ${what}, got ${got}`);
 }
 
-/** A row of the table; `fallback` is the default, when there is one. */
+/**
+ * A setting: what it takes (as the docs' "range / values" column begins), its help, its parser, and
+ * the text used when unset, as the docs show it (none: unset means off).
+ */
 function row<T, D extends string | undefined = undefined>(
   values: string,
   help: string,
@@ -53,7 +60,7 @@ function integer(fallback: number, min: number, max: number, help: string) {
   }, String(fallback));
 }
 
-/** A host name or path (`values` says which), kept as given; blank is a bad setting. */
+/** Kept as given; blank is a bad setting. */
 function text<D extends string | undefined = undefined>(
   values: string,
   help: string,
@@ -67,7 +74,7 @@ function text<D extends string | undefined = undefined>(
 
 function apiKeys(raw: string): readonly string[] {
   const keys = raw.split(",").map((key) => key.trim()).filter((key) => key !== "");
-  if (keys.length > 0 && keys.every((key) => /^[\x21-\x7e]+$/.test(key))) return keys;
+  if (keys.length > 0 && keys.every((key) => KEY_TEXT.test(key))) return keys;
   const rule = keys.length === 0
     ? "list at least one key (comma-separated), got an empty value"
     : "hold keys of visible ASCII characters without spaces";
@@ -106,10 +113,7 @@ function corsOrigins(raw: string): readonly string[] {
   throw mustBe("CORS_ORIGINS", what, JSON.stringify(bad));
 }
 
-function metrics(raw: string): boolean {
-  if (raw === "on" || raw === "off") return raw === "on";
-  throw mustBe("METRICS", "on or off", JSON.stringify(raw));
-}
+const URL_EXAMPLE = "postgres://user:password@host:5432/database";
 
 function databaseUrl(raw: string): string | undefined {
   if (raw === "") return undefined;
@@ -117,13 +121,17 @@ function databaseUrl(raw: string): string | undefined {
     parseDatabaseUrl(raw);
     return raw;
   } catch (error) {
-    // The URL is never echoed: it may hold a password.
-    const example = "postgres://user:password@host:5432/database";
+    // Never echoed: it may hold a password.
     const why = error instanceof DatabaseUrlError && error.message !== "not a postgres:// URL"
-      ? `${example} (${error.message})`
-      : example;
+      ? `${URL_EXAMPLE} (${error.message})`
+      : URL_EXAMPLE;
     throw new ConfigError("DATABASE_URL", `DATABASE_URL must be a URL such as ${why}`);
   }
+}
+
+function metrics(raw: string): boolean {
+  if (raw === "on" || raw === "off") return raw === "on";
+  throw mustBe("METRICS", "on or off", JSON.stringify(raw));
 }
 
 /** `DATABASE_SSL`, with libpq's meanings: `require` encrypts, only `verify-full` checks the server. */
@@ -143,12 +151,7 @@ export const SETTINGS = {
   API_KEYS: row("comma-separated keys", "accepted API keys", apiKeys),
   API_KEYS_FILE: text("file path", "one key (or sha256:<hex> digest) per line; re-read on SIGHUP"),
   BASE_PATH: row("a path prefix", "prefix of every API path; empty or / for none", basePath, "/v1"),
-  MAX_BODY_BYTES: integer(
-    DEFAULT_MAX_BODY_BYTES,
-    1,
-    1024 * 1024 * 1024,
-    "largest accepted request body",
-  ),
+  MAX_BODY_BYTES: integer(DEFAULT_MAX_BODY_BYTES, 1, 2 ** 30, "largest accepted request body"),
   PUBLIC_URL: row("an origin only", "makes Link and Location URLs absolute", publicUrl),
   CORS_ORIGINS: row("comma-separated origins, or *", "origins browsers may call from", corsOrigins),
   RATE_LIMIT: integer(0, 0, 1_000_000_000, "requests per minute per API key; 0: off"),
@@ -158,16 +161,12 @@ export const SETTINGS = {
   METRICS: row("off or on", "on serves GET /metrics (Prometheus text format)", metrics, "off"),
   TLS_CERT_FILE: text("file path", "PEM certificate chain: with TLS_KEY_FILE, PORT speaks HTTPS"),
   TLS_KEY_FILE: text("file path", "PEM private key of TLS_CERT_FILE"),
-  DATABASE_URL: row(
-    "postgres://user:password@host:5432/database",
-    "keep pets in PostgreSQL instead of DATA_DIR's file",
-    databaseUrl,
-  ),
+  DATABASE_URL: row(URL_EXAMPLE, "keep pets in PostgreSQL instead of DATA_DIR's file", databaseUrl),
   DATABASE_POOL_SIZE: integer(10, 1, 1000, "most connections per instance"),
   DATABASE_STATEMENT_TIMEOUT_MS: integer(5000, 0, 3_600_000, "limit per statement; 0: none"),
   DATABASE_SSL: row(SSL_MODES.join(", "), "unset: the URL's sslmode", databaseSsl),
   DATABASE_SSL_CA_FILE: text("file path", "PEM certificate authorities that verify-full trusts"),
-} satisfies Record<string, Setting<unknown>>;
+};
 
 type Settings = typeof SETTINGS;
 /** A setting's value: undefined only when it is unset and has no default. */
@@ -178,7 +177,7 @@ type Value<N extends keyof Settings> = Settings[N]["default"] extends string
 /** Returns a function that reads one setting from `env`; it throws `ConfigError` naming it. */
 export function settingsOf(env: Environment) {
   return <N extends keyof Settings>(name: N): Value<N> => {
-    const setting: Setting<unknown> = SETTINGS[name];
+    const setting: { default?: string; read: (raw: string, name: N) => unknown } = SETTINGS[name];
     const raw = env[name] ?? setting.default;
     return (raw === undefined ? undefined : setting.read(raw, name)) as Value<N>;
   };

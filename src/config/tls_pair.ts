@@ -4,45 +4,34 @@
  * dates only warns: a clock or a renewal may be wrong for a moment.
  */
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { ConfigError } from "./settings.ts";
-import { errorCodeOf } from "../observe/error_code.ts";
+import { ConfigError, readSettingFile } from "./settings.ts";
 
-/** A certificate chain and its private key, read and checked. */
+/** A certificate chain (PEM, leaf first) and its private key (PEM, never logged), checked. */
 export interface TlsPair {
   readonly certFile: string;
   readonly keyFile: string;
-  /** PEM text of the chain, leaf first. */
   readonly cert: string;
-  /** PEM text of the private key; never logged. */
   readonly key: string;
-  /** SHA-256 fingerprint of the leaf (`AB:CD:…`), for logs: it tells which pair is served. */
+  /** SHA-256 fingerprint of the leaf (`AB:CD:…`): the logs tell which pair is served. */
   readonly fingerprint: string;
-  /** The leaf's validity, in milliseconds since the epoch (NaN if its dates cannot be read). */
+  /** The leaf's validity, in ms since the epoch (NaN if its dates cannot be read). */
   readonly notBefore: number;
   readonly notAfter: number;
 }
 
-/**
- * The keys every runtime's TLS can serve (RSA ≥ 2048, ECDSA P-256/384/521, Ed25519): each other
- * kind fails on one runtime or another (docs/https.md), so it is refused everywhere.
- */
-const MIN_RSA_BITS = 2048;
-const SERVABLE_CURVES = new Set(["prime256v1", "secp384r1", "secp521r1"]);
+/** The keys every runtime's TLS can serve: any other fails on one or another (docs/https.md). */
 const SERVABLE_KEYS = "RSA of 2048 bits or more, ECDSA on P-256, P-384 or P-521, or Ed25519";
+const SERVABLE_CURVES = new Set(["prime256v1", "secp384r1", "secp521r1"]);
 
-/** Why every runtime cannot serve `key`, or undefined when it can. */
+/** Why not every runtime can serve `key`, or undefined when all can. */
 function unservableKind(key: KeyObject): string | undefined {
-  const details = key.asymmetricKeyDetails ?? {};
+  const { modulusLength = 0, namedCurve } = key.asymmetricKeyDetails ?? {};
   switch (key.asymmetricKeyType) {
     case "rsa":
-      return (details.modulusLength ?? 0) >= MIN_RSA_BITS
-        ? undefined
-        : `an RSA key of ${details.modulusLength} bits`;
+      return modulusLength >= 2048 ? undefined : `an RSA key of ${modulusLength} bits`;
     case "ec":
-      return SERVABLE_CURVES.has(details.namedCurve ?? "")
-        ? undefined
-        : `an EC key on ${details.namedCurve ?? "a curve given by its parameters"}`;
+      if (SERVABLE_CURVES.has(namedCurve ?? "")) return undefined;
+      return `an EC key on ${namedCurve ?? "a curve given by its parameters"}`;
     case "ed25519":
       return undefined;
     default:
@@ -53,7 +42,8 @@ function unservableKind(key: KeyObject): string | undefined {
 /** Reads both files and checks that the key belongs to the certificate; throws `ConfigError`. */
 export function readTlsPair(certFile: string, keyFile: string): TlsPair {
   const cert = readCertificates("TLS_CERT_FILE", certFile);
-  const key = readPem("TLS_KEY_FILE", keyFile);
+  const key = readSettingFile("TLS_KEY_FILE", keyFile);
+  const refuse = (why: string) => new ConfigError("TLS_KEY_FILE", `TLS_KEY_FILE ${keyFile} ${why}`);
   let leaf: X509Certificate;
   try {
     leaf = new X509Certificate(cert);
@@ -65,22 +55,16 @@ export function readTlsPair(certFile: string, keyFile: string): TlsPair {
     if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key)) throw new Error("no PEM key");
     privateKey = createPrivateKey(key);
   } catch {
-    // An encrypted key lands here too: the service has no passphrase to give. So do the kinds
-    // Bun's crypto cannot read (Ed448, secp256k1, RSA-PSS), refused below on the others.
-    const message = `TLS_KEY_FILE ${keyFile} holds no unencrypted PEM private key ` +
-      `the service can use (${SERVABLE_KEYS})`;
-    throw new ConfigError("TLS_KEY_FILE", message);
+    // So does an encrypted key (the service has no passphrase) and a kind Bun's crypto cannot
+    // read (Ed448, secp256k1, RSA-PSS), refused below on the others.
+    throw refuse(`holds no unencrypted PEM private key the service can use (${SERVABLE_KEYS})`);
   }
   const unservable = unservableKind(privateKey);
   if (unservable !== undefined) {
-    const message = `TLS_KEY_FILE ${keyFile} holds ${unservable}, which not every runtime ` +
-      `can serve: use ${SERVABLE_KEYS}`;
-    throw new ConfigError("TLS_KEY_FILE", message);
+    throw refuse(`holds ${unservable}, which not every runtime can serve: use ${SERVABLE_KEYS}`);
   }
   if (!leaf.checkPrivateKey(privateKey)) {
-    const message =
-      `TLS_KEY_FILE ${keyFile} does not match the certificate in TLS_CERT_FILE ${certFile}`;
-    throw new ConfigError("TLS_KEY_FILE", message);
+    throw refuse(`does not match the certificate in TLS_CERT_FILE ${certFile}`);
   }
   return {
     certFile,
@@ -110,15 +94,7 @@ export function certificateDateWarning(pair: TlsPair, now: number): string | und
 
 /** The PEM text of the file of `setting`, which must hold a certificate; throws `ConfigError`. */
 export function readCertificates(setting: string, path: string): string {
-  const text = readPem(setting, path);
+  const text = readSettingFile(setting, path);
   if (text.includes("-----BEGIN CERTIFICATE-----")) return text;
   throw new ConfigError(setting, `${setting} ${path} holds no PEM certificate`);
-}
-
-function readPem(setting: string, path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    throw new ConfigError(setting, `Cannot read ${setting} ${path}: ${errorCodeOf(error)}`);
-  }
 }

@@ -1,11 +1,9 @@
 /**
- * JSON-lines logging on stdout: one object per line, with `time` and `level`. Lines are buffered
- * and handed to the sink once per event-loop turn, so a burst of requests costs one write; the
- * sink (log_sink.ts) never makes a request wait on stdout, and drops what stdout cannot take.
- * Callers never pass keys or request bodies (docs/logs.md).
+ * JSON-lines logging on stdout (docs/logs.md), handed to the `LogSink` once per event-loop turn,
+ * so a burst of requests costs one write. Callers never pass keys or request bodies.
  */
-import { LogSink } from "./log_sink.ts";
-import { type OutputStream } from "../runtime/contract.ts";
+import { errorCodeOf } from "./error_code.ts";
+import type { OutputStream } from "../runtime/contract.ts";
 
 export interface Logger {
   info(fields: Record<string, unknown>): void;
@@ -13,10 +11,7 @@ export interface Logger {
   error(fields: Record<string, unknown>): void;
   /** The request's one line (docs/logs.md): `info`, `msg: "request"`, then `line`'s fields. */
   request(line: RequestLine): void;
-  /**
-   * Hands what is buffered to stdout and resolves once stdout took it, or dropped it, or after
-   * `FLUSH_WAIT_MS` (a stalled reader never holds up an exit).
-   */
+  /** Resolves once stdout took or dropped what is buffered, or after `FLUSH_WAIT_MS`. */
   flush(): Promise<void>;
   /** Lines dropped since the start because stdout could not take them. */
   droppedLines(): number;
@@ -31,25 +26,21 @@ export interface RequestLine {
   readonly durationMs: number;
   /** Checked against `[A-Za-z0-9._:=-]` or made by us (http/request_id.ts): no escaping. */
   readonly requestId: string;
-  /** The key's hex fingerprint. */
+  /** Hex: the key's fingerprint, and 32 digits (http/trace_context.ts). */
   readonly key: string;
-  /** 32 hex digits (http/trace_context.ts). */
   readonly traceId: string | undefined;
 }
 
-/** How long `flush` waits for stdout before giving up on what it has not taken. */
+/** How long `flush` waits for stdout: a stalled reader never holds up an exit. */
 const FLUSH_WAIT_MS = 500;
 
 /** Above this much buffered text, the buffer goes to the sink at once. */
 const MAX_BUFFER_CHARS = 65536;
 
-/** A logger that writes JSON lines to `stream` (stdout). */
 export function createJsonLogger(stream: OutputStream): Logger {
-  const sink = new LogSink(stream, (dropped, reason) =>
-    line("warn", {
-      msg: `${dropped} log lines dropped: ${reason}`,
-      dropped,
-    }));
+  const report = (dropped: number, reason: string) =>
+    line("warn", { msg: `${dropped} log lines dropped: ${reason}`, dropped });
+  const sink = new LogSink(stream, report);
   let buffer = "";
   let lines = 0;
   let scheduled = false;
@@ -122,4 +113,106 @@ function isoTime(): string {
     isoText = new Date(now).toISOString();
   }
   return isoText;
+}
+
+/** At most this much log text waits for a stream that is slow or stalled (characters ≈ bytes). */
+export const MAX_WAITING_CHARS = 8 * 1024 * 1024;
+
+/**
+ * Where log lines go, best effort: stdout may fail (EPIPE, ENOSPC) or stall, and neither may end
+ * the process or delay an answer (docs/logs.md, "When stdout fails").
+ * 1. At most one write is in flight; lines handed over meanwhile join the next write.
+ * 2. What waits is bounded by `MAX_WAITING_CHARS`: a line past it is dropped.
+ * 3. A failed write drops its lines, never retried; the next lines are tried all the same.
+ * 4. Dropped lines are counted, and the first write that succeeds after drops is followed by one
+ *    `warn` line with the count (`report` makes it; carried on if that line is lost too).
+ */
+export class LogSink {
+  #queue: string[] = [];
+  #queuedLines = 0;
+  /** The queue's characters and the write's in flight. */
+  #waitingChars = 0;
+  #writing = false;
+  /** Dropped lines the `warn` line in flight reports (0 when none is). */
+  #reportInFlight = 0;
+  #droppedTotal = 0;
+  #unreported = 0;
+  #reason = "";
+  #onIdle: (() => void)[] = [];
+
+  constructor(
+    private readonly stream: OutputStream,
+    private readonly report: (dropped: number, reason: string) => string,
+  ) {}
+
+  /** Every line dropped since the start (`animal_store_log_lines_dropped_total`). */
+  get droppedLines(): number {
+    return this.#droppedTotal;
+  }
+
+  /** Hands `text`, `lines` whole lines, to the stream; drops them if too much waits already. */
+  write(text: string, lines: number): void {
+    if (this.#waitingChars + text.length > MAX_WAITING_CHARS) {
+      return this.#drop(lines, "stdout was not read fast enough");
+    }
+    this.#queue.push(text);
+    this.#queuedLines += lines;
+    this.#waitingChars += text.length;
+    if (!this.#writing) this.#writeQueue();
+  }
+
+  /** Resolves once everything handed over was written or dropped. */
+  idle(): Promise<void> {
+    if (!this.#writing) return Promise.resolve();
+    return new Promise((resolve) => this.#onIdle.push(resolve));
+  }
+
+  #writeQueue(): void {
+    if (this.#queue.length === 0) {
+      this.#writing = false;
+      for (const resolve of this.#onIdle.splice(0)) resolve();
+      return;
+    }
+    const text = this.#queue.length === 1 ? this.#queue[0] : this.#queue.join("");
+    const lines = this.#queuedLines;
+    this.#queue = [];
+    this.#queuedLines = 0;
+    this.#writing = true;
+    // Only the length is kept: the text is the stream's now, and may go once it is encoded.
+    const chars = text.length;
+    this.stream.write(text).then(
+      () => this.#written(chars),
+      (error) => this.#failed(chars, lines, error),
+    );
+  }
+
+  #written(chars: number): void {
+    this.#waitingChars -= chars;
+    this.#reportInFlight = 0;
+    if (this.#unreported > 0) {
+      // The stream works again: say what it missed before anything else.
+      const report = this.report(this.#unreported, this.#reason);
+      this.#queue.unshift(report);
+      this.#queuedLines++;
+      this.#waitingChars += report.length;
+      this.#reportInFlight = this.#unreported;
+      this.#unreported = 0;
+    }
+    this.#writeQueue();
+  }
+
+  #failed(chars: number, lines: number, error: unknown): void {
+    this.#waitingChars -= chars;
+    // A lost report's count goes into the next one (the report line itself is counted as dropped).
+    this.#unreported += this.#reportInFlight;
+    this.#reportInFlight = 0;
+    this.#drop(lines, `stdout failed: ${errorCodeOf(error)}`);
+    this.#writeQueue();
+  }
+
+  #drop(lines: number, reason: string): void {
+    this.#droppedTotal += lines;
+    this.#unreported += lines;
+    this.#reason = reason;
+  }
 }

@@ -1,20 +1,16 @@
 /**
- * A small Prometheus registry (text exposition format 0.0.4): counters, gauges and histograms with
- * fixed label names. A label set is bound once and kept, so a request adds to a number and builds
- * no string; the text is built at scrape time, after the `onScrape` hooks.
+ * A small Prometheus registry (text format 0.0.4). A label set is bound once and kept, so a request
+ * adds to a number and builds no string; the text is built at scrape time, after `onScrape` hooks.
  */
-
 export const EXPOSITION_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /** Metric and label names the format allows (colons are for recording rules, so none here). */
 const NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
-/** Holds the families of one process and renders them. */
 export class Registry {
   readonly #families: Family<Series>[] = [];
   readonly #hooks: (() => unknown)[] = [];
 
-  /** A counter; `labelNames` fixes which labels each of its series carries. */
   counter(name: string, help: string, labelNames: readonly string[] = []): Family<CounterSeries> {
     return this.#add(new Family(name, help, "counter", labelNames, (t) => new CounterSeries(t)));
   }
@@ -43,7 +39,6 @@ export class Registry {
     this.#hooks.push(read);
   }
 
-  /** The text exposition of every family, in registration order. */
   async render(): Promise<string> {
     await Promise.allSettled(this.#hooks.map(async (read) => await read()));
     const out: string[] = [];
@@ -60,9 +55,8 @@ export class Registry {
   }
 }
 
-/** The series of one metric, bound by label values. */
 export class Family<S extends Series> {
-  /** By label text, which is unambiguous since its values are escaped. */
+  /** By label text, unambiguous since its values are escaped. */
   readonly #series = new Map<string, S>();
   readonly #head: string;
   constructor(
@@ -104,7 +98,7 @@ export class Family<S extends Series> {
   }
 }
 
-/** One series: its label text (`{a="x",b="y"}`, empty without labels) and its samples. */
+/** One series: its label text (`{a="x"}`, empty without labels) and its samples. */
 abstract class Series {
   constructor(readonly text: string) {}
   abstract write(name: string, out: string[]): void;
@@ -118,7 +112,6 @@ abstract class ValueSeries extends Series {
 }
 
 export class CounterSeries extends ValueSeries {
-  /** Adds `amount` (default 1); a counter never goes down. */
   inc(amount = 1): void {
     if (amount > 0) this.value += amount;
   }
@@ -134,7 +127,7 @@ export class GaugeSeries extends ValueSeries {
   }
 }
 
-/** One histogram series: a count per bucket, `+Inf` last (each value lands in one), sum, count. */
+/** A count per bucket, `+Inf` last (each value lands in one), sum, count. */
 export class HistogramSeries extends Series {
   readonly #counts: Float64Array;
   sum = 0;
@@ -165,12 +158,10 @@ export class HistogramSeries extends Series {
   }
 }
 
-/** A label value as the format wants it: `\`, `"` and line feed escaped. */
 export function escapeLabelValue(value: string): string {
   return value.replace(/[\\"\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`));
 }
 
-/** HELP text as the format wants it: `\` and line feed escaped. */
 export function escapeHelp(text: string): string {
   return text.replace(/[\\\n]/g, (c) => (c === "\n" ? "\\n" : "\\\\"));
 }

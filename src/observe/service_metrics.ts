@@ -1,8 +1,7 @@
 /**
- * The service's own metric families; each store registers its own in `registry` once it is open
- * (docs/metrics.md lists them all, with what to alert on). Requests are counted through series
- * bound once per route template and method, so a request builds no label text; what can be read
- * instead of tracked (memory, CPU, in flight) is read at scrape time.
+ * The service's own metric families (docs/metrics.md); each store registers its own in `registry`
+ * once it is open. Requests are counted through series bound once per route template and method,
+ * so a request builds no label text; memory, CPU and in-flight are read at scrape time.
  */
 import process from "node:process";
 import type { CounterSeries, Family, GaugeSeries, HistogramSeries } from "./metrics_registry.ts";
@@ -15,24 +14,6 @@ const KNOWN_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS
 const DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000]
   .map((ms) => ms / 1000);
 
-/** Where the metrics of one request go; `pattern` is the router's, e.g. `/pets/:petId`. */
-interface RouteTable {
-  /** Patterns outside BASE_PATH (health, metrics): the template is the pattern. */
-  readonly rootPatterns: readonly string[];
-  /** Patterns under BASE_PATH: the template is BASE_PATH plus the pattern. */
-  readonly apiPatterns: readonly string[];
-  readonly basePath: string;
-}
-
-/** What the app knows, read at each scrape. */
-interface AppState {
-  /** As `/readyz`: the store is loaded and reachable, and the service is not shutting down. */
-  readonly ready: () => boolean;
-  readonly inFlight: () => number;
-  /** Log lines stdout could not take (the logger's count). */
-  readonly logLinesDropped: () => number;
-}
-
 /** The series of one route template and method, bound on first use (scrapes show what was used). */
 class RouteSeries {
   readonly #byStatus = new Map<number, CounterSeries>();
@@ -43,7 +24,6 @@ class RouteSeries {
     readonly route: string,
   ) {}
 
-  /** Counts one request of this status that took `seconds`. */
   observe(status: number, seconds: number): void {
     let counter = this.#byStatus.get(status);
     if (counter === undefined) {
@@ -55,16 +35,21 @@ class RouteSeries {
   }
 }
 
-/** The service's registry and the hooks that feed it. */
 export class ServiceMetrics {
-  /** Where the store registers its own families once it is open. */
   readonly registry = new Registry();
   /** Router pattern → method → series; `""` is the unmatched route. */
   readonly #routes = new Map<string, Map<string, RouteSeries>>();
   readonly #rateLimited: CounterSeries;
   readonly #loadSeconds: Family<GaugeSeries>;
 
-  constructor(routes: RouteTable, app: AppState) {
+  /**
+   * `routes`: the router's patterns (`/pets/:petId`) outside BASE_PATH (health, metrics) and under
+   * it; `app`: what the app knows, read at each scrape (`ready` as `/readyz` says it).
+   */
+  constructor(
+    routes: { rootPatterns: readonly string[]; apiPatterns: readonly string[]; basePath: string },
+    app: { ready: () => boolean; inFlight: () => number; logLinesDropped: () => number },
+  ) {
     const r = this.registry;
     const families = {
       requests: r.counter(
@@ -107,16 +92,28 @@ export class ServiceMetrics {
       "animal_store_log_lines_dropped_total",
       "Log lines dropped because stdout could not take them (its reader gone, stalled or slow; its disk full).",
     ).labels();
-    r.onScrape(() => {
-      inFlight.set(app.inFlight());
-      ready.set(app.ready() ? 1 : 0);
-      logLinesDropped.mirror(app.logLinesDropped());
-    });
     this.#loadSeconds = r.gauge(
       "animal_store_store_load_seconds",
       "Time the last start spent opening the store (replaying the data file, or migrating).",
     );
-    registerProcessMetrics(r);
+    // The standard process families, from `node:process` (alike on every runtime, off Linux too).
+    const rss = r.gauge("process_resident_memory_bytes", "Resident memory size in bytes.").labels();
+    const cpu = r.counter(
+      "process_cpu_seconds_total",
+      "Total user and system CPU time spent in seconds.",
+    ).labels();
+    r.gauge(
+      "process_start_time_seconds",
+      "Start time of the process since unix epoch in seconds.",
+    ).labels().set(Math.round((Date.now() / 1000 - process.uptime()) * 1000) / 1000);
+    r.onScrape(() => {
+      inFlight.set(app.inFlight());
+      ready.set(app.ready() ? 1 : 0);
+      logLinesDropped.mirror(app.logLinesDropped());
+      rss.set(process.memoryUsage().rss);
+      const usage = process.cpuUsage();
+      cpu.mirror((usage.user + usage.system) / 1e6);
+    });
   }
 
   /** Counts one answered request; `pattern` is the matched router pattern, undefined for none. */
@@ -129,26 +126,4 @@ export class ServiceMetrics {
   storeLoaded(seconds: number): void {
     this.#loadSeconds.labels().set(seconds);
   }
-}
-
-/**
- * The standard process families every Prometheus client exports, from `node:process`, which
- * answers the same on Deno, Bun and Node (no /proc reading, so it also works off Linux).
- */
-function registerProcessMetrics(registry: Registry): void {
-  const rss = registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes.")
-    .labels();
-  const cpu = registry.counter(
-    "process_cpu_seconds_total",
-    "Total user and system CPU time spent in seconds.",
-  ).labels();
-  registry.gauge(
-    "process_start_time_seconds",
-    "Start time of the process since unix epoch in seconds.",
-  ).labels().set(Math.round((Date.now() / 1000 - process.uptime()) * 1000) / 1000);
-  registry.onScrape(() => {
-    rss.set(process.memoryUsage().rss);
-    const usage = process.cpuUsage();
-    cpu.mirror((usage.user + usage.system) / 1e6);
-  });
 }

@@ -1,22 +1,15 @@
 /**
- * The Deno adapter: `Deno.serve` and `Deno.addSignalListener`.
- *
- * An answer given before the request body was read (401, 413) to a request over about 500 bytes
- * goes out with `Connection: close`, but Deno 2.9 then reads and drops the rest of the body for as
- * long as the client sends it, and `Deno.serve` offers no way to bound that (no handle on a
- * connection, no timeouts). For the same reason shutdown cannot close a connection that is still
- * sending: `shutdown()` is awaited only until the grace period ends, and the exit closes the rest.
- *
- * The drain is `Drain`'s (./process.ts). Deno 2.9 sends its `Connection: close` on HTTP/1.1 but
- * keeps the connection open (the client, told, closes it); `shutdown()` then sends HTTP/2
- * connections a GOAWAY. `Deno.serve` takes the TLS pair once: no `replaceTls`.
- *
- * br bodies are compressed with brotli-wasm: every brotli Deno 2.9 offers keeps resident memory
- * per call that no GC gives back (docs/caching.md, "Memory"). Lines go out through
- * `Deno.stdout.write`, not node:process's stdout, whose write in Deno 2.9 is synchronous (a full
- * pipe holds up every request) and throws on EPIPE or ENOSPC.
+ * The Deno adapter: `Deno.serve` and `Deno.addSignalListener`; the drain is `Drain`'s.
+ * Deno 2.9 quirks:
+ * - after an early answer (401, 413) to a body over about 500 bytes it reads and drops the rest
+ *   for as long as the client sends, unbounded; nor can shutdown close such a connection, so it is
+ *   awaited only until the grace period ends and the exit closes the rest;
+ * - its `Connection: close` keeps the HTTP/1.1 connection open (the client closes it);
+ * - `Deno.serve` takes the TLS pair once: no `replaceTls`;
+ * - every brotli it offers keeps memory per call (docs/caching.md, "Memory"): brotli-wasm instead;
+ * - node:process's stdout write is synchronous and throws on EPIPE: `Deno.stdout.write` instead.
  */
-import type { OutputStream, RunningServer, RuntimeAdapter, ServeOptions } from "./contract.ts";
+import type { RunningServer, RuntimeAdapter, ServeOptions } from "./contract.ts";
 import { Drain } from "./process.ts";
 import { loadWasmBrotli } from "./wasm_brotli.ts";
 
@@ -28,36 +21,29 @@ export const denoRuntime: RuntimeAdapter = {
   onSignal(signal, handler) {
     Deno.addSignalListener(signal, handler);
   },
-  output: (name) => denoOutput(name === "stdout" ? Deno.stdout : Deno.stderr),
+  output: (name) => ({
+    async write(text) {
+      const file = name === "stdout" ? Deno.stdout : Deno.stderr;
+      let bytes = encoder.encode(text);
+      while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
+    },
+  }),
 };
 
 const encoder = new TextEncoder();
 
-/** `output`: whole writes on `file`, off the event loop; its errors (EPIPE, ENOSPC) reject. */
-function denoOutput(file: { write(bytes: Uint8Array): Promise<number> }): OutputStream {
-  return {
-    async write(text) {
-      let bytes = encoder.encode(text);
-      while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
-    },
-  };
-}
-
-/** How long after its accept loop failed the server listens again: one cheap try per turn. */
+/** After a failed accept loop, when to listen again, and how often to warn while it fails. */
 const RELISTEN_MS = 250;
-/** While accepting keeps failing, the warning is repeated at most this often. */
 const WARNING_INTERVAL_MS = 10_000;
 
 /**
- * `Deno.serve`, kept listening through a failed accept. When `accept` fails (EMFILE, ENFILE),
- * Deno 2.9's serve loop closes the listening socket and rejects `finished`, which, unhandled,
- * would end the process; the connections it accepted go on being served. So a failed loop is
- * logged and a new server listens on the same port `RELISTEN_MS` later. Nothing spins.
+ * `Deno.serve`, kept listening through a failed accept: on EMFILE or ENFILE Deno 2.9's serve loop
+ * closes the listener and rejects `finished` (unhandled, the process would end) while its open
+ * connections are still served. So the failure is logged and the port listened on again.
  */
 function serve(options: ServeOptions): Promise<RunningServer> {
   return new Promise((resolve) => {
-    // Every server that served a request (a failed one still serves its open connections, which
-    // a shutdown must give their grace); one that failed before serving anything is let go.
+    // Every server that served a request: a failed one still serves its open connections.
     const servers = new Set<Deno.HttpServer<Deno.NetAddr>>();
     let stopping = false;
     const drain = new Drain();
@@ -72,15 +58,12 @@ function serve(options: ServeOptions): Promise<RunningServer> {
       const server: Deno.HttpServer<Deno.NetAddr> = Deno.serve({
         port,
         hostname: options.host,
-        ...(options.tls === undefined ? {} : { cert: options.tls.cert, key: options.tls.key }),
+        ...(options.tls && { cert: options.tls.cert, key: options.tls.key }),
         onListen: (address) => onListen(address.port),
         onError: () => new Response(null, { status: 500 }),
       }, (request) => {
         served = true;
-        if (drain.held !== undefined) {
-          return drain.held.then(() => options.handle(withTargetUrl(request), drain.respond));
-        }
-        return options.handle(withTargetUrl(request), drain.respond);
+        return drain.handle(options, withTargetUrl(request));
       });
       servers.add(server);
       server.finished.catch((error: Error) => {
@@ -90,8 +73,7 @@ function serve(options: ServeOptions): Promise<RunningServer> {
           `Cannot accept connections: ${error.message}; open connections are still served, ` +
             `new ones are refused until it can accept again (tried every ${RELISTEN_MS} ms)`,
         );
-        // The port actually bound: the setting may be 0 (any port).
-        listenAgain(server.addr.port);
+        listenAgain(server.addr.port); // the port bound: the setting may be 0
       });
     };
     const listenAgain = (port: number) =>
@@ -118,13 +100,10 @@ function serve(options: ServeOptions): Promise<RunningServer> {
 }
 
 /**
- * `request`, or when its Host header would make Deno's `request.url` name another path, a copy
- * whose URL holds the request target's path and query under `localhost`. For an origin-form
- * target Deno makes the URL scheme + `://` + Host as sent + target, so `Host: x/v1/pets?` on
- * `GET /healthz` reads as `http://x/v1/pets?/healthz`; Deno reads the Host's bytes as UTF-8 there,
- * `headers.get` as Latin-1. One case cannot be told apart: an absolute-form target that starts
- * with scheme + the Host (`GET http://x/v1/pets` with `Host: x/v1`) is read as origin-form; no
- * legitimate client sends such a pair.
+ * `request`, or a copy whose URL holds the target under `localhost` when Deno's `request.url`
+ * (scheme + Host as sent, read as UTF-8 + target) names another path: `Host: x/v1/pets?` on
+ * `GET /healthz` reads `http://x/v1/pets?/healthz` (`headers.get` reads the Host as Latin-1).
+ * `GET http://x/v1/pets` with `Host: x/v1` is misread as origin-form; no client sends that.
  */
 function withTargetUrl(request: Request): Request {
   const host = request.headers.get("host");

@@ -1,25 +1,19 @@
 /**
- * The Node adapter: node:http (node:https with TLS, whose `setSecureContext` swaps the
- * certificate for new connections) bridged to the app's handler. The request is built lazily
- * (./node/node_request.ts); the reply goes out with one `writeHead` and one `end`. Every throw and
- * rejection is caught: a handler error must never crash the process.
- *
- * Two limits are node:http's own (docs/operations.md, "Pipelining" and "Memory"): over TLS it
- * drops a connection whose pipelined requests span several TLS records (HPE_PAUSED), and a client
- * that pipelines and never reads is stopped only after the whole read its requests came in.
+ * The Node adapter: node:http or node:https bridged to the app's handler, the reply written with
+ * one `writeHead` and one `end`; a handler error never crashes the process. node:http's own limits
+ * (docs/operations.md): over TLS it drops a connection whose pipelined requests span several TLS
+ * records (HPE_PAUSED), and stops a pipelining client that never reads only after its whole read.
  */
 import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Server as NetServer, type Socket } from "node:net";
 import process from "node:process";
-import type { Reply, Respond } from "./contract.ts";
+import type { Reply, Respond, RunningServer, RuntimeAdapter, ServeOptions } from "./contract.ts";
 import { NodeRequest } from "./node/node_request.ts";
 import { awaitSmallBody, discardUnreadBody } from "./node/unread_body.ts";
-import { IDLE_QUIET_MS } from "./contract.ts";
-import type { RunningServer, RuntimeAdapter, ServeOptions, TlsMaterial } from "./contract.ts";
-import { onProcessSignal, processOutput } from "./process.ts";
+import { IDLE_QUIET_MS, onProcessSignal, processOutput } from "./process.ts";
 
-/** How often shutdown closes the connections that became idle since (their answer was sent). */
+/** How often shutdown closes the connections that became idle since. */
 const IDLE_SWEEP_MS = 100;
 
 /** node:http's limits on slow clients (slowloris) and on the size of a head. */
@@ -29,14 +23,12 @@ const HTTP_OPTIONS = {
   keepAliveTimeout: 5_000,
   // How often those are checked: Node's default, 30 s, would let a slow head last 40 s.
   connectionsCheckingInterval: 1_000,
-  // Request line plus headers, in bytes (Node's default, stated): over it Node answers 431.
+  // Request line plus headers, in bytes: over it Node answers 431.
   maxHeaderSize: 16 * 1024,
 };
 
 async function serve(options: ServeOptions): Promise<RunningServer> {
-  const tls = options.tls;
-  // From the drain on, each answer closes its connection (`Connection: close`): checked when the
-  // answer is written, so a request in flight at the signal is answered that way too.
+  // Checked when the answer is written, so a request in flight at the signal closes too.
   let draining = false;
   const reply = (outcome: Reply, outgoing: ServerResponse) => {
     if (draining) outgoing.shouldKeepAlive = false;
@@ -53,17 +45,17 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
     if (!(outcome instanceof Promise)) return reply(outcome, outgoing);
     outcome.then((outcome) => reply(outcome, outgoing), () => reply(serverError(), outgoing));
   };
-  const secure = tls === undefined ? undefined : (await import("node:https")).createServer({
+  const tls = options.tls;
+  const secure = tls && (await import("node:https")).createServer({
     ...HTTP_OPTIONS,
     cert: tls.cert,
     key: tls.key,
-    // The TLS handshake comes before the head, so headersTimeout does not bound it (Node's own
-    // default is 120 s): a client that stalls mid-handshake gets as long as a slow head.
+    // headersTimeout does not bound the handshake (Node's default is 120 s).
     handshakeTimeout: HTTP_OPTIONS.headersTimeout,
   }, listener);
-  const server = secure ?? createServer(HTTP_OPTIONS, listener);
-  // Node counts a connection that has sent nothing yet as busy (it awaits a head), not idle:
-  // clients open such spare connections (Deno's fetch does), and they would hold shutdown.
+  const server = secure || createServer(HTTP_OPTIONS, listener);
+  // Node counts a connection that has sent nothing yet as busy, not idle: clients open such
+  // spare connections (Deno's fetch does), and they would hold shutdown.
   const silent = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
     silent.add(socket);
@@ -82,17 +74,13 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
       const address = server.address();
       resolve({
         port: typeof address === "object" && address !== null ? address.port : options.port,
-        ...(secure === undefined ? {} : {
-          replaceTls: (pair: TlsMaterial) =>
-            secure.setSecureContext({ cert: pair.cert, key: pair.key }),
-        }),
+        ...(secure && { replaceTls: (pair) => secure.setSecureContext(pair) }),
         shutdown: (graceMs: number) =>
           new Promise<void>((done) => {
             draining = true;
-            // Not node:http's close(), which closes every idle keep-alive connection at once (one in
-            // a busy proxy pool is idle only between two requests): net's close() only stops
-            // accepting. Connections still idle after the quiet period are closed then, later ones
-            // as they turn idle, and at the deadline every connection.
+            // Not node:http's close(), which closes every idle connection at once (a pooled one
+            // is idle between two requests): net's only stops accepting. Idle connections close
+            // after the quiet period, later ones as they turn idle, and all at the deadline.
             let sweep: ReturnType<typeof setInterval> | undefined;
             const quiet = setTimeout(() => {
               closeIdle();
@@ -124,43 +112,34 @@ function send(reply: Reply, outgoing: ServerResponse): void {
     const { status, headers, body } = reply;
     // A 204 or 304 has no content and says no length (RFC 9110 §8.6).
     const hasContent = status >= 200 && status !== 204 && status !== 304;
-    // The body is whole, so its length goes in the head (sent in one write with it), 0 for none:
-    // without it node frames a response left open (below) as chunked, and the client would wait
-    // for the last chunk.
+    // The whole body's length goes in the head (0 for none): without it node frames a response
+    // left open (below) as chunked, and the client would wait for the last chunk.
     if (headers["content-length"] === undefined && (body !== null || hasContent)) {
       const length = typeof body === "string" ? Buffer.byteLength(body) : body?.byteLength ?? 0;
       headers["content-length"] = String(length);
     }
     const incoming = outgoing.req;
     const { "content-length": sentLength, "transfer-encoding": chunked } = incoming.headers;
-    // A reply made synchronously is written from within node's 'request' event, before the
-    // parser has marked even a request with no body complete; such a request (no Content-Length
-    // or 0, no Transfer-Encoding: RFC 9112 §6.3) has nothing left to read all the same.
+    // A synchronous reply is written before the parser marks even a body-less request complete;
+    // one without Content-Length (or 0) and Transfer-Encoding has nothing left (RFC 9112 §6.3).
     if (incoming.complete || (chunked === undefined && (sentLength ?? "0") === "0")) {
       outgoing.writeHead(status, headers).end(body ?? undefined);
       return;
     }
-    // The app answered without reading the whole body (401, 413, 415, ...); a small one is in
-    // hand within a moment, and dropped it leaves the connection ready for the next request.
+    // Answered without reading the whole body (401, 413, 415): a small one is dropped when it
+    // arrives, which keeps the connection for the next request.
     awaitSmallBody(incoming).then((arrived) => {
-      if (arrived) outgoing.writeHead(status, headers).end(body ?? undefined);
-      else answerAndClose(outgoing, { status, headers, body });
+      if (arrived) return void outgoing.writeHead(status, headers).end(body ?? undefined);
+      // Answered now, the connection closed once the rest of the body has been dropped.
+      outgoing.shouldKeepAlive = false;
+      outgoing.writeHead(status, headers);
+      if (body === null) outgoing.flushHeaders();
+      else outgoing.write(body);
+      return discardUnreadBody(incoming).then(() => outgoing.end());
     }).catch(() => outgoing.destroy());
   } catch {
     outgoing.destroy();
   }
-}
-
-/**
- * Answers a request whose body is still arriving, and closes its connection. The answer goes out
- * now, but its end waits until the rest of the body has been dropped (./node/unread_body.ts).
- */
-function answerAndClose(outgoing: ServerResponse, { status, headers, body }: Reply): void {
-  outgoing.shouldKeepAlive = false;
-  outgoing.writeHead(status, headers);
-  if (body === null) outgoing.flushHeaders();
-  else outgoing.write(body);
-  discardUnreadBody(outgoing.req).then(() => outgoing.end()).catch(() => outgoing.destroy());
 }
 
 export const nodeRuntime: RuntimeAdapter = {

@@ -1,27 +1,20 @@
-/**
- * Helpers the adapters share, below them: node:process's signals and streams (Bun, Node), a timer
- * that keeps no process alive, and the drain of Deno and Bun.
- */
+/** Helpers the adapters share: node:process's signals and streams, an unref'd timer, the drain. */
 import process from "node:process";
-import {
-  HOLD_BEFORE_CLOSE_MS,
-  IDLE_QUIET_MS,
-  type OutputStream,
-  type Respond,
-  webResponse,
-} from "./contract.ts";
+import type { AppRequest, OutputStream, Respond, ServeOptions } from "./contract.ts";
+import { webResponse } from "./contract.ts";
 
-/** `onSignal` of Bun and Node: node:process's signal events. */
+/** How long a drain lets a connection stay idle before closing it (docs/operations.md: ≤ 1 s). */
+export const IDLE_QUIET_MS = 500;
+const HOLD_BEFORE_CLOSE_MS = 100;
+
+/** `onSignal` of Bun and Node. */
 export function onProcessSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void) {
   process.on(signal, handler);
 }
 
 /**
- * `output` of Bun and Node: node:process's streams, which write to a pipe without blocking
- * (a pipe's backlog waits in the stream until the reader takes it; on Node, a file or a terminal
- * is written synchronously). A stream that fails emits `error`, which ends the process unless
- * someone listens: the write's callback has the error already, so the listener only keeps the
- * process alive.
+ * `output` of Bun and Node: node:process's streams, which write to a pipe without blocking. A
+ * failing stream emits `error`, which ends the process unless heard; the callback has the error.
  */
 export function processOutput(name: "stdout" | "stderr"): OutputStream {
   const stream = process[name];
@@ -44,18 +37,16 @@ export function delay(ms: number): Promise<void> {
 }
 
 /**
- * The drain of Deno and Bun (docs/operations.md, "Stopping behind a proxy"). Their servers close
- * the listener and every idle keep-alive connection in one move, and a connection in a busy proxy
- * pool is idle only between two requests, so the proxy's next request would meet the close. So
- * for `IDLE_QUIET_MS` every answer says `Connection: close` (the client, told, closes), and only
- * then is the server stopped, which closes what stayed idle all along. For the last
- * `HOLD_BEFORE_CLOSE_MS` of it new requests are `held` until the stop, so none waits unseen in a
- * queue the stop empties.
+ * The drain of Deno and Bun (docs/operations.md, "Stopping behind a proxy"). Their stop closes the
+ * listener and every idle connection at once, and a pooled connection is idle between requests
+ * (closed the instant it fell idle, it could meet a proxy's request). So for `IDLE_QUIET_MS` every
+ * answer says `Connection: close`, and only then is the server stopped. The stop also resets a
+ * request accepted but not yet handed to the app, so for its last `HOLD_BEFORE_CLOSE_MS` new
+ * requests wait, the loop goes idle, and they are answered after the stop.
  */
 export class Drain {
   #draining = false;
-  /** While set, new requests wait for it before they are handled. */
-  held: Promise<void> | undefined;
+  #held: Promise<void> | undefined;
 
   /** `webResponse`, closing the connection from the drain on (a request in flight included). */
   readonly respond: Respond<Response> = (reply) => {
@@ -63,17 +54,23 @@ export class Drain {
     return webResponse(reply);
   };
 
+  /** Hands `request` to the app, after the hold when one is on. */
+  handle(options: ServeOptions, request: AppRequest): Response | Promise<Response> {
+    if (this.#held === undefined) return options.handle(request, this.respond);
+    return this.#held.then(() => options.handle(request, this.respond));
+  }
+
   /** Drains, then calls `stop`; true once it resolved, false if `graceMs` passed first. */
   async stopAfter(graceMs: number, stop: () => Promise<unknown>): Promise<boolean> {
     this.#draining = true;
     const deadline = delay(graceMs).then(() => false);
     await Promise.race([delay(Math.min(IDLE_QUIET_MS - HOLD_BEFORE_CLOSE_MS, graceMs)), deadline]);
     let release!: () => void;
-    this.held = new Promise<void>((resolve) => release = resolve);
+    this.#held = new Promise<void>((resolve) => release = resolve);
     await Promise.race([delay(Math.min(HOLD_BEFORE_CLOSE_MS, graceMs)), deadline]);
     const stopped = stop().then(() => true);
     release();
-    this.held = undefined;
+    this.#held = undefined;
     return await Promise.race([stopped, deadline]);
   }
 }

@@ -36,9 +36,8 @@ const SETTLE_MS = 250;
 const ATTEMPTS = 3;
 
 /**
- * Writes a backup of the catalogue to `path`, installed atomically and durably (`installFile`: a
- * crash never leaves half a backup under its name), taken again when the service cut its file back
- * meanwhile; or to `sink` as it is read (stdout, which cannot be taken back).
+ * A backup to `path`, installed atomically (a crash never leaves half a backup under its name) and
+ * taken again if the service cut its file back meanwhile; or to `sink` (stdout) as it is read.
  */
 export async function backupCatalogue(
   config: Config,
@@ -59,17 +58,14 @@ async function copyCatalogue(config: Config, sink: ByteSink): Promise<ToolResult
   return await exportDatabase({ database: config.database, sink });
 }
 
-/** Options of a backup; the hooks are for tests. */
-export interface BackupOptions {
+/** Copies the data file's acknowledged records to `sink` (module comment); hooks for tests. */
+export async function backupDataFile(options: {
   readonly dataDir: string;
   readonly sink: ByteSink;
   readonly settleMs?: number;
   /** Runs between the copy and the re-check (tests cut the file back here). */
   readonly beforeRecheck?: () => Promise<void>;
-}
-
-/** Copies the data file's acknowledged records to `sink`; see the module comment. */
-export async function backupDataFile(options: BackupOptions): Promise<ToolResult> {
+}): Promise<ToolResult> {
   const { dataDir, sink, settleMs = SETTLE_MS } = options;
   const path = join(dataDir, DATA_FILE);
   const file = await openIfExists(path, "r");

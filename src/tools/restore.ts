@@ -15,7 +15,7 @@ import { installFile } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { acquireLock } from "../store/jsonl/lock.ts";
 import { verifyDataFile } from "../store/jsonl/verify.ts";
-import { readBackupAt } from "./backup_source.ts";
+import { readBackupAt } from "./verify.ts";
 
 /** Restores `source` (a backup's bytes; `name` says where they come from) into `dataDir`. */
 export async function restoreDataFile(options: {
@@ -54,7 +54,7 @@ export async function restoreDataFile(options: {
   }
 }
 
-/** Restores the backup at `path` (`-`: stdin) into `dataDir`; `name` is what messages call it. */
+/** Restores the backup at `path` (`-`: stdin) into `dataDir`. */
 export async function restoreBackup(
   dataDir: string,
   path: string,

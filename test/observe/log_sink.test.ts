@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { LogSink, MAX_WAITING_CHARS } from "../../src/observe/log_sink.ts";
+import { LogSink, MAX_WAITING_CHARS } from "../../src/observe/log.ts";
 import { type OutputStream } from "../../src/runtime/contract.ts";
 
 /** A stream whose writes stay pending until the test settles them, one by one, in order. */

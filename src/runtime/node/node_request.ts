@@ -1,20 +1,13 @@
-/**
- * The request the app reads (`AppRequest`), built lazily from a node:http request: a full WHATWG
- * Request (every header copied, the body wrapped in a web stream) would cost more than the rest of
- * a typical request (docs/performance.md, "The levers kept").
- */
+/** The `AppRequest` of a node:http request, made lazily (docs/performance.md "The levers kept"). */
 import type { IncomingMessage } from "node:http";
 import type { AppRequest } from "../contract.ts";
 
 /**
- * The headers node:http keeps only the first of (dropping the others), among those the app reads.
- * Deno, Bun and the fetch `Headers` join every value with ", " instead, and so does `get` here:
- * two `Authorization` headers are then one value that is no `Bearer <key>` on every runtime (a
- * 401), never the first key alone; two content types are no JSON content type (a 415).
+ * Headers the app reads of which node:http keeps only the first. Deno, Bun and `Headers` join every
+ * value with ", ", and so does `get`: two keys are then a 401 everywhere, two content types a 415.
  */
 const FIRST_KEPT_BY_NODE = new Set(["authorization", "content-type"]);
 
-/** Node's header object, read as the app reads headers. */
 class NodeHeaders {
   constructor(
     private readonly raw: IncomingMessage["headers"],
@@ -33,7 +26,7 @@ class NodeHeaders {
     return this.raw[name.toLowerCase()] !== undefined;
   }
 
-  /** Every value of header `lower` as sent, joined with ", ", when it came more than once. */
+  /** Every value of header `lower` as sent, joined, when it came more than once. */
   private joined(lower: string): string | undefined {
     let values: string[] | undefined;
     let first: string | undefined;
@@ -48,17 +41,14 @@ class NodeHeaders {
 }
 
 /**
- * The request's URL: its target alone (RFC 9112 §3.2), origin-form (`/path?q`) or absolute-form
- * (`http://host/path`, §3.2.2) as it came, and `*` as the path `/*` (as Deno gives it). The Host
- * header takes no part: it may hold anything, `/` and `?` included, and must never change the
- * path. The app reads only path and query, and splits either form itself.
+ * The request's URL: its target alone (RFC 9112 §3.2), origin- or absolute-form as it came, `*` as
+ * `/*` (as Deno gives it). The Host may hold anything, `/` and `?` included: it takes no part.
  */
 function urlOfTarget(target: string): string {
   if (target.charCodeAt(0) === 0x2f /* "/" */ || target.includes("://")) return target;
   return `/${target}`;
 }
 
-/** The parts of a request the app reads, each computed on first use. */
 export class NodeRequest implements AppRequest {
   readonly method: string;
   readonly url: string;
@@ -82,11 +72,7 @@ export class NodeRequest implements AppRequest {
     return this.#body;
   }
 
-  /**
-   * The whole body, read straight from `incoming` (no web stream): the app's path for a body with
-   * a Content-Length, which node's parser holds to exactly that many bytes. Still bounded by it,
-   * in case a body arrives without one. A body is read once, by this or through `body`.
-   */
+  /** The whole body, read straight from `incoming`, bounded by its Content-Length; read once. */
   async arrayBuffer(): Promise<ArrayBuffer> {
     if (this.#body !== undefined) throw new TypeError("The request body was already read");
     this.#body = null;
@@ -109,9 +95,8 @@ export class NodeRequest implements AppRequest {
 }
 
 /**
- * The body as a web stream that reads `incoming` one chunk per `read()` of the consumer. Not
- * `Readable.toWeb(incoming)`, which on Node 20 reads up to 16 KB ahead of the consumer and copies
- * every chunk; each chunk here is node's own buffer.
+ * The body as a web stream of node's own buffers, one per `read()`: Node 20's `Readable.toWeb`
+ * reads ahead of the consumer and copies every chunk.
  */
 function bodyStream(incoming: IncomingMessage): ReadableStream<Uint8Array> {
   let chunks: AsyncIterator<Uint8Array> | undefined;
@@ -124,8 +109,7 @@ function bodyStream(incoming: IncomingMessage): ReadableStream<Uint8Array> {
       else controller.enqueue(next.value);
     },
     async cancel() {
-      // The 413 path: `incoming` stays open so that the adapter can drop the rest of the body
-      // after the answer (./unread_body.ts); destroying it would lose the answer.
+      // The 413 path: `incoming` stays open for the adapter to drop the rest (./unread_body.ts).
       await chunks?.return?.();
     },
   }, { highWaterMark: 0 });
