@@ -55,7 +55,7 @@ export async function backupCatalogue(
 
 async function copyCatalogue(config: Config, sink: ByteSink): Promise<ToolResult> {
   if (config.database === undefined) return await backupDataFile({ dataDir: config.dataDir, sink });
-  const { exportDatabase } = await import("../store/postgres/export_jsonl.ts");
+  const { exportDatabase } = await import("../store/postgres/jsonl_copy.ts");
   return await exportDatabase({ database: config.database, sink });
 }
 

@@ -14,7 +14,7 @@ import type { ToolResult } from "../store/catalogue/report.ts";
 import { installFile } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { acquireLock } from "../store/jsonl/lock.ts";
-import { verifyDataFile } from "../store/jsonl/verify.ts";
+import { verifyDataFile } from "../store/jsonl/jsonl_store.ts";
 import { readBackupAt } from "./backup_source.ts";
 
 /** Restores `source` (a backup's bytes; `name` says where they come from) into `dataDir`. */

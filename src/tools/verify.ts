@@ -1,6 +1,6 @@
 /** `verify [PATH]`: judges the data file of DATA_DIR, or the backup at PATH, changing nothing. */
 import { type RecordReport, verifySource } from "../store/catalogue/report.ts";
-import { verifyDataFile } from "../store/jsonl/verify.ts";
+import { verifyDataFile } from "../store/jsonl/jsonl_store.ts";
 import { readBackupAt } from "./backup_source.ts";
 
 /** The report of a data directory's file, or of the backup at `path` (`-`: stdin); or why not. */

@@ -22,8 +22,8 @@ import {
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { restoreDataFile } from "../../src/tools/restore.ts";
 import { verifySource } from "../../src/store/catalogue/report.ts";
-import { verifyDataFile } from "../../src/store/jsonl/verify.ts";
-import { importJsonlFile } from "../../src/store/postgres/import_jsonl.ts";
+import { verifyDataFile } from "../../src/store/jsonl/jsonl_store.ts";
+import { importJsonlFile } from "../../src/store/postgres/jsonl_copy.ts";
 import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 import { backupOf, byteSource, line, removeTempDirs, tempDir } from "../store/helpers.ts";
 

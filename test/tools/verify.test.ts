@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatReport } from "../../src/store/catalogue/report.ts";
-import { verifyDataFile } from "../../src/store/jsonl/verify.ts";
+import { verifyDataFile } from "../../src/store/jsonl/jsonl_store.ts";
 import { bytesOf, line, removeTempDirs, tempDir } from "../store/helpers.ts";
 
 after(removeTempDirs);
