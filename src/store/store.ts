@@ -12,12 +12,13 @@ export interface StoredPet {
   readonly json: string;
 }
 
-/** Retry-safe creation (docs/api.md, Idempotency-Key): keys are scoped per API key. */
+/**
+ * Retry-safe creation (docs/api.md, Idempotency-Key): `scope` is a fingerprint of the API key
+ * (never the key), `digest` the SHA-256 hex of the canonical NewPet (`idempotencyClaim`).
+ */
 export interface IdempotencyClaim {
-  /** A fingerprint of the API key, never the key itself. */
   readonly scope: string;
   readonly key: string;
-  /** SHA-256 hex of the canonical NewPet (see `idempotencyClaim`). */
   readonly digest: string;
 }
 
@@ -39,10 +40,10 @@ export type CreateOutcome =
 /** Ids are read as exact JavaScript numbers: past this a create is refused, not written. */
 export const MAX_PET_ID = Number.MAX_SAFE_INTEGER;
 
-/** Why a create is refused at the ceiling (for the log; the client's message is the route's). */
+/** For the log; the client's message is the route's. */
 export const ID_SPACE_EXHAUSTED = `the id space is exhausted: ids stop at ${MAX_PET_ID}`;
 
-/** A create waiting in a store's queue for its batch to be written, and how to answer it. */
+/** A create waiting in a store's queue for its batch, and how to answer it. */
 export interface PendingCreate {
   readonly pet: NewPet;
   readonly claim: IdempotencyClaim | undefined;
@@ -51,7 +52,7 @@ export interface PendingCreate {
 
 const encoder = new TextEncoder();
 
-/** The page `[pet,pet,…]` from the pets' JSON texts, for a store that holds pets as text. */
+/** The page `[pet,pet,…]` from the pets' JSON texts. */
 export function joinPageJson(pets: readonly StoredPet[], hasMore: boolean): PetPageJson {
   const count = pets.length;
   let text = "[";
@@ -74,7 +75,7 @@ export interface PetStore {
   listJson(query: PageQuery): MaybePromise<PetPageJson>;
   /** False while the backend cannot serve at all (`/readyz` answers 503); absent: always. */
   isAvailable?(): boolean;
-  /** With `METRICS=on`, once open: `animal_store_pets` (`petCountsGauge`) and its own families. */
+  /** With `METRICS=on`, once open: `animal_store_pets` (`petCountsGauge`) and its own. */
   registerMetrics(registry: Registry): void;
   /** Waits for pending writes, then releases every resource (file handles, the lock). */
   close(): Promise<void>;

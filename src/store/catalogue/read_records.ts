@@ -32,7 +32,7 @@ export type MissingNewline = { readonly offset: number; readonly line: number };
 
 export type Damage = { readonly line: number; readonly reason: string };
 
-/** What a read found. Counts and ids are of the sound records read. */
+/** What a read found, of the sound records read. */
 export interface RecordsRead {
   readonly pets: number;
   readonly byStatus: StatusCounts;
@@ -42,14 +42,14 @@ export interface RecordsRead {
   readonly length: number;
   readonly tornTail: TornTail | undefined;
   readonly missingNewline: MissingNewline | undefined;
-  /** Every pet line read lies inside a backup run whose check line matched: all proven whole. */
+  /** Every pet line lies inside a backup run whose check line matched: all proven whole. */
   readonly checked: boolean;
   /** The first damaged line; the read stops there unless `all` is set. */
   readonly damage: Damage | undefined;
   readonly damagedLines: number;
 }
 
-/** What a file is read as: the data file, or a backup (nothing outside its checked lines). */
+/** A backup may hold nothing outside its checked lines. */
 export type FileKind = "data file" | "backup";
 
 export interface ReadOptions {
@@ -57,9 +57,9 @@ export interface ReadOptions {
   readonly kind?: FileKind;
   /** Read on past damage, to count every damaged line (verify). */
   readonly all?: boolean;
-  /** Called with each run of accepted lines, bytes[0, end) at file offset `offset`, as held. */
+  /** Each run of accepted lines, bytes[0, end) at file offset `offset`, as held. */
   readonly onChunk?: (bytes: Uint8Array, offset: number) => void | Promise<void>;
-  /** Called with the accepted pet lines, each with its newline: what a copy holds. */
+  /** The accepted pet lines, each with its newline: what a copy holds. */
   readonly onCopy?: ByteSink;
 }
 
@@ -185,10 +185,9 @@ class RecordWalk {
   }
 
   result(tornTail?: TornTail, missingNewline?: MissingNewline): RecordsRead {
-    const { pets, byStatus, lastId, damage, damagedLines } = this;
+    const { pets, byStatus, lastId, offset: length, damage, damagedLines } = this;
     const checked = damage === undefined && this.framed && this.outside === 0 &&
       !this.checkFailed && this.backup === undefined;
-    const length = this.offset;
     return {
       pets,
       byStatus,
@@ -378,15 +377,17 @@ async function skipToNewline(
   return { newline: false, skipped };
 }
 
+/** A file as node's FileHandle reads it. */
 export interface ReadableFile {
   read(
-    buffer: Uint8Array,
+    into: Uint8Array,
     offset: number,
     length: number,
-    position: number,
+    at: number,
   ): Promise<{ bytesRead: number }>;
 }
 
+/** Bytes [start, end) of a file. */
 export function fileSource(file: ReadableFile, start = 0, end = Infinity): ByteSource {
   let position = start;
   return {
@@ -400,6 +401,7 @@ export function fileSource(file: ReadableFile, start = 0, end = Infinity): ByteS
   };
 }
 
+/** stdin, say. */
 export function streamSource(stream: AsyncIterable<Uint8Array>): ByteSource {
   const chunks = stream[Symbol.asyncIterator]();
   let pending: Uint8Array = new Uint8Array(0);

@@ -3,15 +3,10 @@ import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import process from "node:process";
 import { errorCodeOf } from "../../observe/error_code.ts";
+import type { ReadableFile } from "../catalogue/read_records.ts";
 
 /** An open file, as the store uses it (a subset of node's FileHandle). */
-export interface DataFile {
-  read(
-    buffer: Uint8Array,
-    offset: number,
-    length: number,
-    position: number,
-  ): Promise<{ bytesRead: number }>;
+export interface DataFile extends ReadableFile {
   write(
     buffer: Uint8Array,
     offset: number,

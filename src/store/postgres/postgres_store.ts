@@ -57,7 +57,9 @@ export interface PostgresStoreOptions {
   /** Pets a failover lost: ids this instance answered 201 that the new primary lacks. */
   readonly onError?: (message: string) => void;
   readonly onInfo?: (message: string) => void;
+  /** The store waits for something outside the process (an unreachable database). */
   readonly onWaiting?: (message: string) => void;
+  /** Ends the wait at start. */
   readonly signal?: AbortSignal;
 }
 
