@@ -84,7 +84,7 @@ export async function readRecords(
   options: ReadOptions,
   onRecord?: OnRecord,
 ): Promise<RecordsRead> {
-  const walk = new RecordWalk(options, onRecord);
+  const walk = new RecordWalk(options.kind, options.all, onRecord);
   const { bytes } = walk;
   for (;;) {
     const read = await source.read(bytes, walk.carried, bytes.length - walk.carried);
@@ -152,9 +152,6 @@ async function readLastLine(walk: RecordWalk, options: ReadOptions): Promise<Rec
 /** The state of one read: what was accepted so far, the open backup run, the first damage. */
 class RecordWalk {
   readonly record = new PetLine();
-  readonly kind: FileKind;
-  readonly all: boolean;
-  readonly onRecord: OnRecord | undefined;
   readonly byStatus: StatusCounts = emptyStatusCounts();
   readonly keyLines = new Map<string, number>();
   pets = 0;
@@ -171,18 +168,18 @@ class RecordWalk {
   // The first pet line outside every run, and how many there are.
   firstOutside: number | undefined;
   outside = 0;
-  // One buffer for the whole read, with room for a whole line and a newline beside a full read.
+  // Room for a whole line and a newline beside a full read.
   readonly bytes = new Uint8Array(CHUNK_BYTES + MAX_LINE_BYTES + 1);
   /** Bytes at the start of `bytes` not yet judged (a line still without its newline). */
   carried = 0;
   /** The file offset of `bytes[0]`. */
   offset = 0;
 
-  constructor(options: ReadOptions, onRecord: OnRecord | undefined) {
-    this.kind = options.kind ?? "data file";
-    this.all = options.all ?? false;
-    this.onRecord = onRecord;
-  }
+  constructor(
+    readonly kind: FileKind | undefined,
+    readonly all: boolean | undefined,
+    readonly onRecord: OnRecord | undefined,
+  ) {}
 
   result(tornTail?: TornTail, missingNewline?: MissingNewline): RecordsRead {
     const { pets, byStatus, lastId, offset: length, damage, damagedLines } = this;
