@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
-import { copyWarnings, formatReport, type RecordReport } from "../store/catalogue/report.ts";
+import { copyWarnings, formatReport, type RecordReport } from "../tools/report.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { backupCatalogue } from "../tools/backup.ts";
 import { importCatalogue } from "../tools/import.ts";

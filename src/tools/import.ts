@@ -1,9 +1,9 @@
 /**
  * `import [PATH]`: copies the data file of DATA_DIR (its service stopped), or the backup at PATH,
- * into the empty PostgreSQL database of DATABASE_URL (store/postgres/import_jsonl.ts).
+ * into the empty PostgreSQL database of DATABASE_URL (postgres_copy.ts).
  */
 import type { DatabaseConfig } from "../config/config.ts";
-import type { ImportResult } from "../store/postgres/jsonl_copy.ts";
+import type { ImportResult } from "./postgres_copy.ts";
 
 /** Imports into `database`; `onWarning` hears what was left out or repaired on the way. */
 export async function importCatalogue(options: {
@@ -14,6 +14,6 @@ export async function importCatalogue(options: {
 }): Promise<ImportResult> {
   const { dataDir, database, path, onWarning } = options;
   // Loaded only here: the PostgreSQL client is no part of a file-store service.
-  const { importJsonlFile } = await import("../store/postgres/jsonl_copy.ts");
+  const { importJsonlFile } = await import("./postgres_copy.ts");
   return await importJsonlFile({ dataDir, backup: path, database, onWarning });
 }

@@ -10,12 +10,12 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCodeOf } from "../observe/error_code.ts";
 import { type ByteSource, readRecords } from "../store/catalogue/read_records.ts";
-import type { ToolResult } from "../store/catalogue/report.ts";
 import { installFile } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { acquireLock } from "../store/jsonl/lock.ts";
-import { verifyDataFile } from "../store/jsonl/jsonl_store.ts";
 import { readBackupAt } from "./backup_source.ts";
+import type { ToolResult } from "./report.ts";
+import { verifyDataFile } from "./verify.ts";
 
 /** Restores `source` (a backup's bytes; `name` says where they come from) into `dataDir`. */
 export async function restoreDataFile(options: {

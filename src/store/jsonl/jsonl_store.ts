@@ -24,12 +24,10 @@ import {
   petRecord,
 } from "../catalogue/line_format.ts";
 import { fileSource, readRecords } from "../catalogue/read_records.ts";
-import { type RecordReport, verifySource } from "../catalogue/report.ts";
 import { keyId } from "../idempotency.ts";
 import { StatusIndex } from "../status_index.ts";
 import {
   type CreateOutcome,
-  emptyStatusCounts,
   ID_SPACE_EXHAUSTED,
   type IdempotencyClaim,
   MAX_PET_ID,
@@ -66,26 +64,6 @@ export interface JsonlStoreOptions {
   readonly files?: FileLayer;
   /** For a live owner to let go (default 0): a predecessor told to stop may still be exiting. */
   readonly lockWaitMs?: number;
-}
-
-/** `verify` of DATA_DIR: the start's judgement of every line, without the lock; a missing file has no pets. */
-export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
-  const path = join(dataDir, DATA_FILE);
-  const file = await openIfExists(path, "r");
-  if (file === undefined) {
-    return {
-      file: path,
-      kind: "data file",
-      pets: 0,
-      byStatus: emptyStatusCounts(),
-      damagedLines: 0,
-    };
-  }
-  try {
-    return await verifySource(fileSource(file), { name: path, kind: "data file" });
-  } finally {
-    await file.close();
-  }
 }
 
 /** Takes the directory lock, replays the file and starts the writer; else `StoreOpenError`. */

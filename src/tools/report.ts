@@ -1,5 +1,5 @@
 /** What the data tools found, in one result type, and the one report the commands print. */
-import { MAX_PET_ID, type StatusCounts } from "../store.ts";
+import { MAX_PET_ID, type StatusCounts } from "../store/store.ts";
 import {
   type ByteSource,
   type Damage,
@@ -7,7 +7,7 @@ import {
   type MissingNewline,
   readRecords,
   type TornTail,
-} from "./read_records.ts";
+} from "../store/catalogue/read_records.ts";
 
 /** What a tool read or wrote: pets per status, and what it left out or repaired at the end. */
 export interface RecordCounts {

@@ -1,25 +1,31 @@
 /**
- * The PostgreSQL side of the data tools: `backup` exports the pets as a file backup, `import`
- * copies a data file or a backup into an empty database, every id, value and key kept.
+ * The PostgreSQL side of the data tools, loaded only with DATABASE_URL: `backup` exports the pets
+ * as a file backup, `import` copies a data file or a backup into an empty database, every id,
+ * value and key kept.
  */
-import type { DatabaseConfig } from "../../config/config.ts";
-import { errorCodeOf } from "../../observe/error_code.ts";
-import { CheckedBackup } from "../catalogue/backup_check.ts";
-import { encodePetRecord, maxRecordBytes, petRecord } from "../catalogue/line_format.ts";
-import { type ByteSink, fileSource, readRecords } from "../catalogue/read_records.ts";
+import type { DatabaseConfig } from "../config/config.ts";
+import { errorCodeOf } from "../observe/error_code.ts";
+import { CheckedBackup } from "../store/catalogue/backup_check.ts";
+import { encodePetRecord, maxRecordBytes, petRecord } from "../store/catalogue/line_format.ts";
+import { type ByteSink, fileSource, readRecords } from "../store/catalogue/read_records.ts";
+import { type DataFile, nodeFileLayer } from "../store/jsonl/file_layer.ts";
+import { acquireLock } from "../store/jsonl/lock.ts";
 import {
-  copyWarnings,
-  type RecordReport,
-  type ToolResult,
-  verifySource,
-} from "../catalogue/report.ts";
-import { emptyStatusCounts } from "../store.ts";
-import { type DataFile, nodeFileLayer } from "../jsonl/file_layer.ts";
-import { verifyDataFile } from "../jsonl/jsonl_store.ts";
-import { acquireLock } from "../jsonl/lock.ts";
-import { type Database, describeDatabaseError, type Queryable } from "./database.ts";
-import { connectPrimaryOnce } from "./failover.ts";
-import { insertPets, migrate, type PetInsert, petOf, type PetRow } from "./schema.ts";
+  type Database,
+  describeDatabaseError,
+  type Queryable,
+} from "../store/postgres/database.ts";
+import { connectPrimaryOnce } from "../store/postgres/failover.ts";
+import {
+  insertPets,
+  migrate,
+  type PetInsert,
+  petOf,
+  type PetRow,
+} from "../store/postgres/schema.ts";
+import { emptyStatusCounts } from "../store/store.ts";
+import { copyWarnings, type RecordReport, type ToolResult, verifySource } from "./report.ts";
+import { verifyDataFile } from "./verify.ts";
 
 /** Rows per page or INSERT: fast, with memory flat and within one statement's parameters. */
 const ROWS_PER_STATEMENT = 5000;
@@ -175,7 +181,7 @@ async function copyRecords(
   if (read.damage !== undefined) {
     throw new Error(`${report.file} changed during the import: ${read.damage.reason}`);
   }
-  // The current timeline's range of ids starts after the imported ones (failover.ts).
+  // The current timeline's range of ids starts after the imported ones (store/postgres/failover.ts).
   await tx.query(
     "UPDATE pet_id_counter SET last_id = GREATEST(last_id, $1), range_start = GREATEST(last_id, $1)",
     [read.lastId],
