@@ -9,7 +9,6 @@ import { loadConfig } from "../config/config.ts";
 import { copyWarnings, formatReport, type RecordReport } from "../tools/report.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { backupCatalogue } from "../tools/backup.ts";
-import { importCatalogue } from "../tools/import.ts";
 import { restoreBackup } from "../tools/restore.ts";
 import { verifyCatalogue } from "../tools/verify.ts";
 import { fail, writeStdout } from "./output.ts";
@@ -71,7 +70,9 @@ export async function runImport([path]: readonly string[] = []): Promise<number>
   if (database === undefined) {
     return fail("Cannot import: DATABASE_URL must name the database to import into", 2);
   }
-  const result = await importCatalogue({ dataDir, database, path, onWarning: warn });
+  // Loaded only here: the PostgreSQL client is no part of a file-store service.
+  const { importJsonlFile } = await import("../tools/postgres_copy.ts");
+  const result = await importJsonlFile({ dataDir, backup: path, database, onWarning: warn });
   if (!result.ok) return fail(`Cannot import: ${result.reason}`);
   process.stdout.write(
     `Imported ${result.pets} pets (highest id ${result.lastId}) and ${result.keys} idempotency keys from ${result.file}\n`,

@@ -1,10 +1,15 @@
-/** `verify [PATH]`: judges the data file of DATA_DIR, or the backup at PATH, changing nothing. */
+/**
+ * `verify [PATH]`: judges the data file of DATA_DIR, or the backup at PATH, changing nothing; and
+ * the PATH that `verify` and `restore` read a backup from: a file, or `-` for stdin.
+ */
+import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { fileSource } from "../store/catalogue/read_records.ts";
+import process from "node:process";
+import { errorCodeOf } from "../observe/error_code.ts";
+import { type ByteSource, fileSource, streamSource } from "../store/catalogue/read_records.ts";
 import { openIfExists } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { emptyStatusCounts } from "../store/store.ts";
-import { readBackupAt } from "./backup_source.ts";
 import { type RecordReport, verifySource } from "./report.ts";
 
 /** The report of a data directory's file, or of the backup at `path` (`-`: stdin); or why not. */
@@ -33,6 +38,23 @@ export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
   }
   try {
     return await verifySource(fileSource(file), { name: path, kind: "data file" });
+  } finally {
+    await file.close();
+  }
+}
+
+/** Calls `read` with the backup at `path` and the name messages give it (`stdin` for `-`). */
+export async function readBackupAt<T>(
+  path: string,
+  read: (source: ByteSource, name: string) => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; reason: string }> {
+  if (path === "-") return { ok: true, value: await read(streamSource(process.stdin), "stdin") };
+  const file = await open(path, "r").catch((error: Error) => error);
+  if (file instanceof Error) {
+    return { ok: false, reason: `cannot read ${path}: ${errorCodeOf(file)}` };
+  }
+  try {
+    return { ok: true, value: await read(fileSource(file), path) };
   } finally {
     await file.close();
   }
