@@ -4,8 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { NewPet } from "../schemas/pet.ts";
-import { canonicalNewPetJson } from "./pet_json.ts";
-import type { IdempotencyClaim } from "./store.ts";
+import { canonicalNewPetJson, type IdempotencyClaim } from "./store.ts";
 
 /** The key within its API key's scope, and the SHA-256 of the canonical NewPet. */
 export function idempotencyClaim(scope: string, key: string, pet: NewPet): IdempotencyClaim {

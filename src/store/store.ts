@@ -6,6 +6,23 @@ import type { Registry } from "../observe/metrics_registry.ts";
 import type { MaybePromise, PageQuery, PetPageJson } from "../schemas/page.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
+/**
+ * A pet's exact JSON text: `categoryId` from its bigint digits, never rounded; fields in a fixed
+ * order (id, name, categoryId, status), so `canonicalNewPetJson` is a stable digest input too.
+ */
+export function petJson(id: number, pet: NewPet): string {
+  return `{"id":${id},${newPetFields(pet)}}`;
+}
+
+export function canonicalNewPetJson(pet: NewPet): string {
+  return `{${newPetFields(pet)}}`;
+}
+
+function newPetFields(pet: NewPet): string {
+  const status = pet.status === undefined ? "" : `,"status":"${pet.status}"`;
+  return `"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${status}`;
+}
+
 /** A pet as the store holds it. `json` is the Pet body exactly as clients receive it. */
 export interface StoredPet {
   readonly id: number;

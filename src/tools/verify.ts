@@ -6,7 +6,7 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { errorCodeOf } from "../observe/error_code.ts";
-import { type ByteSource, fileSource, streamSource } from "../store/catalogue/read_records.ts";
+import { type ByteSource, fileSource } from "../store/catalogue/read_records.ts";
 import { openIfExists } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { emptyStatusCounts } from "../store/store.ts";
@@ -58,4 +58,22 @@ export async function readBackupAt<T>(
   } finally {
     await file.close();
   }
+}
+
+function streamSource(stream: AsyncIterable<Uint8Array>): ByteSource {
+  const chunks = stream[Symbol.asyncIterator]();
+  let pending: Uint8Array = new Uint8Array(0);
+  return {
+    async read(into, offset, length) {
+      while (pending.length === 0) {
+        const next = await chunks.next();
+        if (next.done) return 0;
+        pending = next.value;
+      }
+      const count = Math.min(length, pending.length);
+      into.set(pending.subarray(0, count), offset);
+      pending = pending.subarray(count);
+      return count;
+    },
+  };
 }

@@ -20,8 +20,7 @@ import {
   PET_STATUSES,
   type PetStatus,
 } from "../../schemas/pet.ts";
-import { petJson } from "../pet_json.ts";
-import type { IdempotencyClaim } from "../store.ts";
+import { type IdempotencyClaim, petJson } from "../store.ts";
 
 const RECORD_VERSION = 1;
 

@@ -123,7 +123,9 @@ async function readLastLine(walk: RecordWalk, options: ReadOptions): Promise<Rec
   const form = walk.judgeForm(0, carried, true);
   const kept = form === undefined && record.type === "pet" && walk.judgePet() === undefined;
   if (!kept) {
-    if (walk.offset === 0 && isBackupLineStart(bytes.subarray(0, carried))) {
+    const backupLineStart = walk.offset === 0 && carried < BACKUP_LINE.length &&
+      bytes.subarray(0, carried).every((byte, i) => byte === BACKUP_LINE.charCodeAt(i));
+    if (backupLineStart) {
       // Bytes no service writes to its file: a backup cut short inside its first line.
       walk.fail(
         ++walk.line,
@@ -344,13 +346,6 @@ class RecordWalk {
   }
 }
 
-const BACKUP_LINE_BYTES = new TextEncoder().encode(BACKUP_LINE);
-
-function isBackupLineStart(bytes: Uint8Array): boolean {
-  if (bytes.length >= BACKUP_LINE_BYTES.length) return false;
-  return bytes.every((byte, i) => byte === BACKUP_LINE_BYTES[i]);
-}
-
 /** Hands `copy` the lines of `bytes` outside the [start, end) pairs of `framing`. */
 async function copyRuns(bytes: Uint8Array, framing: number[], copy: ByteSink): Promise<void> {
   let from = 0;
@@ -394,25 +389,6 @@ export function fileSource(file: ReadableFile, start = 0, end = Infinity): ByteS
       const { bytesRead } = await file.read(into, offset, wanted, position);
       position += bytesRead;
       return bytesRead;
-    },
-  };
-}
-
-/** stdin, say. */
-export function streamSource(stream: AsyncIterable<Uint8Array>): ByteSource {
-  const chunks = stream[Symbol.asyncIterator]();
-  let pending: Uint8Array = new Uint8Array(0);
-  return {
-    async read(into, offset, length) {
-      while (pending.length === 0) {
-        const next = await chunks.next();
-        if (next.done) return 0;
-        pending = next.value;
-      }
-      const count = Math.min(length, pending.length);
-      into.set(pending.subarray(0, count), offset);
-      pending = pending.subarray(count);
-      return count;
     },
   };
 }

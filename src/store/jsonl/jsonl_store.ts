@@ -110,7 +110,6 @@ async function openDataFile(dataDir: string, files: FileLayer): Promise<DataFile
 
 /** A batch of creates, encoded: the writer appends `bytes`; the rest is for `#publish`. */
 interface EncodedBatch extends WriterBatch<PendingCreate> {
-  readonly entries: readonly PendingCreate[];
   readonly firstId: number;
   readonly records: readonly PetRecord[];
   readonly segment: number;

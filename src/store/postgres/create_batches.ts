@@ -21,13 +21,13 @@
 import type { NewPet } from "../../schemas/pet.ts";
 import { type Committed, GroupCommit } from "../group_commit.ts";
 import { keyId } from "../idempotency.ts";
-import { petJson } from "../pet_json.ts";
 import {
   type CreateOutcome,
   ID_SPACE_EXHAUSTED,
   type IdempotencyClaim,
   MAX_PET_ID,
   type PendingCreate,
+  petJson,
 } from "../store.ts";
 import { CommitUnconfirmedError, type Database, type Queryable } from "./database.ts";
 import { TIMELINE_ID_SPAN } from "./failover.ts";
@@ -158,13 +158,8 @@ export class CreateBatches {
     const committed = failed
       ? undefined
       : { ms: performance.now() - started, queued: this.#commits.queue.length };
-    let [firstId, lastId] = [0, 0];
-    for (const outcome of outcomes) {
-      if (outcome.kind !== "created") continue;
-      if (firstId === 0) firstId = outcome.pet.id;
-      lastId = outcome.pet.id;
-    }
-    if (firstId !== 0) this.#onCreated(firstId, lastId);
+    const ids = outcomes.flatMap((outcome) => outcome.kind === "created" ? [outcome.pet.id] : []);
+    if (ids.length > 0) this.#onCreated(ids[0], ids[ids.length - 1]);
     batch.forEach((create, i) => this.#answer(create, outcomes[i]));
     return committed;
   }

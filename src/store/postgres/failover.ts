@@ -109,8 +109,8 @@ export class PrimaryFinder {
         }
         resolve({ answers: known });
       };
-      this.#hosts.forEach((host, index) => {
-        this.#ask(host, index).then((answer) => {
+      this.#hosts.forEach((_, index) => {
+        this.#ask(index).then((answer) => {
           answers[index] = answer;
           settle();
         });
@@ -119,10 +119,8 @@ export class PrimaryFinder {
   }
 
   /** One host's role, on a connection of its own that is closed afterwards; never rejects. */
-  async #ask(
-    { host, config }: { host: DatabaseHost; config: DatabaseConfig },
-    index: number,
-  ): Promise<HostAnswer> {
+  async #ask(index: number): Promise<HostAnswer> {
+    const { host, config } = this.#hosts[index];
     try {
       let settled = this.#settled.get(index);
       if (settled === undefined) {

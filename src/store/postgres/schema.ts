@@ -4,8 +4,7 @@
  * and its rows as exact Pet JSON. int8 columns arrive as decimal text (node-postgres's default).
  */
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
-import { petJson } from "../pet_json.ts";
-import type { IdempotencyClaim, StoredPet } from "../store.ts";
+import { type IdempotencyClaim, petJson, type StoredPet } from "../store.ts";
 import type { Database, Queryable } from "./database.ts";
 
 /** The schema steps. Never edit a released one: add the next version instead. */
