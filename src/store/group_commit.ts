@@ -1,6 +1,6 @@
 /**
  * The group commit of both stores: creates queue while a batch commits (the file's write and
- * fdatasync, or a transaction), then go together in the next. One batch commits at a time: a
+ * fdatasync, or a transaction), then go together in the next; one batch at a time, since a
  * second would split the same creates into twice the commits.
  *
  * After a commit the next batch waits a moment for the callers just answered, who send their next

@@ -18,7 +18,7 @@ export class StatusIndex {
     return this.#all.length;
   }
 
-  /** Number of ids with this status (`undefined` counts every id). */
+  /** `undefined` counts every id. */
   count(status: PetStatus | undefined): number {
     return this.#list(status).length;
   }

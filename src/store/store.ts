@@ -24,10 +24,7 @@ function newPetFields(pet: NewPet): string {
 }
 
 /** A pet as the store holds it. `json` is the Pet body exactly as clients receive it. */
-export interface StoredPet {
-  readonly id: number;
-  readonly json: string;
-}
+export type StoredPet = { readonly id: number; readonly json: string };
 
 /**
  * Retry-safe creation (docs/api.md, Idempotency-Key): `scope` is a fingerprint of the API key

@@ -35,10 +35,7 @@ const CLAIM_FIELD = `,"idempotency":`;
 // ---- Writing ----
 
 /** A pet's line as text: the pet's own JSON and what follows it on the line. */
-export interface PetRecord {
-  readonly petJson: string;
-  readonly suffix: string;
-}
+export type PetRecord = { readonly petJson: string; readonly suffix: string };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -17,9 +17,9 @@ import { emptyStatusCounts, type StatusCounts } from "../store.ts";
 import { BACKUP_LINE, MAX_LINE_BYTES, PetLine } from "./line_format.ts";
 
 /** Where bytes come from, in order; `read` returns 0 at the end. */
-export interface ByteSource {
+export type ByteSource = {
   read(into: Uint8Array, offset: number, length: number): Promise<number>;
-}
+};
 
 /** Where copied bytes go; the bytes may be reused once the promise settles. */
 export type ByteSink = (bytes: Uint8Array) => Promise<void>;
@@ -67,11 +67,7 @@ const NEWLINE = 0x0a;
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
 /** The backup run being read: its first line, and the pets and bytes since. */
-interface OpenBackup {
-  readonly line: number;
-  pets: number;
-  readonly sha256: Hash;
-}
+type OpenBackup = { readonly line: number; pets: number; readonly sha256: Hash };
 
 export type OnRecord = (record: PetLine, bytes: Uint8Array, key: string | undefined) => void;
 

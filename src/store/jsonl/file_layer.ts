@@ -21,16 +21,10 @@ export interface DataFile extends ReadableFile {
 }
 
 /** What tells one file from another, and its length. */
-export interface FileIdentity {
-  readonly dev: number;
-  readonly ino: number;
-  readonly size: number;
-}
+export type FileIdentity = { readonly dev: number; readonly ino: number; readonly size: number };
 
 /** Opens files; `flags` as in node:fs ("r", "r+", "a+", "wx"). */
-export interface FileLayer {
-  open(path: string, flags: string): Promise<DataFile>;
-}
+export type FileLayer = { open(path: string, flags: string): Promise<DataFile> };
 
 export const nodeFileLayer: FileLayer = {
   open: (path, flags) => open(path, flags),

@@ -130,7 +130,6 @@ export class JsonlStore implements PetStore {
   readonly #keysInFlight = new Set<string>();
   #writer!: GroupWriter<PendingCreate, EncodedBatch>;
   #closing: Promise<void> | undefined;
-  /** Set by registerMetrics. */
   #batchSynced: ((seconds: number, creates: number) => void) | undefined;
 
   private constructor(file: DataFile, lock: DirectoryLock) {

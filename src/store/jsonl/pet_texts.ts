@@ -36,7 +36,7 @@ export class PetTexts {
     return this.#segments.length;
   }
 
-  /** Records that the next pet's text is bytes [start, end) of a segment. */
+  /** The next pet's text is bytes [start, end) of a segment. */
   add(segment: number, start: number, end: number): void {
     if (this.#count === this.#segmentOf.length) this.#grow();
     this.#segmentOf[this.#count] = segment;
@@ -61,7 +61,7 @@ export class PetTexts {
     return this.#lengthOf[position];
   }
 
-  /** Copies the pet's UTF-8 text into `target` at `offset`; returns the offset after it. */
+  /** Returns the offset after the copy. */
   copyTo(position: number, target: Uint8Array, offset: number): number {
     const source = this.#segments[this.#segmentOf[position]];
     const start = this.#startOf[position];

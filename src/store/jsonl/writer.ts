@@ -22,10 +22,7 @@ import { type DataFile, writeFully } from "./file_layer.ts";
 export const MAX_BATCH = 1024;
 
 /** The bytes to append, and whatever else the store keeps in it. */
-export interface WriterBatch<Entry> {
-  readonly entries: readonly Entry[];
-  readonly bytes: Uint8Array;
-}
+export type WriterBatch<Entry> = { readonly entries: readonly Entry[]; readonly bytes: Uint8Array };
 
 export interface WriterOptions<Entry, Batch extends WriterBatch<Entry>> {
   readonly file: DataFile;
@@ -70,7 +67,6 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     return this.#halted;
   }
 
-  /** Bytes of the durable part of the data file. */
   get durableLength(): number {
     return this.#durableLength;
   }

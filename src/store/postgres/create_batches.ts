@@ -40,9 +40,7 @@ const TIMELINE_RANGE_USED_UP =
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
 
-interface QueuedCreate extends PendingCreate {
-  readonly deadline: number | undefined;
-}
+type QueuedCreate = PendingCreate & { readonly deadline: number | undefined };
 
 export class CreateBatches {
   readonly #database: Database;
@@ -71,7 +69,7 @@ export class CreateBatches {
     });
   }
 
-  /** Resolves once the pet is committed (or with why not); never rejects. */
+  /** Never rejects. */
   create(pet: NewPet, claim: IdempotencyClaim | undefined): Promise<CreateOutcome> {
     if (claim !== undefined) {
       const id = keyId(claim);

@@ -22,11 +22,8 @@ export const CONNECT_TIMEOUT_MS = 5000;
 /** So a pool sized for a peak does not hold the server's slots. */
 const IDLE_TIMEOUT_MS = 60_000;
 
-/** What runs statements: the pool (any connection) or one transaction's connection. */
-export interface Queryable {
-  /** The rows of one statement; int8 and numeric columns arrive as their decimal text. */
-  query<Row>(text: string, values?: Values): Promise<Row[]>;
-}
+/** The pool or one transaction's connection; int8 and numeric columns arrive as decimal text. */
+export type Queryable = { query<Row>(text: string, values?: Values): Promise<Row[]> };
 
 /** COMMIT was sent but its answer never came: the transaction may have committed. */
 export class CommitUnconfirmedError extends Error {
@@ -234,12 +231,10 @@ async function endWithin(ending: { end(): Promise<void> }): Promise<void> {
 const statementNames = new Map<string, string>();
 
 function statementName(text: string): string {
-  let name = statementNames.get(text);
-  if (name === undefined) {
-    name = `animal_store_${statementNames.size + 1}`;
-    statementNames.set(text, name);
+  if (!statementNames.has(text)) {
+    statementNames.set(text, `animal_store_${statementNames.size + 1}`);
   }
-  return name;
+  return statementNames.get(text)!;
 }
 
 function hasSqlState(error: unknown): boolean {

@@ -1,21 +1,15 @@
 /**
- * Failover: which host of `DATABASE_URL` is the primary, and ids never given twice across one.
+ * Failover. The primary is found by libpq's multi-host rule (node-postgres connects to one host):
+ * the first host in the URL's order that qualifies for `target_session_attrs`; all are asked at
+ * once, so a frozen host delays the answer no more.
  *
- * The primary, by libpq's multi-host rule (node-postgres connects to one host): the first host in
- * the URL's order that qualifies for `target_session_attrs`. All are asked at once, each within
- * the statement deadline, so a frozen host delays the answer no more.
- *
- * The ids: a promoted standby may lack the old primary's last batches and counter updates, so the
- * bound is by construction. The counter row keeps its `timeline` and that timeline's
- * `range_start`; on a timeline ids never pass `range_start + TIMELINE_ID_SPAN` (the batch
- * statement caps them); on the first connection to a newer timeline the counter moves one span per
- * timeline step. That is past every id the old primary gave: the new primary's row is one the old
- * primary wrote (replication copies a prefix), from which the old one moved at most one span per
- * step, staying below its range's end. The state is in the database, so this holds whichever
- * instance gave the id; the 2^53 − 1 ceiling comes only after 8,191 steps. Checked per new
- * connection, not per batch (a timeline changes only with a promotion or a restore, which drops
- * our connections), so a create stays one statement. Ids acknowledged lately that the new primary
- * lacks are logged, so an operator knows which pets to enter again.
+ * No id is given twice, though a promoted standby may lack the old primary's last batches: the
+ * counter row keeps its `timeline` and that timeline's `range_start`; ids never pass
+ * `range_start + TIMELINE_ID_SPAN` (the batch statement caps them), and on a newer timeline the
+ * counter moves one span per step. The new primary's row is one the old primary wrote
+ * (replication copies a prefix), so this is past every id the old one gave, whichever instance
+ * gave it. Checked per new connection, not per batch (a promotion drops our connections), so a
+ * create stays one statement. Acknowledged ids the new primary lacks are logged for the operator.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
 import {
@@ -54,7 +48,6 @@ function hostRole(row: HostRoleRow, target: TargetSessionAttrs): HostRole {
   return target === "read-write" && row.read_only === "on" ? "read_only" : "primary";
 }
 
-/** How the log says what a host is that the service cannot write to. */
 export function describeRole(role: HostRole): string {
   return role === "standby"
     ? "is a read-only standby (in recovery)"

@@ -149,7 +149,6 @@ class PostgresStore implements PetStore {
     this.#scheduleProbe();
   }
 
-  /** Connections go to `primary` from now on. */
   #use(primary: FoundPrimary): void {
     this.#warnedHosts.delete(primary.host.name); // named again if it is ever a standby
     if (this.#db !== undefined && this.#host?.url === primary.host.url) return;
@@ -174,14 +173,10 @@ class PostgresStore implements PetStore {
     for (const answer of answers) {
       if (!("role" in answer) || answer.role === "primary") continue;
       const { host, role } = answer;
-      if (!this.#warnedHosts.has(host.name)) {
-        this.#warnedHosts.add(host.name);
-        log(
-          `Database host ${host.name} ${
-            describeRole(role)
-          }: the service writes only to a primary and waits for one`,
-        );
-      }
+      if (this.#warnedHosts.has(host.name)) continue;
+      this.#warnedHosts.add(host.name);
+      const why = "the service writes only to a primary and waits for one";
+      log(`Database host ${host.name} ${describeRole(role)}: ${why}`);
     }
   }
 
