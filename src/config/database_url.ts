@@ -2,7 +2,7 @@
  * `DATABASE_URL` in libpq's URI form, with one host or several (`postgres://user:pw@h1:5432,
  * h2:5432/db?target_session_attrs=read-write`). node-postgres takes one host per connection, so
  * the URL is split into one URL per host, each otherwise the same; the store tries them to find
- * the primary (store/postgres/primary_finder.ts).
+ * the primary (store/postgres/failover.ts).
  *
  * `target_session_attrs` says which host is wanted. The service writes, so only `read-write`
  * (the default: a host whose sessions are not read-only) and `primary` (a host not in recovery)
