@@ -1,6 +1,6 @@
 /**
  * `backup`: a consistent copy of the catalogue while the service keeps running (with DATABASE_URL,
- * the export of store/postgres), read from `DATA_DIR/pets.jsonl` without the lock, never written.
+ * the export of postgres_copy.ts), read from `DATA_DIR/pets.jsonl` without the lock, never written.
  *   1. The file's size S is taken first: every pet answered 201 before then lies in [0, S).
  *   2. The lines of [0, S) are copied with the start's judgement (read_records.ts): a torn last
  *      line (most often one being written) is left out, a whole record kept.

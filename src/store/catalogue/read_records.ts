@@ -365,7 +365,6 @@ async function skipToNewline(
   return { newline: false, skipped };
 }
 
-/** A file as node's FileHandle reads it. */
 export interface ReadableFile {
   read(
     into: Uint8Array,

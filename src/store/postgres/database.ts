@@ -50,7 +50,7 @@ function asConnectionLost(error: unknown): unknown {
 }
 
 /** Lazily: the first query connects. `deadline: false` for the long `import` and `backup`. */
-export interface DatabaseOptions {
+interface DatabaseOptions {
   readonly deadline?: boolean;
   readonly onIdleConnectionLost?: (error: unknown) => void;
   /** Once per new connection, before its first use; a rejection discards it and fails the use. */
@@ -231,10 +231,12 @@ async function endWithin(ending: { end(): Promise<void> }): Promise<void> {
 const statementNames = new Map<string, string>();
 
 function statementName(text: string): string {
-  if (!statementNames.has(text)) {
-    statementNames.set(text, `animal_store_${statementNames.size + 1}`);
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `animal_store_${statementNames.size + 1}`;
+    statementNames.set(text, name);
   }
-  return statementNames.get(text)!;
+  return name;
 }
 
 function hasSqlState(error: unknown): boolean {

@@ -41,7 +41,7 @@ const HOST_ROLE_QUERY = `
 type HostRoleRow = { recovery: boolean; read_only: string; timeline: string | null };
 
 /** A host that answered: writable, a standby, or a primary whose sessions are read-only. */
-export type HostRole = "primary" | "standby" | "read_only";
+type HostRole = "primary" | "standby" | "read_only";
 
 function hostRole(row: HostRoleRow, target: TargetSessionAttrs): HostRole {
   if (row.recovery) return "standby";

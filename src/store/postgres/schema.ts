@@ -105,7 +105,6 @@ export function storedPetOf(row: PetRow): StoredPet {
   return { id, json: petJson(id, petOf(row)) };
 }
 
-/** `categoryId` goes from the row's digits to a bigint. */
 export function petOf(row: PetRow): NewPet {
   return { name: row.name, categoryId: BigInt(row.category_id), status: row.status ?? undefined };
 }
