@@ -17,9 +17,9 @@ import { emptyStatusCounts, type StatusCounts } from "../store.ts";
 import { BACKUP_LINE, MAX_LINE_BYTES, PetLine } from "./line_format.ts";
 
 /** Where bytes come from, in order; `read` returns 0 at the end. */
-export type ByteSource = {
+export interface ByteSource {
   read(into: Uint8Array, offset: number, length: number): Promise<number>;
-};
+}
 
 /** Where copied bytes go; the bytes may be reused once the promise settles. */
 export type ByteSink = (bytes: Uint8Array) => Promise<void>;
