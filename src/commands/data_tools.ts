@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
-import { copyWarnings, formatReport, type RecordReport } from "../store/catalogue/report.ts";
+import { copyWarnings, formatReport, type RecordReport } from "../tools/report.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { backupCatalogue } from "../tools/backup.ts";
 import { restoreBackup } from "../tools/restore.ts";
@@ -65,7 +65,7 @@ export async function runImport([backup]: readonly string[] = []): Promise<numbe
     return fail("Cannot import: DATABASE_URL must name the database to import into", 2);
   }
   // Loaded only here: the PostgreSQL client is no part of a file-store service.
-  const { importJsonlFile } = await import("../store/postgres/import_jsonl.ts");
+  const { importJsonlFile } = await import("../tools/postgres_copy.ts");
   const result = await importJsonlFile({ dataDir, backup, database, onWarning: warn });
   if (!result.ok) return fail(`Cannot import: ${result.reason}`);
   process.stdout.write(

@@ -1,7 +1,7 @@
 /**
  * `DATABASE_URL` in libpq's URI form, one host or several (`postgres://u:pw@h1:5432,h2/db`), split
  * into one URL per host, since node-postgres takes one; the store looks for the primary among them
- * (store/postgres/primary_finder.ts). The service writes, so `target_session_attrs` may be only
+ * (store/postgres/failover.ts). The service writes, so `target_session_attrs` may be only
  * `read-write` (the default) or `primary`: any other could pick a standby, and is refused.
  */
 

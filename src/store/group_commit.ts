@@ -1,41 +1,30 @@
 /**
- * The group commit of both stores: creates queue while a batch commits, then go together in the
- * next one (the file store's write and fdatasync, the PostgreSQL store's transaction). One batch
- * is committing at a time: a second one would split the same creates into twice the commits.
+ * The group commit of both stores: creates queue while a batch commits (the file's write and
+ * fdatasync, or a transaction), then go together in the next; one batch at a time, since a
+ * second would split the same creates into twice the commits.
  *
- * After a commit, the next batch waits a moment for the callers it just answered: they send their
- * next create a round trip later, and a loop that took its queue at once would split them into
- * groups that take turns and never meet (docs/performance.md, "The levers kept"). The wait ends
- * when the queue holds as many creates as the last batch and the queue behind it had, after a
- * quarter of the commit's time (at most MAX_WAIT_MS), or when a close begins. A wait shorter than
- * a timer can be is made only for MIN_POPULATION creates or more (as PostgreSQL's
+ * After a commit the next batch waits a moment for the callers just answered, who send their next
+ * create a round trip later: else they split into groups that take turns and never meet
+ * (docs/performance.md). The wait ends when the queue holds as many creates as the last batch and
+ * its queue had, after a quarter of the commit's time (at most MAX_WAIT_MS), or on a close. A wait
+ * shorter than a timer is made only for MIN_POPULATION creates or more (as PostgreSQL's
  * `commit_siblings`). A wait its timer ended lets the next 1, 2, 4 … MAX_BATCHES_WITHOUT_WAIT
  * batches go without one; arrivals reset the count. No wait follows a failed commit.
  */
 
 export const WAIT_SHARE_OF_COMMIT = 1 / 4;
 export const MAX_WAIT_MS = 100;
-/** A wait shorter than MIN_WAIT_MS is made only for MIN_POPULATION creates or more. */
 const MIN_WAIT_MS = 1;
 const MIN_POPULATION = 5;
 export const MAX_BATCHES_WITHOUT_WAIT = 64;
 
-/** What the batch after a commit waits for (undefined: it goes at once). */
-interface NextBatch {
-  /** The queue length that ends the wait. */
-  readonly entries: number;
-  readonly ms: number;
-}
+/** What the batch after a commit waits for: the queue length that ends the wait, at most `ms`. */
+type NextBatch = { readonly entries: number; readonly ms: number };
 
-/** A commit that succeeded, as `nextBatch` weighs it. */
-interface Commit {
-  readonly ms: number;
-  readonly size: number;
-  /** Creates queued behind it, counted before its callers are answered. */
-  readonly queued: number;
-  readonly maxBatch: number;
-}
+/** `queued`: creates behind the commit, counted before its callers are answered. */
+type Commit = { ms: number; size: number; queued: number; maxBatch: number };
 
+/** Undefined: the next batch goes at once. */
 export function nextBatch(commit: Commit): NextBatch | undefined {
   const ms = Math.min(commit.ms * WAIT_SHARE_OF_COMMIT, MAX_WAIT_MS);
   const population = commit.queued + commit.size;
@@ -52,7 +41,6 @@ export class BatchGathering {
   /** Closes under way (`withoutWaits`): no wait is made meanwhile. */
   #closing = 0;
 
-  /** A create arrived: the queue holds `queueLength`. */
   arrived(queueLength: number): void {
     if (queueLength >= this.#untilQueued) this.#end?.("arrivals");
   }
@@ -104,10 +92,7 @@ export type Committed = { readonly ms: number; readonly queued: number } | undef
 
 interface GroupCommitOptions<T> {
   readonly maxBatch: number;
-  /**
-   * Commits and answers one batch, taken from the head of the queue in the same turn. Counts
-   * `queued` (the queue's length) before it answers, so that a caller back in that turn counts.
-   */
+  /** Commits and answers one batch; counts `queued` before it answers (a caller back counts). */
   readonly commit: (batch: T[]) => Promise<Committed>;
   /** A bug of ours escaped `commit`: the loop stops; the next `add` starts it again. */
   readonly onError: (error: unknown) => void;
@@ -131,7 +116,7 @@ export class GroupCommit<T> {
     this.#draining ??= this.#drain();
   }
 
-  /** Resolves once every queued entry has been answered, ending the wait for callers. */
+  /** Resolves once every queued entry has been answered, ending any wait for callers. */
   idle(): Promise<void> {
     return this.#gathering.withoutWaits(async () => {
       while (this.#draining !== undefined) await this.#draining;

@@ -1,11 +1,7 @@
-/**
- * Idempotency-Key claims (docs/api.md, POST /pets), the one place that says how a request becomes a
- * claim and how claims are told apart; both stores and the route use it.
- */
+/** Idempotency-Key claims (docs/api.md): how a request becomes one, how they are told apart. */
 import { createHash } from "node:crypto";
 import type { NewPet } from "../schemas/pet.ts";
-import { canonicalNewPetJson } from "./pet_json.ts";
-import type { IdempotencyClaim } from "./store.ts";
+import { canonicalNewPetJson, type IdempotencyClaim } from "./store.ts";
 
 /** The key within its API key's scope, and the SHA-256 of the canonical NewPet. */
 export function idempotencyClaim(scope: string, key: string, pet: NewPet): IdempotencyClaim {

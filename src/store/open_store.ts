@@ -1,6 +1,7 @@
 /** The JSON-lines file by default; PostgreSQL, and its driver, only with `DATABASE_URL`. */
 import type { Config } from "../config/config.ts";
-import { openJsonlStore } from "./jsonl/jsonl_store.ts";
+import { type JsonlStoreOptions, openJsonlStore } from "./jsonl/jsonl_store.ts";
+import type { PostgresStoreOptions } from "./postgres/postgres_store.ts";
 import type { PetStore } from "./store.ts";
 
 /** An open store and how many pets it held at start (undefined when counting would cost a scan). */
@@ -12,16 +13,7 @@ export interface OpenedStore {
 
 export async function openStore(
   config: Config,
-  options: {
-    onWarning: (message: string) => void;
-    /** The store cannot go on without a restart (a data file that failed or was removed). */
-    onError: (message: string) => void;
-    onInfo: (message: string) => void;
-    /** The store waits for something outside the process (an unreachable database). */
-    onWaiting: (message: string) => void;
-    lockWaitMs: number;
-    signal: AbortSignal;
-  },
+  options: Omit<JsonlStoreOptions & PostgresStoreOptions, "dataDir" | "database">,
 ): Promise<OpenedStore> {
   if (config.database !== undefined) {
     const { openPostgresStore } = await import("./postgres/postgres_store.ts");

@@ -1,7 +1,6 @@
 /**
- * The in-memory index of a store: all ids, and the ids of each status, ascending. A page is a
- * binary search for the cursor plus a slice, O(log n + limit). Ids live in growable Float64Arrays
- * (8 bytes per id, no per-pet object), out of the garbage collector's way.
+ * The in-memory index of a store: all ids, and the ids of each status, ascending; a page is a
+ * binary search plus a slice. Ids live in growable Float64Arrays, out of the garbage collector's way.
  */
 import type { PetStatus } from "../schemas/pet.ts";
 
@@ -18,7 +17,7 @@ export class StatusIndex {
     return this.#all.length;
   }
 
-  /** Number of ids with this status (`undefined` counts every id). */
+  /** `undefined` counts every id. */
   count(status: PetStatus | undefined): number {
     return this.#list(status).length;
   }

@@ -6,18 +6,33 @@ import type { Registry } from "../observe/metrics_registry.ts";
 import type { MaybePromise, PageQuery, PetPageJson } from "../schemas/page.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
-/** A pet as the store holds it. `json` is the Pet body exactly as clients receive it. */
-export interface StoredPet {
-  readonly id: number;
-  readonly json: string;
+/**
+ * A pet's exact JSON text: `categoryId` from its bigint digits, never rounded; fields in a fixed
+ * order (id, name, categoryId, status), so `canonicalNewPetJson` is a stable digest input too.
+ */
+export function petJson(id: number, pet: NewPet): string {
+  return `{"id":${id},${newPetFields(pet)}}`;
 }
 
-/** Retry-safe creation (docs/api.md, Idempotency-Key): keys are scoped per API key. */
+export function canonicalNewPetJson(pet: NewPet): string {
+  return `{${newPetFields(pet)}}`;
+}
+
+function newPetFields(pet: NewPet): string {
+  const status = pet.status === undefined ? "" : `,"status":"${pet.status}"`;
+  return `"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${status}`;
+}
+
+/** A pet as the store holds it. `json` is the Pet body exactly as clients receive it. */
+export type StoredPet = { readonly id: number; readonly json: string };
+
+/**
+ * Retry-safe creation (docs/api.md, Idempotency-Key): `scope` is a fingerprint of the API key
+ * (never the key), `digest` the SHA-256 hex of the canonical NewPet (`idempotencyClaim`).
+ */
 export interface IdempotencyClaim {
-  /** A fingerprint of the API key, never the key itself. */
   readonly scope: string;
   readonly key: string;
-  /** SHA-256 hex of the canonical NewPet (see `idempotencyClaim`). */
   readonly digest: string;
 }
 
@@ -39,10 +54,10 @@ export type CreateOutcome =
 /** Ids are read as exact JavaScript numbers: past this a create is refused, not written. */
 export const MAX_PET_ID = Number.MAX_SAFE_INTEGER;
 
-/** Why a create is refused at the ceiling (for the log; the client's message is the route's). */
+/** For the log; the client's message is the route's. */
 export const ID_SPACE_EXHAUSTED = `the id space is exhausted: ids stop at ${MAX_PET_ID}`;
 
-/** A create waiting in a store's queue for its batch to be written, and how to answer it. */
+/** A create waiting in a store's queue for its batch, and how to answer it. */
 export interface PendingCreate {
   readonly pet: NewPet;
   readonly claim: IdempotencyClaim | undefined;
@@ -51,7 +66,7 @@ export interface PendingCreate {
 
 const encoder = new TextEncoder();
 
-/** The page `[pet,pet,…]` from the pets' JSON texts, for a store that holds pets as text. */
+/** The page `[pet,pet,…]` from the pets' JSON texts. */
 export function joinPageJson(pets: readonly StoredPet[], hasMore: boolean): PetPageJson {
   const count = pets.length;
   let text = "[";
@@ -74,7 +89,7 @@ export interface PetStore {
   listJson(query: PageQuery): MaybePromise<PetPageJson>;
   /** False while the backend cannot serve at all (`/readyz` answers 503); absent: always. */
   isAvailable?(): boolean;
-  /** With `METRICS=on`, once open: `animal_store_pets` (`petCountsGauge`) and its own families. */
+  /** With `METRICS=on`, once open: `animal_store_pets` (`petCountsGauge`) and its own. */
   registerMetrics(registry: Registry): void;
   /** Waits for pending writes, then releases every resource (file handles, the lock). */
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 /**
  * `backup`: a consistent copy of the catalogue while the service keeps running (with DATABASE_URL,
- * the export of store/postgres), read from `DATA_DIR/pets.jsonl` without the lock, never written.
+ * the export of postgres_copy.ts), read from `DATA_DIR/pets.jsonl` without the lock, never written.
  *   1. The file's size S is taken first: every pet answered 201 before then lies in [0, S).
  *   2. The lines of [0, S) are copied with the start's judgement (read_records.ts): a torn last
  *      line (most often one being written) is left out, a whole record kept.
@@ -21,10 +21,10 @@ import { errorCodeOf } from "../observe/error_code.ts";
 import { CheckedBackup } from "../store/catalogue/backup_check.ts";
 import { MAX_LINE_BYTES } from "../store/catalogue/line_format.ts";
 import { type ByteSink, fileSource, readRecords } from "../store/catalogue/read_records.ts";
-import type { ToolResult } from "../store/catalogue/report.ts";
 import { installFile, openIfExists } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { MAX_BATCH } from "../store/jsonl/writer.ts";
+import type { ToolResult } from "./report.ts";
 
 /** Most bytes the writer can have written past its durable end: the part a cut-back may remove. */
 const IN_FLIGHT_WINDOW = MAX_BATCH * MAX_LINE_BYTES;
@@ -54,7 +54,7 @@ export async function backupCatalogue(
 
 async function copyCatalogue(config: Config, sink: ByteSink): Promise<ToolResult> {
   if (config.database === undefined) return await backupDataFile({ dataDir: config.dataDir, sink });
-  const { exportDatabase } = await import("../store/postgres/export_jsonl.ts");
+  const { exportDatabase } = await import("./postgres_copy.ts");
   return await exportDatabase({ database: config.database, sink });
 }
 

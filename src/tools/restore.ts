@@ -10,12 +10,11 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCodeOf } from "../observe/error_code.ts";
 import { type ByteSource, readRecords } from "../store/catalogue/read_records.ts";
-import type { ToolResult } from "../store/catalogue/report.ts";
 import { installFile } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { acquireLock } from "../store/jsonl/lock.ts";
-import { verifyDataFile } from "../store/jsonl/verify.ts";
-import { readBackupAt } from "./verify.ts";
+import type { ToolResult } from "./report.ts";
+import { readBackupAt, verifyDataFile } from "./verify.ts";
 
 /** Restores `source` (a backup's bytes; `name` says where they come from) into `dataDir`. */
 export async function restoreDataFile(options: {
@@ -54,7 +53,7 @@ export async function restoreDataFile(options: {
   }
 }
 
-/** Restores the backup at `path` (`-`: stdin) into `dataDir`. */
+/** Restores the backup at `path` (`-`: stdin) into `dataDir`; `name` is what messages call it. */
 export async function restoreBackup(
   dataDir: string,
   path: string,

@@ -1,17 +1,21 @@
-/** `verify [PATH]`: judges the data file of DATA_DIR, or the backup at PATH, changing nothing. */
+/**
+ * `verify [PATH]`: judges the data file of DATA_DIR, or the backup at PATH, changing nothing; and
+ * the PATH that `verify` and `restore` read a backup from: a file, or `-` for stdin.
+ */
 import { open } from "node:fs/promises";
+import { join } from "node:path";
 import process from "node:process";
 import { errorCodeOf } from "../observe/error_code.ts";
-import { type ByteSource, fileSource, streamSource } from "../store/catalogue/read_records.ts";
-import { type RecordReport, verifySource } from "../store/catalogue/report.ts";
-import { verifyDataFile } from "../store/jsonl/verify.ts";
-
-type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
+import { type ByteSource, fileSource } from "../store/catalogue/read_records.ts";
+import { openIfExists } from "../store/jsonl/file_layer.ts";
+import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
+import { emptyStatusCounts } from "../store/store.ts";
+import { type RecordReport, verifySource } from "./report.ts";
 
 /** The report of a data directory's file, or of the backup at `path` (`-`: stdin); or why not. */
 export async function verifyCatalogue(
   target: { readonly dataDir: string } | { readonly path: string },
-): Promise<Outcome<RecordReport>> {
+): Promise<{ ok: true; value: RecordReport } | { ok: false; reason: string }> {
   if ("dataDir" in target) return { ok: true, value: await verifyDataFile(target.dataDir) };
   return await readBackupAt(
     target.path,
@@ -19,11 +23,31 @@ export async function verifyCatalogue(
   );
 }
 
-/** `read` of the backup at `path` (`-`: stdin) and the name messages give it; or why not. */
+/** The start's judgement of every line, without the lock; a missing file has no pets. */
+export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
+  const path = join(dataDir, DATA_FILE);
+  const file = await openIfExists(path, "r");
+  if (file === undefined) {
+    return {
+      file: path,
+      kind: "data file",
+      pets: 0,
+      byStatus: emptyStatusCounts(),
+      damagedLines: 0,
+    };
+  }
+  try {
+    return await verifySource(fileSource(file), { name: path, kind: "data file" });
+  } finally {
+    await file.close();
+  }
+}
+
+/** Calls `read` with the backup at `path` and the name messages give it (`stdin` for `-`). */
 export async function readBackupAt<T>(
   path: string,
   read: (source: ByteSource, name: string) => Promise<T>,
-): Promise<Outcome<T>> {
+): Promise<{ ok: true; value: T } | { ok: false; reason: string }> {
   if (path === "-") return { ok: true, value: await read(streamSource(process.stdin), "stdin") };
   const file = await open(path, "r").catch((error: Error) => error);
   if (file instanceof Error) {
@@ -34,4 +58,22 @@ export async function readBackupAt<T>(
   } finally {
     await file.close();
   }
+}
+
+function streamSource(stream: AsyncIterable<Uint8Array>): ByteSource {
+  const chunks = stream[Symbol.asyncIterator]();
+  let pending: Uint8Array = new Uint8Array(0);
+  return {
+    async read(into, offset, length) {
+      while (pending.length === 0) {
+        const next = await chunks.next();
+        if (next.done) return 0;
+        pending = next.value;
+      }
+      const count = Math.min(length, pending.length);
+      into.set(pending.subarray(0, count), offset);
+      pending = pending.subarray(count);
+      return count;
+    },
+  };
 }

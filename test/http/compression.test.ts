@@ -9,7 +9,7 @@ import {
 } from "../../src/http/compression.ts";
 import { type BrotliEncoder } from "../../src/runtime/contract.ts";
 import { loadWasmBrotli } from "../../src/runtime/wasm_brotli.ts";
-import { petJson } from "../../src/store/pet_json.ts";
+import { petJson } from "../../src/store/store.ts";
 
 const WORDS = "Rex Bella Luna Max Milo Daisy Whiskers Mochi Otis Ñandú 猫 🐕 the of brave".split(
   " ",

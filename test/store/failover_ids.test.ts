@@ -1,5 +1,5 @@
 /**
- * The id counter's range per database timeline (src/store/postgres/failover_ids.ts), on a real
+ * The id counter's range per database timeline (src/store/postgres/failover.ts), on a real
  * cluster: a store that meets a newer timeline than the counter's moves the ids one range per
  * timeline step, a lower one (a restore) one range; a timeline's ids stop at the end of its
  * range; and what an instance remembers of its acknowledged ids is bounded and described in ranges.
@@ -12,7 +12,7 @@ import {
   AcknowledgedIds,
   describeIds,
   TIMELINE_ID_SPAN,
-} from "../../src/store/postgres/failover_ids.ts";
+} from "../../src/store/postgres/failover.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres_store.ts";
 import type { CreateOutcome } from "../../src/store/store.ts";
 import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";

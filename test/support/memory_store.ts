@@ -6,12 +6,12 @@ import type { PageQuery, PetPageJson } from "../../src/schemas/page.ts";
 import type { Registry } from "../../src/observe/metrics_registry.ts";
 import type { NewPet } from "../../src/schemas/pet.ts";
 import { keyId } from "../../src/store/idempotency.ts";
-import { petJson } from "../../src/store/pet_json.ts";
 import {
   type CreateOutcome,
   type IdempotencyClaim,
   joinPageJson,
   petCountsGauge,
+  petJson,
   type PetStore,
   type StoredPet,
   StoreUnavailableError,

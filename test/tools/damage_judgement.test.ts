@@ -21,9 +21,9 @@ import {
 } from "../../src/store/catalogue/line_format.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { restoreDataFile } from "../../src/tools/restore.ts";
-import { verifySource } from "../../src/store/catalogue/report.ts";
-import { verifyDataFile } from "../../src/store/jsonl/verify.ts";
-import { importJsonlFile } from "../../src/store/postgres/import_jsonl.ts";
+import { verifySource } from "../../src/tools/report.ts";
+import { verifyDataFile } from "../../src/tools/verify.ts";
+import { importJsonlFile } from "../../src/tools/postgres_copy.ts";
 import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 import { backupOf, byteSource, line, removeTempDirs, tempDir } from "../store/helpers.ts";
 

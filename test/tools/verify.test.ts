@@ -2,8 +2,8 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { formatReport } from "../../src/store/catalogue/report.ts";
-import { verifyDataFile } from "../../src/store/jsonl/verify.ts";
+import { formatReport } from "../../src/tools/report.ts";
+import { verifyDataFile } from "../../src/tools/verify.ts";
 import { bytesOf, line, removeTempDirs, tempDir } from "../store/helpers.ts";
 
 after(removeTempDirs);

@@ -1,7 +1,6 @@
 /**
- * The framing every backup is written through: a first line, the pet lines, and a check line with
- * their count and SHA-256, computed as the lines pass (so a streamed backup has it too) and
- * proven by read_records.ts on every read.
+ * The framing of every backup: a first line, the pet lines, and a check line with their count and
+ * SHA-256, computed as the lines pass (so a streamed backup has it too).
  */
 import { createHash } from "node:crypto";
 import { BACKUP_LINE, checkLine } from "./line_format.ts";
@@ -18,7 +17,6 @@ export class CheckedBackup {
     this.#sink = sink;
   }
 
-  /** The backup's first line, which announces the check. */
   begin(): Promise<void> {
     return this.#sink(encoder.encode(BACKUP_LINE));
   }

@@ -6,13 +6,12 @@
  *   {"type":"backup","v":1}                               first line of a backup
  *   {"type":"check","v":1,"pets":<n>,"sha256":"<hex>"}    last line of a backup
  *
- * `type` and `v` let later record kinds and versions join the file without a migration; a reader
- * that meets one it does not know refuses to start rather than skip data. `<Pet>` is exactly the
- * text of `petJson`, so the response is a slice of the line. A backup's first line announces the
- * check line that ends it; the check counts the pet lines between the two and gives the SHA-256 of
- * their bytes (newlines included), so a backup cut short or altered is told from a whole one
- * (read_records.ts applies it). Here are each line's one writer and the one reader
- * (`PetLine.parse`, which makes no JSON.parse per pet line), which says why a line is refused.
+ * `type` and `v` let later record kinds and versions join without a migration; a reader that
+ * meets one it does not know refuses to start rather than skip data. `<Pet>` is exactly the text
+ * of `petJson`, so a response is a slice of the line. The check counts the pet lines since the
+ * first line and gives the SHA-256 of their bytes, so a backup cut short or altered is told from a
+ * whole one (read_records.ts). Here are each line's writer and the one reader (`PetLine.parse`,
+ * no JSON.parse per pet line), which says why a line is refused.
  */
 import {
   isPlainAsciiName,
@@ -21,8 +20,7 @@ import {
   PET_STATUSES,
   type PetStatus,
 } from "../../schemas/pet.ts";
-import { petJson } from "../pet_json.ts";
-import type { IdempotencyClaim } from "../store.ts";
+import { type IdempotencyClaim, petJson } from "../store.ts";
 
 const RECORD_VERSION = 1;
 
@@ -36,11 +34,8 @@ const CLAIM_FIELD = `,"idempotency":`;
 
 // ---- Writing ----
 
-/** A pet's line as text, before encoding: the pet's own JSON and what follows it on the line. */
-export interface PetRecord {
-  readonly petJson: string;
-  readonly suffix: string;
-}
+/** A pet's line as text: the pet's own JSON and what follows it on the line. */
+export type PetRecord = { readonly petJson: string; readonly suffix: string };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -51,15 +46,12 @@ export function petRecord(id: number, pet: NewPet, claim: IdempotencyClaim | und
   return { petJson: petJson(id, pet), suffix };
 }
 
-/** An upper bound of the bytes `encodePetRecord` writes for this record (3 per UTF-16 unit). */
+/** At least the bytes `encodePetRecord` writes for this record (3 per UTF-16 unit). */
 export function maxRecordBytes(record: PetRecord): number {
   return PREFIX_BYTES.length + 3 * (record.petJson.length + record.suffix.length);
 }
 
-/**
- * Writes one full line (newline included) into `target` at `at`, which has room for it. Returns
- * where the pet's text lies, [petStart, petEnd), and where the line ends.
- */
+/** Writes one full line into `target` at `at`; where the pet's text lies and the line ends. */
 export function encodePetRecord(
   record: PetRecord,
   target: Uint8Array,
@@ -72,22 +64,16 @@ export function encodePetRecord(
   return { petStart, petEnd, end };
 }
 
-/** Where `encodePetRecords` put a batch: pet i's text is [spans[2i], spans[2i+1]); the end. */
-interface EncodedRecords {
-  readonly spans: number[];
-  readonly end: number;
-}
-
 /**
- * Writes the lines of `records` into `target` (room for `maxRecordBytes` of each): an ASCII batch
- * as one string with one `encodeInto` (its byte offsets are its string offsets), other text line
- * by line for `encodePetRecord` to give its offsets.
+ * Writes `records` into `target` (room for `maxRecordBytes` of each); pet i's text is
+ * [spans[2i], spans[2i+1]). An ASCII batch is one string and one `encodeInto` (its byte offsets
+ * are its string offsets), other text goes line by line.
  */
 export function encodePetRecords(
   records: readonly PetRecord[],
   target: Uint8Array,
   at: number,
-): EncodedRecords {
+): { spans: number[]; end: number } {
   const spans = new Array<number>(2 * records.length);
   let lines = "";
   for (let i = 0; i < records.length; i++) {
@@ -117,16 +103,15 @@ export function petRecordBytes(id: number, pet: NewPet, claim?: IdempotencyClaim
 }
 
 /**
- * Whether a create's line stays under MAX_LINE_BYTES, which readers refuse, so the writer must
- * never write one. A bound on the encoded length (3 bytes per UTF-16 unit, 6 per escaped claim
- * character) is enough: a pet that passed the NewPet schema is far below it.
+ * Whether a create's line stays under MAX_LINE_BYTES, which readers refuse: a bound (3 bytes per
+ * UTF-16 unit, 6 per escaped claim character) is enough, a valid NewPet is far below it.
  */
 export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): boolean {
   const claimUnits = claim ? claim.scope.length + claim.key.length + claim.digest.length : 0;
   return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
 }
 
-/** The first line of a backup: a check line follows the pet lines (read_records.ts). */
+/** The first line of a backup: a check line follows the pet lines. */
 export const BACKUP_LINE = `{"type":"backup","v":${RECORD_VERSION}}\n`;
 
 /** The last line of a backup: how many pet lines it holds, and the SHA-256 (hex) of their bytes. */
@@ -195,7 +180,9 @@ export class PetLine {
       this.type = "pet";
       return undefined;
     }
-    if (flaw !== OFF_FORM) return flaw === NOT_JSON || isJson(text()) ? flaw : NOT_JSON;
+    if (flaw !== OFF_FORM) {
+      return flaw === NOT_JSON || parseJson(text()) !== INVALID ? flaw : NOT_JSON;
+    }
     if (end - start === BACKUP_BYTES.length && matches(bytes, start, end, BACKUP_BYTES)) {
       this.type = "backup";
       return undefined;
@@ -214,7 +201,7 @@ export class PetLine {
     return { name, categoryId, ...(this.status && { status: this.status }) };
   }
 
-  /** The name of the pet line just scanned (the scan found it a well-formed JSON string). */
+  /** The scan found it a well-formed JSON string. */
   #name(bytes: Uint8Array): string {
     return JSON.parse(decoder.decode(bytes.subarray(this.nameStart, this.nameEnd)));
   }
@@ -310,16 +297,11 @@ export class PetLine {
     if (p + 1 !== end || bytes[p] !== CLOSE_BRACE) {
       if (!matches(bytes, p, end, CLAIM_KEY) || bytes[end - 1] !== CLOSE_BRACE) return OFF_FORM;
       const text = decoder.decode(bytes.subarray(p + CLAIM_KEY.length, end - 1));
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        return NOT_JSON;
-      }
-      const read = parseClaim(parsed);
-      if (typeof read !== "object") return BAD_CLAIM;
-      if (claimJson(read) !== text) return OFF_FORM;
-      claim = read;
+      const parsed = parseJson(text);
+      if (parsed === INVALID) return NOT_JSON;
+      claim = parseClaim(parsed);
+      if (claim === undefined) return BAD_CLAIM;
+      if (claimJson(claim) !== text) return OFF_FORM;
     }
 
     this.id = id;
@@ -351,12 +333,13 @@ function isWhiteSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 }
 
-function isJson(text: string): boolean {
+const INVALID = Symbol("not JSON");
+
+function parseJson(text: string): unknown {
   try {
-    JSON.parse(text);
-    return true;
+    return JSON.parse(text);
   } catch {
-    return false;
+    return INVALID;
   }
 }
 
@@ -366,17 +349,12 @@ function isNumberPart(byte: number): boolean {
 }
 
 /**
- * How a line leaves the written form (the reader found a byte the form does not have there): not
- * JSON, a record kind or version this version does not know, an unknown or a missing field; else
- * it is another spelling of a record (keys in another order, spaces), not the one written here.
+ * How a line leaves the written form: not JSON, a record kind or version unknown here, an unknown
+ * or missing field; else another spelling of a record (keys in another order, spaces).
  */
 function describeForm(line: string): string {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return NOT_JSON;
-  }
+  const value = parseJson(line);
+  if (value === INVALID) return NOT_JSON;
   if (!isPlainObject(value)) return "is not a JSON object";
   if (typeof value.type !== "string") return `has no record "type"`;
   if (!LINE_TYPES.includes(value.type)) {
@@ -401,16 +379,13 @@ function describeForm(line: string): string {
   return REQUIRED.find(([field]) => !(field in pet))?.[1] ?? NOT_EXACT;
 }
 
-/** The `idempotency` member: undefined when absent, the claim, or "malformed". */
-function parseClaim(value: unknown): IdempotencyClaim | undefined | "malformed" {
-  if (value === undefined) return undefined;
-  if (
-    !isPlainObject(value) || Object.keys(value).length !== 3 || typeof value.scope !== "string" ||
-    typeof value.key !== "string" || typeof value.digest !== "string"
-  ) {
-    return "malformed";
-  }
-  return { scope: value.scope, key: value.key, digest: value.digest };
+/** The `idempotency` member's claim, or undefined when it is not {scope, key, digest}. */
+function parseClaim(value: unknown): IdempotencyClaim | undefined {
+  if (!isPlainObject(value) || Object.keys(value).length !== 3) return undefined;
+  const { scope, key, digest } = value;
+  const strings = typeof scope === "string" && typeof key === "string" &&
+    typeof digest === "string";
+  return strings ? { scope, key, digest } : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -32,7 +32,7 @@ export type MissingNewline = { readonly offset: number; readonly line: number };
 
 export type Damage = { readonly line: number; readonly reason: string };
 
-/** What a read found. Counts and ids are of the sound records read. */
+/** What a read found, of the sound records read. */
 export interface RecordsRead {
   readonly pets: number;
   readonly byStatus: StatusCounts;
@@ -42,14 +42,14 @@ export interface RecordsRead {
   readonly length: number;
   readonly tornTail: TornTail | undefined;
   readonly missingNewline: MissingNewline | undefined;
-  /** Every pet line read lies inside a backup run whose check line matched: all proven whole. */
+  /** Every pet line lies inside a backup run whose check line matched: all proven whole. */
   readonly checked: boolean;
   /** The first damaged line; the read stops there unless `all` is set. */
   readonly damage: Damage | undefined;
   readonly damagedLines: number;
 }
 
-/** What a file is read as: the data file, or a backup (nothing outside its checked lines). */
+/** A backup may hold nothing outside its checked lines. */
 export type FileKind = "data file" | "backup";
 
 export interface ReadOptions {
@@ -57,9 +57,9 @@ export interface ReadOptions {
   readonly kind?: FileKind;
   /** Read on past damage, to count every damaged line (verify). */
   readonly all?: boolean;
-  /** Called with each run of accepted lines, bytes[0, end) at file offset `offset`, as held. */
+  /** Each run of accepted lines, bytes[0, end) at file offset `offset`, as held. */
   readonly onChunk?: (bytes: Uint8Array, offset: number) => void | Promise<void>;
-  /** Called with the accepted pet lines, each with its newline: what a copy holds. */
+  /** The accepted pet lines, each with its newline: what a copy holds. */
   readonly onCopy?: ByteSink;
 }
 
@@ -67,11 +67,7 @@ const NEWLINE = 0x0a;
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
 /** The backup run being read: its first line, and the pets and bytes since. */
-interface OpenBackup {
-  readonly line: number;
-  pets: number;
-  readonly sha256: Hash;
-}
+type OpenBackup = { readonly line: number; pets: number; readonly sha256: Hash };
 
 export type OnRecord = (record: PetLine, bytes: Uint8Array, key: string | undefined) => void;
 
@@ -84,7 +80,7 @@ export async function readRecords(
   options: ReadOptions,
   onRecord?: OnRecord,
 ): Promise<RecordsRead> {
-  const walk = new RecordWalk(options, onRecord);
+  const walk = new RecordWalk(options.kind, options.all, onRecord);
   const { bytes } = walk;
   for (;;) {
     const read = await source.read(bytes, walk.carried, bytes.length - walk.carried);
@@ -123,7 +119,9 @@ async function readLastLine(walk: RecordWalk, options: ReadOptions): Promise<Rec
   const form = walk.judgeForm(0, carried, true);
   const kept = form === undefined && record.type === "pet" && walk.judgePet() === undefined;
   if (!kept) {
-    if (walk.offset === 0 && isBackupLineStart(bytes.subarray(0, carried))) {
+    const backupLineStart = walk.offset === 0 && carried < BACKUP_LINE.length &&
+      bytes.subarray(0, carried).every((byte, i) => byte === BACKUP_LINE.charCodeAt(i));
+    if (backupLineStart) {
       // Bytes no service writes to its file: a backup cut short inside its first line.
       walk.fail(
         ++walk.line,
@@ -152,9 +150,6 @@ async function readLastLine(walk: RecordWalk, options: ReadOptions): Promise<Rec
 /** The state of one read: what was accepted so far, the open backup run, the first damage. */
 class RecordWalk {
   readonly record = new PetLine();
-  readonly kind: FileKind;
-  readonly all: boolean;
-  readonly onRecord: OnRecord | undefined;
   readonly byStatus: StatusCounts = emptyStatusCounts();
   readonly keyLines = new Map<string, number>();
   pets = 0;
@@ -171,24 +166,23 @@ class RecordWalk {
   // The first pet line outside every run, and how many there are.
   firstOutside: number | undefined;
   outside = 0;
-  // One buffer for the whole read, with room for a whole line and a newline beside a full read.
+  // Room for a whole line and a newline beside a full read.
   readonly bytes = new Uint8Array(CHUNK_BYTES + MAX_LINE_BYTES + 1);
   /** Bytes at the start of `bytes` not yet judged (a line still without its newline). */
   carried = 0;
   /** The file offset of `bytes[0]`. */
   offset = 0;
 
-  constructor(options: ReadOptions, onRecord: OnRecord | undefined) {
-    this.kind = options.kind ?? "data file";
-    this.all = options.all ?? false;
-    this.onRecord = onRecord;
-  }
+  constructor(
+    readonly kind: FileKind | undefined,
+    readonly all: boolean | undefined,
+    readonly onRecord: OnRecord | undefined,
+  ) {}
 
   result(tornTail?: TornTail, missingNewline?: MissingNewline): RecordsRead {
-    const { pets, byStatus, lastId, damage, damagedLines } = this;
+    const { pets, byStatus, lastId, offset: length, damage, damagedLines } = this;
     const checked = damage === undefined && this.framed && this.outside === 0 &&
       !this.checkFailed && this.backup === undefined;
-    const length = this.offset;
     return {
       pets,
       byStatus,
@@ -348,13 +342,6 @@ class RecordWalk {
   }
 }
 
-const BACKUP_LINE_BYTES = new TextEncoder().encode(BACKUP_LINE);
-
-function isBackupLineStart(bytes: Uint8Array): boolean {
-  if (bytes.length >= BACKUP_LINE_BYTES.length) return false;
-  return bytes.every((byte, i) => byte === BACKUP_LINE_BYTES[i]);
-}
-
 /** Hands `copy` the lines of `bytes` outside the [start, end) pairs of `framing`. */
 async function copyRuns(bytes: Uint8Array, framing: number[], copy: ByteSink): Promise<void> {
   let from = 0;
@@ -380,13 +367,14 @@ async function skipToNewline(
 
 export interface ReadableFile {
   read(
-    buffer: Uint8Array,
+    into: Uint8Array,
     offset: number,
     length: number,
-    position: number,
+    at: number,
   ): Promise<{ bytesRead: number }>;
 }
 
+/** Bytes [start, end) of a file. */
 export function fileSource(file: ReadableFile, start = 0, end = Infinity): ByteSource {
   let position = start;
   return {
@@ -396,24 +384,6 @@ export function fileSource(file: ReadableFile, start = 0, end = Infinity): ByteS
       const { bytesRead } = await file.read(into, offset, wanted, position);
       position += bytesRead;
       return bytesRead;
-    },
-  };
-}
-
-export function streamSource(stream: AsyncIterable<Uint8Array>): ByteSource {
-  const chunks = stream[Symbol.asyncIterator]();
-  let pending: Uint8Array = new Uint8Array(0);
-  return {
-    async read(into, offset, length) {
-      while (pending.length === 0) {
-        const next = await chunks.next();
-        if (next.done) return 0;
-        pending = next.value;
-      }
-      const count = Math.min(length, pending.length);
-      into.set(pending.subarray(0, count), offset);
-      pending = pending.subarray(count);
-      return count;
     },
   };
 }

@@ -3,15 +3,10 @@ import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import process from "node:process";
 import { errorCodeOf } from "../../observe/error_code.ts";
+import type { ReadableFile } from "../catalogue/read_records.ts";
 
 /** An open file, as the store uses it (a subset of node's FileHandle). */
-export interface DataFile {
-  read(
-    buffer: Uint8Array,
-    offset: number,
-    length: number,
-    position: number,
-  ): Promise<{ bytesRead: number }>;
+export interface DataFile extends ReadableFile {
   write(
     buffer: Uint8Array,
     offset: number,
@@ -26,16 +21,10 @@ export interface DataFile {
 }
 
 /** What tells one file from another, and its length. */
-export interface FileIdentity {
-  readonly dev: number;
-  readonly ino: number;
-  readonly size: number;
-}
+export type FileIdentity = { readonly dev: number; readonly ino: number; readonly size: number };
 
 /** Opens files; `flags` as in node:fs ("r", "r+", "a+", "wx"). */
-export interface FileLayer {
-  open(path: string, flags: string): Promise<DataFile>;
-}
+export type FileLayer = { open(path: string, flags: string): Promise<DataFile> };
 
 export const nodeFileLayer: FileLayer = {
   open: (path, flags) => open(path, flags),

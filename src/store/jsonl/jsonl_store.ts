@@ -9,12 +9,21 @@
  *   4. `#publish`: only now do the pets enter the texts, index and keys, and then their callers
  *      are answered; or `#fail`: their keys leave flight, their callers get 503.
  */
-import { setTimeout as delay } from "node:timers/promises";
-import type { PageQuery, PetPageJson } from "../../schemas/page.ts";
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { errorCodeOf } from "../../observe/error_code.ts";
 import type { Registry } from "../../observe/metrics_registry.ts";
+import type { PageQuery, PetPageJson } from "../../schemas/page.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../../schemas/pet.ts";
+import {
+  encodePetRecords,
+  fitsOneLine,
+  maxRecordBytes,
+  type PetRecord,
+  petRecord,
+} from "../catalogue/line_format.ts";
+import { fileSource, readRecords } from "../catalogue/read_records.ts";
 import { keyId } from "../idempotency.ts";
 import { StatusIndex } from "../status_index.ts";
 import {
@@ -28,7 +37,6 @@ import {
   type StoredPet,
   StoreOpenError,
 } from "../store.ts";
-import { errorCodeOf } from "../../observe/error_code.ts";
 import {
   type DataFile,
   type FileIdentity,
@@ -38,16 +46,8 @@ import {
   syncDirectory,
   writeFully,
 } from "./file_layer.ts";
-import {
-  encodePetRecords,
-  fitsOneLine,
-  maxRecordBytes,
-  type PetRecord,
-  petRecord,
-} from "../catalogue/line_format.ts";
 import { acquireLock, type DirectoryLock } from "./lock.ts";
 import { PetTexts } from "./pet_texts.ts";
-import { fileSource, readRecords } from "../catalogue/read_records.ts";
 import { GroupWriter, type WriterBatch } from "./writer.ts";
 
 export const DATA_FILE = "pets.jsonl";
@@ -60,7 +60,7 @@ export interface JsonlStoreOptions {
   /** Hear of recoverable problems (a torn line cut off), and why creates stopped until a restart. */
   readonly onWarning?: (message: string) => void;
   readonly onError?: (message: string) => void;
-  /** The file layer; tests inject failures through it. */
+  /** Tests inject failures through it. */
   readonly files?: FileLayer;
   /** For a live owner to let go (default 0): a predecessor told to stop may still be exiting. */
   readonly lockWaitMs?: number;
@@ -110,7 +110,6 @@ async function openDataFile(dataDir: string, files: FileLayer): Promise<DataFile
 
 /** A batch of creates, encoded: the writer appends `bytes`; the rest is for `#publish`. */
 interface EncodedBatch extends WriterBatch<PendingCreate> {
-  readonly entries: readonly PendingCreate[];
   readonly firstId: number;
   readonly records: readonly PetRecord[];
   readonly segment: number;
@@ -131,7 +130,6 @@ export class JsonlStore implements PetStore {
   readonly #keysInFlight = new Set<string>();
   #writer!: GroupWriter<PendingCreate, EncodedBatch>;
   #closing: Promise<void> | undefined;
-  /** Set by registerMetrics: each batch's fdatasync seconds and creates. */
   #batchSynced: ((seconds: number, creates: number) => void) | undefined;
 
   private constructor(file: DataFile, lock: DirectoryLock) {
@@ -221,8 +219,7 @@ export class JsonlStore implements PetStore {
       });
     }
     this.#lastIdPromised++;
-    // In flight until its batch is published or fails (#publish, #fail).
-    if (claim !== undefined) this.#keysInFlight.add(keyId(claim));
+    if (claim !== undefined) this.#keysInFlight.add(keyId(claim)); // until #publish or #fail
     return new Promise((resolve) => this.#writer.append({ pet, claim, resolve }));
   }
 
@@ -258,12 +255,11 @@ export class JsonlStore implements PetStore {
     };
   }
 
-  /** False once the writer halted: the data file needs a restart (`/readyz` answers 503). */
+  /** False once the writer halted: the data file needs a restart. */
   isAvailable(): boolean {
     return this.#writer.halted === undefined;
   }
 
-  /** Pets per status, durable file bytes and keys held, read at scrape time; each fdatasync. */
   registerMetrics(registry: Registry): void {
     const setPets = petCountsGauge(registry);
     const fsync = registry.histogram(
@@ -296,7 +292,6 @@ export class JsonlStore implements PetStore {
     });
   }
 
-  /** Safe to call twice. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#writer.idle();
@@ -322,7 +317,7 @@ export class JsonlStore implements PetStore {
     });
   }
 
-  /** Gives a batch its ids and encodes its lines into arena space (step 2). */
+  /** Step 2. */
   #encode(entries: PendingCreate[]): EncodedBatch {
     const firstId = this.#nextId;
     this.#nextId += entries.length;
@@ -337,7 +332,7 @@ export class JsonlStore implements PetStore {
     return { entries, firstId, records, segment: area.segment, spans, bytes };
   }
 
-  /** A batch is durable: readers see it, then its callers learn of it (step 4). */
+  /** Step 4: readers see the batch, then its callers learn of it. */
   #publish(batch: EncodedBatch): void {
     const { entries, firstId, spans, segment } = batch;
     for (let i = 0; i < entries.length; i++) {
@@ -351,7 +346,7 @@ export class JsonlStore implements PetStore {
     }
   }
 
-  /** Creates that were not stored: their keys may be tried again. */
+  /** Creates not stored: their keys may be tried again. */
   #fail(entries: readonly PendingCreate[], reason: string, outcomeUnknown: boolean): void {
     for (const entry of entries) {
       if (entry.claim !== undefined) this.#keysInFlight.delete(keyId(entry.claim));

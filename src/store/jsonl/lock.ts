@@ -13,7 +13,7 @@ import { type FileLayer, nodeFileLayer, writeFully } from "./file_layer.ts";
 
 const LOCK_FILE = "animal-store.lock";
 
-/** Lock paths this process holds now, to tell its own live locks from a dead namesake's. */
+/** To tell this process's own live locks from a dead namesake's. */
 const heldHere = new Set<string>();
 
 interface LockOwner {
@@ -71,7 +71,7 @@ export async function processStartTime(pid: number): Promise<string | null | und
   return fields[22 - 3] ?? null;
 }
 
-/** Creates the lock whole (see the module comment); false when a lock exists already. */
+/** False when a lock exists already. */
 async function createLockFile(path: string, me: LockOwner, files: FileLayer): Promise<boolean> {
   // Named after this pid: no other live process writes it, and a leftover of a dead process with
   // the same pid (a container's pid 1) is simply overwritten.
@@ -113,7 +113,7 @@ async function ownerVerdict(path: string, owner: LockOwner, me: LockOwner): Prom
   return `process ${owner.pid}`;
 }
 
-/** Renames a stale lock aside; false (and the file restored) when it was no longer that lock. */
+/** False (and the file put back) when it was no longer that stale lock. */
 async function moveAside(path: string, staleText: string): Promise<boolean> {
   const aside = `${path}.stale-${process.pid}-${Date.now()}`;
   try {
@@ -130,6 +130,7 @@ async function moveAside(path: string, staleText: string): Promise<boolean> {
   return true;
 }
 
+/** Undefined when unreadable. */
 function parseOwner(text: string): LockOwner | undefined {
   try {
     const { pid, startTime, hostname } = JSON.parse(text) ?? {};
@@ -137,7 +138,7 @@ function parseOwner(text: string): LockOwner | undefined {
       (typeof startTime === "string" || startTime === null);
     return sound ? { pid, startTime, hostname } : undefined;
   } catch {
-    return undefined; // unreadable
+    return undefined;
   }
 }
 

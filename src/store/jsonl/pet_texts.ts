@@ -5,10 +5,8 @@
 const ARENA_BYTES = 256 * 1024;
 
 /**
- * How many decoded texts are kept, one per slot of `position % RECENT_TEXTS`: a pet read again
- * while its slot still holds it (a popular pet) costs no decoding, which with the typed-array view
- * it needs is a large share of a get by id on Bun (docs/performance.md, "Get by id"). At most
- * this many strings of at most a line each: about a megabyte.
+ * Decoded texts kept, one per slot of `position % RECENT_TEXTS`: a popular pet read again costs no
+ * decoding, a large share of a get by id on Bun (docs/performance.md). About a megabyte at most.
  */
 const RECENT_TEXTS = 1024;
 
@@ -28,7 +26,7 @@ export class PetTexts {
   #arena = -1;
   #arenaUsed = 0;
 
-  /** Keeps a chunk of file bytes; returns its segment number for `add`. */
+  /** Keeps a chunk of file bytes; returns its segment number. */
   addSegment(bytes: Uint8Array): number {
     this.#segments.push(bytes);
     return this.#segments.length - 1;
@@ -38,7 +36,7 @@ export class PetTexts {
     return this.#segments.length;
   }
 
-  /** Records that the next pet's text is bytes [start, end) of a segment. */
+  /** The next pet's text is bytes [start, end) of a segment. */
   add(segment: number, start: number, end: number): void {
     if (this.#count === this.#segmentOf.length) this.#grow();
     this.#segmentOf[this.#count] = segment;
@@ -63,7 +61,7 @@ export class PetTexts {
     return this.#lengthOf[position];
   }
 
-  /** Copies the pet's UTF-8 text into `target` at `offset`; returns the offset after it. */
+  /** Returns the offset after the copy. */
   copyTo(position: number, target: Uint8Array, offset: number): number {
     const source = this.#segments[this.#segmentOf[position]];
     const start = this.#startOf[position];
@@ -83,7 +81,6 @@ export class PetTexts {
     return { segment: this.#arena, bytes: this.#segments[this.#arena], offset: this.#arenaUsed };
   }
 
-  /** Marks `size` bytes after the last reservation's offset as taken. */
   commit(size: number): void {
     this.#arenaUsed += size;
   }

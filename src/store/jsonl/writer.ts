@@ -4,16 +4,15 @@
  * (`onDurable`) before the store publishes it, so nothing a reader sees can be lost. One batch at
  * a time, so the file never has a hole.
  *
- * Failure rules (ENOSPC, EIO, …): 1. the callers of a failed batch are answered `unavailable` only
- * once the file is cut back to the last durable batch and that cut fdatasync'd, so a caller told
- * "nothing was saved" never finds its pet after a crash; 2. a failed batch's ids are never handed
- * out again (they may be on disk); 3. creates queued behind it are tried normally, so the store
- * recovers once space returns.
+ * A failed batch (ENOSPC, EIO, …): 1. its callers are answered `unavailable` only once the file is
+ * cut back to the last durable batch and that cut fdatasync'd, so a caller told "nothing was
+ * saved" never finds its pet after a crash; 2. its ids are never given again (they may be on
+ * disk); 3. creates queued behind it are tried normally, so the store recovers once space returns.
  *
- * Fail-stop rules, when the writer cannot know what the file holds (as PostgreSQL panics after a
- * failed fsync): the cut-back fails, `checkFile` says the path no longer holds the file written,
- * or a bug of ours throws after a sync. The batch's callers are told the outcome is unknown and
- * every later create is refused until a restart, whose replay keeps each whole line.
+ * Fail-stop, when the writer cannot know what the file holds (as PostgreSQL panics after a failed
+ * fsync): the cut-back fails, `checkFile` finds another file at the path, or a bug of ours throws
+ * after a sync. The callers are told the outcome is unknown and every later create is refused
+ * until a restart, whose replay keeps each whole line.
  */
 import { type Committed, GroupCommit } from "../group_commit.ts";
 import { errorCodeOf } from "../../observe/error_code.ts";
@@ -23,10 +22,7 @@ import { type DataFile, writeFully } from "./file_layer.ts";
 export const MAX_BATCH = 1024;
 
 /** The bytes to append, and whatever else the store keeps in it. */
-export interface WriterBatch<Entry> {
-  readonly entries: readonly Entry[];
-  readonly bytes: Uint8Array;
-}
+export type WriterBatch<Entry> = { readonly entries: readonly Entry[]; readonly bytes: Uint8Array };
 
 export interface WriterOptions<Entry, Batch extends WriterBatch<Entry>> {
   readonly file: DataFile;
@@ -56,7 +52,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     this.#durableLength = options.fileLength;
     this.#commits = new GroupCommit({
       maxBatch: MAX_BATCH,
-      commit: (entries) => this.#encodeAndCommit(entries),
+      commit: (entries) => this.#commit(entries),
       onError: (error) => options.onWarning(`Store writer failed: ${error}`),
     });
   }
@@ -66,25 +62,25 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     this.#commits.add(entry);
   }
 
-  /** Why the writer refuses entries until a restart (the fail-stop rules), once it does. */
+  /** Why the writer refuses entries until a restart, once it does. */
   get halted(): string | undefined {
     return this.#halted;
   }
 
-  /** Bytes of the durable part of the data file. */
   get durableLength(): number {
     return this.#durableLength;
   }
 
-  /** Resolves once every queued entry has been answered. */
   idle(): Promise<void> {
     return this.#commits.idle();
   }
 
-  #encodeAndCommit(entries: Entry[]): Promise<Committed> {
+  /** Encodes, writes and syncs one batch, then reports it durable or applies the failure rules. */
+  async #commit(entries: Entry[]): Promise<Committed> {
+    const { file, checkFile, onFailed } = this.#options;
     if (this.#halted !== undefined) {
-      this.#options.onFailed(entries, this.#halted, false);
-      return Promise.resolve(undefined);
+      onFailed(entries, this.#halted, false);
+      return undefined;
     }
     let batch: Batch;
     try {
@@ -92,21 +88,15 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     } catch (error) {
       // A bug of ours, before anything reached the file: nothing was saved.
       this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
-      this.#options.onFailed(entries, "internal store error", false);
-      return Promise.resolve(undefined);
+      onFailed(entries, "internal store error", false);
+      return undefined;
     }
-    return this.#commit(batch);
-  }
-
-  /** Writes and syncs one batch, then reports it durable or applies the failure rules. */
-  async #commit(batch: Batch): Promise<Committed> {
-    const { file, checkFile } = this.#options;
     let failure = await attempt("write", () => writeFully(file, batch.bytes, this.#durableLength));
     let syncSeconds = 0;
     if (failure === undefined) {
       const syncStarted = performance.now();
-      // A failed fdatasync counts as a failed batch: the kernel may have dropped those pages, so
-      // the batch is cut and rewritten from scratch, never synced again in the hope it now works.
+      // A failed fdatasync fails the batch: the kernel may have dropped those pages, so the batch
+      // is cut and written again from scratch, never synced again in the hope it now works.
       failure = await attempt("fdatasync", () => file.datasync());
       syncSeconds = (performance.now() - syncStarted) / 1000;
     }
@@ -124,24 +114,20 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       }
     } catch (error) {
       // A bug of ours once the batch was synced: which of its pets count is unknown, and the next
-      // batch must not be written over them. So the writer halts (the fail-stop rules).
+      // batch must not be written over them, so the writer halts.
       failure = { reason: `internal store error: ${errorCodeOf(error)}`, halts: true };
     }
     const { reason, outcomeUnknown } = await this.#cutBack(failure);
-    this.#options.onFailed(batch.entries, reason, outcomeUnknown);
+    onFailed(batch.entries, reason, outcomeUnknown);
     return undefined;
   }
 
-  /**
-   * After a failed batch: cut whatever reached the file past the durable end, so it ends on a
-   * complete line; halt when that fails or `failure` asks to. Says what to tell the batch's callers.
-   */
+  /** Cuts what reached the file past the durable end; halts when that fails or `failure` asks. */
   async #cutBack(failure: BatchFailure): Promise<{ reason: string; outcomeUnknown: boolean }> {
     let { reason, halts } = failure;
     if (!halts) {
       try {
-        // Synced too: a cut that is not on disk could let a crash bring back pets answered
-        // "nothing saved".
+        // Synced too: a cut not on disk could let a crash bring back pets answered "nothing saved".
         await this.#options.file.truncate(this.#durableLength);
         await this.#options.file.datasync();
       } catch (truncateError) {
@@ -159,7 +145,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
   }
 }
 
-/** Why a batch was not acknowledged, and whether the writer must halt (the fail-stop rules). */
+/** Why a batch was not acknowledged, and whether the writer must halt. */
 type BatchFailure = { readonly reason: string; readonly halts: boolean };
 
 /** Runs one I/O step of a batch; why it failed (no file path), or undefined. */

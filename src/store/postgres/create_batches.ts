@@ -1,71 +1,59 @@
 /**
  * Creates on PostgreSQL, several instances writing one table, in batches (group_commit.ts): one
- * transaction and one WAL flush for many pets. A batch without Idempotency-Keys is one statement
- * that is a transaction by itself (TAKE_IDS_AND_INSERT): one round trip where BEGIN, the counter,
- * the insert and COMMIT took four.
+ * transaction and one WAL flush for many pets; a batch without Idempotency-Keys is one statement
+ * that is a transaction by itself (TAKE_IDS_AND_INSERT), one round trip instead of four.
  *
  * Ids come from a counter row, not a sequence: paging (`WHERE id > $cursor`) must see every pet
- * once while pets are made, and with a sequence A takes 7, B takes 8 and commits first, a reader
- * pages past 8, and A's 7 lies behind its cursor for ever. The counter row's lock is held until
- * its transaction commits (and is visible: PostgreSQL makes a commit visible before it releases
- * the locks), so ids become visible in increasing order; a rollback takes its ids back unseen.
- *
- * One batch in flight per instance: a second one waiting for the counter would hide a round trip
- * but halve the batches, costing more CPU per create here and at the database.
+ * once, and with a sequence A takes 7, B takes 8 and commits first, a reader pages past 8, and A's
+ * 7 lies behind its cursor for ever. The row's lock is held until its transaction commits (and is
+ * visible: a commit is visible before its locks are released), so ids become visible in order.
+ * One batch in flight per instance: a second one waiting for the counter would halve the batches.
  *
  * Idempotency-Key across instances: `pg_try_advisory_xact_lock(hash(scope, key))` fails at once
  * (409) while another transaction holds the key; holding it, the batch looks the key up (replay,
  * or 422). The unique index on (scope, key) is the last line of defence.
  *
- * Deadlines: a create still queued when its deadline (database.ts) passes leaves the queue unsaved
- * (503); a batch's transaction has the deadline of its oldest create. A transaction cut off before
- * COMMIT was sent committed nothing; one whose COMMIT (or a keyless batch's statement) got no
- * answer may have committed, and its creates are told so.
+ * Deadlines (database.ts): a create still queued past its deadline leaves unsaved (503); a batch
+ * has its oldest create's deadline. A transaction cut off before COMMIT was sent committed
+ * nothing; one whose COMMIT (or keyless statement) got no answer may have, and its creates are
+ * told so.
  */
+import type { NewPet } from "../../schemas/pet.ts";
 import { type Committed, GroupCommit } from "../group_commit.ts";
 import { keyId } from "../idempotency.ts";
-import { petJson } from "../pet_json.ts";
-import type { NewPet } from "../../schemas/pet.ts";
 import {
   type CreateOutcome,
   ID_SPACE_EXHAUSTED,
   type IdempotencyClaim,
   MAX_PET_ID,
   type PendingCreate,
+  petJson,
 } from "../store.ts";
 import { CommitUnconfirmedError, type Database, type Queryable } from "./database.ts";
-import { TIMELINE_ID_SPAN } from "./failover_ids.ts";
-import { type PetRow, storedPetOf } from "./pet_rows.ts";
+import { TIMELINE_ID_SPAN } from "./failover.ts";
+import { type PetRow, storedPetOf } from "./schema.ts";
 
-/** Why a create is refused at the end of a timeline's range (failover_ids.ts). */
+/** Why a create is refused at the end of a timeline's range (failover.ts). */
 const TIMELINE_RANGE_USED_UP =
   `the database timeline's ${TIMELINE_ID_SPAN} ids are used up; ids go on after the next promotion of a standby; nothing was saved`;
 
 /** Most pets in one transaction: bounds the statement size and the time a batch holds the lock. */
 const MAX_BATCH = 256;
 
-interface QueuedCreate extends PendingCreate {
-  readonly deadline: number | undefined;
-}
+type QueuedCreate = PendingCreate & { readonly deadline: number | undefined };
 
 export class CreateBatches {
   readonly #database: Database;
   readonly #onFailure: (error: unknown) => void;
   readonly #onCreated: (firstId: number, lastId: number) => void;
   readonly #commits: GroupCommit<QueuedCreate>;
-  /**
-   * One timer, for the deadline of the queue's first create: deadlines are a fixed time after
-   * arrival, so only the head can be the next to expire.
-   */
+  /** For the queue's head only: deadlines are a fixed time after arrival, so it expires first. */
   #expiry: ReturnType<typeof setTimeout> | undefined;
   /** Keys queued or being written by this instance (other instances: the advisory lock). */
   readonly #keysInFlight = new Set<string>();
   #committing = false;
 
-  /**
-   * `onFailure` hears of each transaction that failed; `onCreated` of the ids of each batch that
-   * committed, before they are answered 201 (a batch's new ids are consecutive).
-   */
+  /** `onCreated` hears of each committed batch's (consecutive) new ids before their 201s. */
   constructor(
     database: Database,
     onFailure: (error: unknown) => void,
@@ -81,7 +69,7 @@ export class CreateBatches {
     });
   }
 
-  /** Resolves once the pet is committed (or with why not); never rejects. */
+  /** Never rejects. */
   create(pet: NewPet, claim: IdempotencyClaim | undefined): Promise<CreateOutcome> {
     if (claim !== undefined) {
       const id = keyId(claim);
@@ -94,12 +82,11 @@ export class CreateBatches {
     });
   }
 
-  /** How many connections the batches hold now (for the pool's metric): 0 or 1. */
+  /** For the pool's metric: 0 or 1. */
   get connectionsInUse(): number {
     return this.#committing ? 1 : 0;
   }
 
-  /** Resolves once every queued create has been answered. */
   idle(): Promise<void> {
     return this.#commits.idle();
   }
@@ -114,7 +101,7 @@ export class CreateBatches {
     }, deadline - performance.now());
   }
 
-  /** Queued creates whose deadline passed (behind a transaction that hangs) leave unsaved. */
+  /** Queued creates past their deadline (behind a transaction that hangs) leave unsaved. */
   #expireDue(): void {
     const now = performance.now();
     const queue = this.#commits.queue;
@@ -133,10 +120,7 @@ export class CreateBatches {
     create.resolve(outcome);
   }
 
-  /**
-   * Without keys, one statement that is a transaction by itself; with keys, BEGIN, the keys'
-   * locks, their lookup, that statement, COMMIT.
-   */
+  /** Without keys, one statement; with keys, BEGIN, their locks, their lookup, it, COMMIT. */
   #commit(batch: readonly PendingCreate[], deadline: number | undefined): Promise<CreateOutcome[]> {
     if (batch.every((create) => create.claim === undefined)) {
       return insertWithIds(
@@ -148,8 +132,7 @@ export class CreateBatches {
   }
 
   async #commitBatch(batch: QueuedCreate[]): Promise<Committed> {
-    // The timer was for the head that left: set it for the new head, or none (so that no timer
-    // holds the process up after a close).
+    // The timer was for the head that left: now for the new head, or none (none holds a close).
     clearTimeout(this.#expiry);
     this.#expiry = undefined;
     this.#armExpiry();
@@ -173,13 +156,8 @@ export class CreateBatches {
     const committed = failed
       ? undefined
       : { ms: performance.now() - started, queued: this.#commits.queue.length };
-    let [firstId, lastId] = [0, 0];
-    for (const outcome of outcomes) {
-      if (outcome.kind !== "created") continue;
-      if (firstId === 0) firstId = outcome.pet.id;
-      lastId = outcome.pet.id;
-    }
-    if (firstId !== 0) this.#onCreated(firstId, lastId);
+    const ids = outcomes.flatMap((outcome) => outcome.kind === "created" ? [outcome.pet.id] : []);
+    if (ids.length > 0) this.#onCreated(ids[0], ids[ids.length - 1]);
     batch.forEach((create, i) => this.#answer(create, outcomes[i]));
     return committed;
   }
@@ -232,11 +210,10 @@ async function writeKeyedBatch(
 }
 
 /**
- * Takes ids from the counter row (its lock orders the batches: see the top) and inserts the pets.
- * Ids stop at MAX_PET_ID (a backup must restore) and at the end of the timeline's range
- * (failover_ids.ts). `before` and `after` come as int8 text, never a rounding number. The
- * `LIMIT 1`s tell the planner of an unanalysed table that the counter has one row, else it
- * guesses thousands and compiles with JIT (docs/performance.md, "PostgreSQL client").
+ * Takes ids from the counter row (its lock orders the batches) and inserts the pets. Ids stop at
+ * MAX_PET_ID (a backup must restore) and at the end of the timeline's range (failover.ts);
+ * `before` and `after` come as int8 text. The `LIMIT 1`s tell the planner of an unanalysed table
+ * that the counter has one row, else it compiles with JIT (docs/performance.md).
  */
 const TAKE_IDS_AND_INSERT = `
   WITH old AS (SELECT last_id, range_start FROM pet_id_counter LIMIT 1 FOR UPDATE),

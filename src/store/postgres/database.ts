@@ -1,32 +1,40 @@
 /**
- * The node-postgres pool with a deadline on every use: `statement_timeout` needs a server that
- * answers, and a frozen one leaves a statement waiting as long as TCP keeps the connection. When
- * the deadline passes the caller is answered at once and the connection destroyed (a late answer
- * could still arrive on it). Both 'error' events (pool, client) are listened to: unheard, they end
- * the process.
+ * The node-postgres pool from the `DATABASE_*` settings, with a deadline on every use, and which
+ * failures pass (503, retry) or stop the start. `statement_timeout` needs a server that answers:
+ * past the deadline the caller is answered at once and the connection destroyed (a late answer
+ * could still arrive on it). Both 'error' events (pool, client) are heard: unheard, they end the
+ * process.
  */
+import { checkServerIdentity } from "node:tls";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
+import type { DatabaseConfig } from "../../config/config.ts";
+import { errorCodeOf } from "../../observe/error_code.ts";
 
 type Values = readonly unknown[];
 
-/** What runs statements: the pool (any connection) or one transaction's connection. */
-export interface Queryable {
-  /** The rows of one statement; int8 and numeric columns arrive as their decimal text. */
-  query<Row>(text: string, values?: Values): Promise<Row[]>;
-}
+/** After `statement_timeout`: the server's cancel comes first, ours is for a server gone silent. */
+const DEADLINE_MARGIN_MS = 250;
 
-class DeadlineMissedError extends Error {
-  readonly code = "DEADLINE_MISSED";
-}
+/** A host that drops packets turns into a quick 503, not requests hanging. */
+export const CONNECT_TIMEOUT_MS = 5000;
 
-class ConnectionLostError extends Error {
-  readonly code = "CONNECTION_LOST";
-}
+/** So a pool sized for a peak does not hold the server's slots. */
+const IDLE_TIMEOUT_MS = 60_000;
+
+/** The pool or one transaction's connection; int8 and numeric columns arrive as decimal text. */
+export type Queryable = { query<Row>(text: string, values?: Values): Promise<Row[]> };
 
 /** COMMIT was sent but its answer never came: the transaction may have committed. */
 export class CommitUnconfirmedError extends Error {
   readonly code = "COMMIT_UNCONFIRMED";
+}
+
+/** A failure with a code of its own (DEADLINE_MISSED, CONNECTION_LOST, NOT_PRIMARY). */
+export class CodedError extends Error {
+  constructor(readonly code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
 }
 
 /** node-postgres's own messages for a connection that broke or was never made (they have no code). */
@@ -37,45 +45,56 @@ function asConnectionLost(error: unknown): unknown {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (code !== undefined || typeof message !== "string") return error;
   return CONNECTION_MESSAGES.test(message)
-    ? new ConnectionLostError(message, { cause: error })
+    ? new CodedError("CONNECTION_LOST", message, { cause: error })
     : error;
 }
 
+/** Lazily: the first query connects. `deadline: false` for the long `import` and `backup`. */
 interface DatabaseOptions {
-  readonly pool: pg.PoolConfig;
+  readonly deadline?: boolean;
+  readonly onIdleConnectionLost?: (error: unknown) => void;
   /** Once per new connection, before its first use; a rejection discards it and fails the use. */
   readonly checkConnection?: (connection: Queryable) => Promise<void>;
-  /** Per statement or transaction; undefined: no limit. */
-  readonly deadlineMs: number | undefined;
-  readonly onIdleConnectionLost?: (error: unknown) => void;
 }
 
 export class Database implements Queryable {
   #pool: pg.Pool;
+  readonly #applicationName: string;
   readonly #deadlineMs: number | undefined;
-  readonly #onIdleLost: (error: unknown) => void;
-  readonly #checkConnection: ((connection: Queryable) => Promise<void>) | undefined;
+  readonly #options: DatabaseOptions;
   readonly #checked = new WeakSet<pg.PoolClient>();
   /** Destroyed by `end`, so a stop never waits on a frozen server. */
   readonly #inUse = new Set<pg.PoolClient>();
 
-  constructor(options: DatabaseOptions) {
-    this.#deadlineMs = options.deadlineMs;
-    this.#onIdleLost = options.onIdleConnectionLost ?? (() => {});
-    this.#checkConnection = options.checkConnection;
-    this.#pool = this.#newPool(options.pool);
+  constructor(config: DatabaseConfig, applicationName: string, options: DatabaseOptions = {}) {
+    const timeout = config.statementTimeoutMs;
+    this.#deadlineMs = timeout === 0 || options.deadline === false
+      ? undefined
+      : timeout + DEADLINE_MARGIN_MS;
+    this.#applicationName = applicationName;
+    this.#options = options;
+    this.#pool = this.#newPool(config);
   }
 
   /** Connections go to another host from now on; the old pool closes as its connections return. */
-  switchTo(pool: pg.PoolConfig): void {
+  switchTo(config: DatabaseConfig): void {
     const old = this.#pool;
-    this.#pool = this.#newPool(pool);
+    this.#pool = this.#newPool(config);
     old.end().catch(() => {});
   }
 
-  #newPool(config: pg.PoolConfig): pg.Pool {
-    const pool = new pg.Pool(config);
-    pool.on("error", (error) => this.#onIdleLost(asConnectionLost(error)));
+  #newPool(config: DatabaseConfig): pg.Pool {
+    const timeout = config.statementTimeoutMs;
+    const pool = new pg.Pool({
+      connectionString: withoutSslParameters(config.url),
+      max: config.poolSize,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      idleTimeoutMillis: IDLE_TIMEOUT_MS,
+      ssl: sslOption(config),
+      application_name: this.#applicationName,
+      ...(timeout === 0 ? {} : { statement_timeout: timeout }),
+    });
+    pool.on("error", (error) => this.#options.onIdleConnectionLost?.(asConnectionLost(error)));
     return pool;
   }
 
@@ -92,15 +111,8 @@ export class Database implements Queryable {
     );
   }
 
-  /**
-   * One statement that is a transaction by itself (no BEGIN). Once it is sent, an answer that
-   * never comes rejects with CommitUnconfirmedError, since it may have committed.
-   */
-  commitStatement<Row>(
-    text: string,
-    values: Values,
-    deadline = this.deadline(),
-  ): Promise<Row[]> {
+  /** One statement that is a transaction by itself: an answer lost once it is sent may commit. */
+  commitStatement<Row>(text: string, values: Values, deadline = this.deadline()): Promise<Row[]> {
     const state = { committing: false };
     return this.#withConnection(deadline, state, (connection) => {
       state.committing = true;
@@ -130,9 +142,8 @@ export class Database implements Queryable {
   /** Idle connections politely, checked-out ones at once: a stop never waits for the database. */
   async end(): Promise<void> {
     for (const client of this.#inUse) discard(client);
-    const ended = this.#pool.end().catch(() => {});
     // A connection still being opened holds `end` until its connect timeout: not worth waiting.
-    await Promise.race([ended, delay(200, undefined, { ref: false })]);
+    await endWithin(this.#pool);
   }
 
   async #withConnection<T>(
@@ -152,13 +163,12 @@ export class Database implements Queryable {
         reject(
           state.committing
             ? new CommitUnconfirmedError("no answer to the commit before the deadline")
-            : new DeadlineMissedError("the database did not answer before the deadline"),
+            : new CodedError("DEADLINE_MISSED", "the database did not answer before the deadline"),
         );
       }, Math.max(0, deadline - performance.now()));
     });
     const run = async () => {
-      const acquiring = this.#pool.connect();
-      client = await acquiring.catch((error) => {
+      client = await this.#pool.connect().catch((error) => {
         throw asConnectionLost(error);
       });
       if (expired) {
@@ -167,7 +177,7 @@ export class Database implements Queryable {
       }
       this.#inUse.add(client);
       client.on("error", markBroken);
-      const checking = this.#checkConnection !== undefined && !this.#checked.has(client);
+      const check = this.#checked.has(client) ? undefined : this.#options.checkConnection;
       const connection: Queryable = {
         query: async <Row>(text: string, values?: Values) => {
           try {
@@ -185,8 +195,8 @@ export class Database implements Queryable {
         },
       };
       try {
-        if (checking) {
-          await this.#checkConnection!(connection).catch((error) => {
+        if (check !== undefined) {
+          await check(connection).catch((error) => {
             broken = true; // a host that failed the check is not used again
             throw error;
           });
@@ -210,6 +220,11 @@ export class Database implements Queryable {
       clearTimeout(timer);
     }
   }
+}
+
+/** Ends a pool or client, giving a server that froze a moment only. */
+async function endWithin(ending: { end(): Promise<void> }): Promise<void> {
+  await Promise.race([ending.end().catch(() => {}), delay(200, undefined, { ref: false })]);
 }
 
 /** Named statements are parsed and planned once per connection; the texts are our constants. */
@@ -240,4 +255,116 @@ function discard(client: pg.PoolClient): void {
   // node-postgres's pool does the same for a connect that times out.
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream
     ?.destroy();
+}
+
+// ---- TLS ----
+
+/** `DATABASE_SSL` decides, with libpq's meanings. */
+const SSL_PARAMETERS = ["sslmode", "ssl", "sslcert", "sslkey", "sslrootcert", "uselibpqcompat"];
+
+/**
+ * The URL without its TLS parameters: node-postgres reads `sslmode=require` as verify-full (not
+ * libpq's meaning), and lets the URL's parameters override the options given beside it.
+ */
+function withoutSslParameters(url: string): string {
+  const parsed = new URL(url);
+  for (const name of SSL_PARAMETERS) parsed.searchParams.delete(name);
+  return parsed.toString();
+}
+
+/** libpq's `prefer` (TLS if the server has it), learnt from one connection: node-postgres has none. */
+export async function settleSslMode(config: DatabaseConfig): Promise<DatabaseConfig> {
+  if (sslMode(config) !== "prefer") return config;
+  const client = new pg.Client({
+    connectionString: withoutSslParameters(config.url),
+    ssl: { rejectUnauthorized: false },
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  client.on("error", () => {}); // a late socket error after the answer changes nothing
+  try {
+    await client.connect();
+    return { ...config, ssl: "require" };
+  } catch (error) {
+    // node-postgres's answer (with no code) when the server has no TLS.
+    const refused = (error as Error | undefined)?.message ===
+      "The server does not support SSL connections";
+    if (refused) return { ...config, ssl: "disable" };
+    throw error;
+  } finally {
+    await endWithin(client);
+  }
+}
+
+function sslMode(config: DatabaseConfig): string {
+  return config.ssl ?? new URL(config.url).searchParams.get("sslmode") ?? "disable";
+}
+
+type PeerCertificate = Parameters<typeof checkServerIdentity>[1];
+
+function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
+  const mode = sslMode(config);
+  // libpq's meaning of these: encrypted, the certificate not checked (`prefer` is settled first).
+  if (mode === "prefer" || mode === "require" || mode === "allow" || mode === "verify-ca") {
+    return { rejectUnauthorized: false };
+  }
+  if (mode !== "verify-full") return false;
+  // A private CA replaces the system's. The host is checked against the URL's explicitly: with
+  // an IP address there is no SNI name, and Deno's node:tls then checks "localhost" instead.
+  const hostname = new URL(config.url).hostname;
+  const host = hostname === "" || hostname.includes(",")
+    ? undefined
+    : hostname.replace(/^\[(.*)\]$/, "$1");
+  return {
+    rejectUnauthorized: true,
+    ...(config.sslCa === undefined ? {} : { ca: config.sslCa }),
+    ...(host === undefined ? {} : {
+      checkServerIdentity: (_: string, certificate: PeerCertificate) =>
+        checkServerIdentity(host, certificate),
+    }),
+  };
+}
+
+// ---- Which failures pass ----
+
+/** A connection gone or not made: the sockets' codes and ours. */
+const CONNECTION_CODES = new Set(
+  "ECONNREFUSED ECONNRESET EPIPE ETIMEDOUT EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN".split(" ")
+    .concat(["CONNECTION_LOST", "DEADLINE_MISSED", "COMMIT_UNCONFIRMED", "NOT_PRIMARY"]),
+);
+
+/** No retry cures these. */
+const FATAL_AT_START: Record<string, string> = {
+  "28P01": "the password was refused",
+  "28000": "the role is not allowed to connect",
+  "3D000": "the database does not exist",
+  "42501": "the role lacks a privilege the schema needs",
+};
+
+/**
+ * The connection itself is gone (class 08, 57P01–57P03: shutting down or starting), or the host
+ * is a standby now or read-only (25006): given up as if lost, so the store looks for the primary.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const code = errorCodeOf(error);
+  return CONNECTION_CODES.has(code) || /^(08[0-9A-Z]{3}|57P0[123]|25006)$/.test(code);
+}
+
+/** May pass by itself: a lost connection, classes 40 (serialization, deadlock), 53, 57. */
+export function isTransientDatabaseError(error: unknown): boolean {
+  return isConnectionLost(error) || /^(40|53|57)[0-9A-Z]{3}$/.test(errorCodeOf(error));
+}
+
+export function fatalStartReason(error: unknown): string | undefined {
+  const code = errorCodeOf(error);
+  if (Object.hasOwn(FATAL_AT_START, code)) return `${FATAL_AT_START[code]} (${code})`;
+  if (isTransientDatabaseError(error)) return undefined;
+  // TLS failures and anything unforeseen: waiting would only hide wrong settings.
+  return describeDatabaseError(error);
+}
+
+/** One line for the log, never the URL. */
+export function describeDatabaseError(error: unknown): string {
+  const code = errorCodeOf(error);
+  const line = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+  return line.includes(code) || code.includes(line) ? line : `${code}: ${line}`;
 }

@@ -1,14 +1,14 @@
 /**
  * The PostgreSQL store: several instances share one catalogue (docs/architecture.md). While the
  * connection is lost, reads and creates answer 503 at once; a probe notices when the database, or
- * a newly promoted primary (primary_finder.ts, failover_ids.ts), is back.
+ * a newly promoted primary (failover.ts), is back.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { DatabaseConfig } from "../../config/config.ts";
 import type { DatabaseHost } from "../../config/database_url.ts";
 import type { Registry } from "../../observe/metrics_registry.ts";
 import type { PageQuery, PetPageJson } from "../../schemas/page.ts";
-import type { NewPet } from "../../schemas/pet.ts";
+import type { NewPet, PetStatus } from "../../schemas/pet.ts";
 import {
   type CreateOutcome,
   emptyStatusCounts,
@@ -20,26 +20,27 @@ import {
   StoreOpenError,
   StoreUnavailableError,
 } from "../store.ts";
+import { CreateBatches } from "./create_batches.ts";
 import {
-  connectDatabase,
+  Database,
   describeDatabaseError,
   fatalStartReason,
   isConnectionLost,
   isTransientDatabaseError,
-  poolConfig,
-} from "./connect.ts";
-import type { Database, Queryable } from "./database.ts";
-import { CreateBatches } from "./create_batches.ts";
-import { AcknowledgedIds, describeIds, enterTimeline, missingIds } from "./failover_ids.ts";
-import { type PetRow, storedPetOf } from "./pet_rows.ts";
+  type Queryable,
+} from "./database.ts";
 import {
+  AcknowledgedIds,
   checkPrimary,
+  describeIds,
   describeRole,
+  enterTimeline,
   type FoundPrimary,
   type HostAnswer,
+  missingIds,
   PrimaryFinder,
-} from "./primary_finder.ts";
-import { migrate } from "./schema.ts";
+} from "./failover.ts";
+import { migrate, type PetRow, storedPetOf } from "./schema.ts";
 
 const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 5000];
 
@@ -49,7 +50,6 @@ const PROBE_INTERVAL_MS = 2000;
 /** Once lost (or while only standbys answer): how soon the service is back after the database. */
 const LOST_PROBE_INTERVAL_MS = 500;
 
-/** What the store tells the operator, and when it gives up waiting at start. */
 export interface PostgresStoreOptions {
   readonly database: DatabaseConfig;
   /** The connection lost or back, a host that is a standby, a primary without a synchronous standby. */
@@ -57,7 +57,9 @@ export interface PostgresStoreOptions {
   /** Pets a failover lost: ids this instance answered 201 that the new primary lacks. */
   readonly onError?: (message: string) => void;
   readonly onInfo?: (message: string) => void;
+  /** The store waits for something outside the process (an unreachable database). */
   readonly onWaiting?: (message: string) => void;
+  /** Ends the wait at start. */
   readonly signal?: AbortSignal;
 }
 
@@ -78,10 +80,7 @@ class PostgresStore implements PetStore {
   #db: Database | undefined;
   #host: DatabaseHost | undefined;
   #creates: CreateBatches | undefined;
-  readonly #onWarning: (message: string) => void;
-  readonly #onError: (message: string) => void;
-  readonly #onInfo: (message: string) => void;
-  readonly #onWaiting: (message: string) => void;
+  readonly #log: Required<Omit<PostgresStoreOptions, "database" | "signal">>;
   #probe: ReturnType<typeof setTimeout> | undefined;
   #available = false;
   #closing: Promise<void> | undefined;
@@ -89,7 +88,7 @@ class PostgresStore implements PetStore {
   readonly #warnedHosts = new Set<string>();
   /** Once the schema has the counter's timeline (migration 2), new connections check it. */
   #schemaReady = false;
-  /** The timeline this instance last wrote on (failover_ids.ts). */
+  /** The timeline this instance last wrote on. */
   #timeline: number | undefined;
   #enteringTimeline: Promise<void> | undefined;
   readonly #acknowledged = new AcknowledgedIds();
@@ -101,10 +100,8 @@ class PostgresStore implements PetStore {
     const { onWarning = () => {}, onInfo = () => {} } = options;
     this.#config = options.database;
     this.#finder = new PrimaryFinder(options.database);
-    this.#onWarning = onWarning;
-    this.#onError = options.onError ?? onWarning;
-    this.#onInfo = onInfo;
-    this.#onWaiting = options.onWaiting ?? onWarning;
+    const { onError = onWarning, onWaiting = onWarning } = options;
+    this.#log = { onWarning, onError, onInfo, onWaiting };
   }
 
   async open(signal: AbortSignal | undefined): Promise<void> {
@@ -114,22 +111,21 @@ class PostgresStore implements PetStore {
         const { primary, answers } = await this.#finder.find();
         if (primary === undefined) {
           // Said as waiting: the line tells where the service listens meanwhile.
-          this.#reportHosts(answers, this.#onWaiting);
+          this.#reportHosts(answers, this.#log.onWaiting);
           const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
           if (errors.length === answers.length) {
             throw errors.find((error) => fatalStartReason(error) !== undefined) ?? errors[0];
           }
-          // Standbys answer: no line per attempt (each was named once), and a prompt look
-          // again, since a promotion is what is awaited.
+          // Only standbys answer (each named once): look again soon, a promotion is awaited.
           wait = LOST_PROBE_INTERVAL_MS;
         } else {
           this.#use(primary);
           const applied = await migrate(this.#db!);
           if (applied.length > 0) {
-            this.#onInfo(`Database schema migrated to version ${applied.at(-1)}`);
+            this.#log.onInfo(`Database schema migrated to version ${applied.at(-1)}`);
           }
           this.#schemaReady = true;
-          await this.#enterCurrentTimeline();
+          await this.#checkNewConnection(this.#db!);
           this.#available = true;
           await this.#reportSynchronousStandbys();
           break;
@@ -140,7 +136,9 @@ class PostgresStore implements PetStore {
           await this.#db?.end();
           throw new StoreOpenError(`Cannot open store: database: ${fatal}`);
         }
-        this.#onWaiting(`Database not reachable yet, retrying: ${describeDatabaseError(error)}`);
+        this.#log.onWaiting(
+          `Database not reachable yet, retrying: ${describeDatabaseError(error)}`,
+        );
       }
       const waited = await delay(wait, true, { signal }).catch(() => false);
       if (!waited) {
@@ -151,13 +149,12 @@ class PostgresStore implements PetStore {
     this.#scheduleProbe();
   }
 
-  /** Connections go to `primary` from now on. */
   #use(primary: FoundPrimary): void {
     this.#warnedHosts.delete(primary.host.name); // named again if it is ever a standby
     if (this.#db !== undefined && this.#host?.url === primary.host.url) return;
     this.#host = primary.host;
     if (this.#db === undefined) {
-      this.#db = connectDatabase(primary.config, "animal-store", {
+      this.#db = new Database(primary.config, "animal-store", {
         onIdleConnectionLost: (error) => this.#lost(error),
         checkConnection: (connection) => this.#checkNewConnection(connection),
       });
@@ -167,39 +164,30 @@ class PostgresStore implements PetStore {
         (firstId, lastId) => this.#acknowledged.add(firstId, lastId),
       );
     } else {
-      this.#db.switchTo(poolConfig(primary.config, "animal-store"));
+      this.#db.switchTo(primary.config);
     }
   }
 
-  /** Logs each host that answered as a standby (or read-only), once until it is the primary. */
-  #reportHosts(answers: readonly HostAnswer[], log = this.#onWarning): void {
+  /** Logs each host that answered as a standby (or read-only), once until it is a primary. */
+  #reportHosts(answers: readonly HostAnswer[], log = this.#log.onWarning): void {
     for (const answer of answers) {
       if (!("role" in answer) || answer.role === "primary") continue;
       const { host, role } = answer;
-      if (!this.#warnedHosts.has(host.name)) {
-        this.#warnedHosts.add(host.name);
-        log(
-          `Database host ${host.name} ${
-            describeRole(role)
-          }: the service writes only to a primary and waits for one`,
-        );
-      }
+      if (this.#warnedHosts.has(host.name)) continue;
+      this.#warnedHosts.add(host.name);
+      const why = "the service writes only to a primary and waits for one";
+      log(`Database host ${host.name} ${describeRole(role)}: ${why}`);
     }
   }
 
-  /** Before a new connection's first use: still a writable primary, on a known timeline. */
+  /** Before a new connection's first use (or the pool's): still a writable primary, on a known timeline. */
   async #checkNewConnection(connection: Queryable): Promise<void> {
     const { timeline } = await checkPrimary(connection, this.#host!, this.#finder.target);
     if (!this.#schemaReady || timeline === this.#timeline) return;
     await this.#enterTimeline(connection, timeline);
   }
 
-  async #enterCurrentTimeline(): Promise<void> {
-    const { timeline } = await checkPrimary(this.#db!, this.#host!, this.#finder.target);
-    if (timeline !== this.#timeline) await this.#enterTimeline(this.#db!, timeline);
-  }
-
-  /** Moves the id counter to `timeline`'s range and reports the pets a failover lost; one at a time. */
+  /** Moves the id counter to `timeline`'s range, reports the pets a failover lost; one at a time. */
   #enterTimeline(connection: Queryable, timeline: number): Promise<void> {
     this.#enteringTimeline ??= (async () => {
       const start = await enterTimeline(connection, timeline);
@@ -209,7 +197,7 @@ class PostgresStore implements PetStore {
         this.#acknowledged.clear();
         if (lost.length > 0) {
           this.#lostInFailover += lost.length;
-          this.#onError(
+          this.#log.onError(
             `A database failover lost ${lost.length} pets this instance answered 201 (their ids are not given again): ids ${
               describeIds(lost)
             }; create them again (a retry with the same Idempotency-Key makes a new pet)`,
@@ -217,7 +205,7 @@ class PostgresStore implements PetStore {
         }
       }
       if (start !== undefined) {
-        this.#onWarning(
+        this.#log.onWarning(
           `Database timeline ${timeline}: new ids start after ${start}, past every id an earlier timeline could have given`,
         );
       }
@@ -250,7 +238,7 @@ class PostgresStore implements PetStore {
       if (standbys === 0 || (synchronous ?? 0) > 0) return;
       const primary = this.#host!.name;
       const has = `has ${standbys} ${standbys === 1 ? "standby" : "standbys"}`;
-      this.#onWarning(
+      this.#log.onWarning(
         synchronous === undefined
           ? `Database primary ${primary} ${has}, and the database role may not see whether they are synchronous (grant it pg_monitor)`
           : `Database primary ${primary} ${has} but none synchronous: a failover can lose acknowledged pets (set synchronous_standby_names, synchronous_commit = on)`,
@@ -330,15 +318,12 @@ class PostgresStore implements PetStore {
       inUse.set(Math.min(busy, this.#config.poolSize));
       try {
         const rows = await this.#read(() =>
-          this.#db!.query<{ status: string | null; count: string }>(
+          this.#db!.query<{ status: PetStatus | null; count: string }>(
             "SELECT status, count(*) AS count FROM pets GROUP BY status",
           )
         );
         const pets = emptyStatusCounts();
-        for (const row of rows) {
-          const status = row.status ?? "none";
-          if (status in pets) pets[status as keyof typeof pets] = Number(row.count);
-        }
+        for (const row of rows) pets[row.status ?? "none"] = Number(row.count);
         setPets(pets);
       } finally {
         errors.mirror(this.#queryErrors); // this count's own failure included
@@ -379,7 +364,7 @@ class PostgresStore implements PetStore {
   #lost(error: unknown): void {
     if (!isConnectionLost(error) || !this.#available || this.#closing !== undefined) return;
     this.#available = false;
-    this.#onWarning(`Database connection lost: ${describeDatabaseError(error)}`);
+    this.#log.onWarning(`Database connection lost: ${describeDatabaseError(error)}`);
   }
 
   /** On a timer, not only on failures: an idle instance's /readyz must still see the database go. */
@@ -404,10 +389,10 @@ class PostgresStore implements PetStore {
       if (primary === undefined || this.#closing !== undefined) return;
       const moved = primary.host.url !== this.#host!.url;
       this.#use(primary);
-      if (moved) this.#onWarning(`Database primary is now ${primary.host.name}`);
-      await this.#enterCurrentTimeline();
+      if (moved) this.#log.onWarning(`Database primary is now ${primary.host.name}`);
+      await this.#checkNewConnection(this.#db!);
       this.#available = true;
-      this.#onWarning("Database reachable again");
+      this.#log.onWarning("Database reachable again");
       if (moved) await this.#reportSynchronousStandbys();
     } catch (error) {
       this.#failed(error);

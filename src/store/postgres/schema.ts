@@ -1,8 +1,11 @@
 /**
- * Numbered migrations, applied at start in one transaction under an advisory lock, so concurrent
- * starts apply each once and a start that dies half-way leaves nothing half-made.
+ * The `pets` table: numbered migrations, applied at start in one transaction under an advisory
+ * lock (concurrent starts apply each once, a start that dies half-way leaves nothing half-made),
+ * and its rows as exact Pet JSON. int8 columns arrive as decimal text (node-postgres's default).
  */
-import type { Database } from "./database.ts";
+import type { NewPet, PetStatus } from "../../schemas/pet.ts";
+import { type IdempotencyClaim, petJson, type StoredPet } from "../store.ts";
+import type { Database, Queryable } from "./database.ts";
 
 /** The schema steps. Never edit a released one: add the next version instead. */
 const MIGRATIONS = [
@@ -41,7 +44,7 @@ const MIGRATIONS = [
     version: 2,
     description: "the id counter's timeline and range, so a failover never reissues an id",
     statements: [
-      // The range of the timeline the counter is on starts where the counter is now (failover_ids.ts).
+      // The range of the timeline the counter is on starts where the counter is now (failover.ts).
       `ALTER TABLE pet_id_counter ADD COLUMN timeline bigint, ADD COLUMN range_start bigint`,
       `UPDATE pet_id_counter SET range_start = last_id, timeline =
          ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint`,
@@ -87,4 +90,47 @@ export async function migrate(database: Database): Promise<number[]> {
     }
     return done;
   });
+}
+
+/** The columns a read selects. */
+export interface PetRow {
+  readonly id: string;
+  readonly name: string;
+  readonly category_id: string;
+  readonly status: PetStatus | null;
+}
+
+export function storedPetOf(row: PetRow): StoredPet {
+  const id = Number(row.id);
+  return { id, json: petJson(id, petOf(row)) };
+}
+
+export function petOf(row: PetRow): NewPet {
+  return { name: row.name, categoryId: BigInt(row.category_id), status: row.status ?? undefined };
+}
+
+/** A pet to insert, with its id and the Idempotency-Key it was made with (if any). */
+export interface PetInsert {
+  readonly id: number;
+  readonly pet: NewPet;
+  readonly claim: IdempotencyClaim | undefined;
+}
+
+/** One statement: a column per array parameter; `categoryId` as its digits, never a number. */
+export async function insertPets(tx: Queryable, rows: readonly PetInsert[]): Promise<void> {
+  await tx.query(
+    `INSERT INTO pets (id, name, category_id, status,
+                       idempotency_scope, idempotency_key, idempotency_digest)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[],
+                          $5::text[], $6::text[], $7::text[])`,
+    [
+      rows.map((row) => String(row.id)),
+      rows.map((row) => row.pet.name),
+      rows.map((row) => String(row.pet.categoryId)),
+      rows.map((row) => row.pet.status ?? null),
+      rows.map((row) => row.claim?.scope ?? null),
+      rows.map((row) => row.claim?.key ?? null),
+      rows.map((row) => row.claim?.digest ?? null),
+    ],
+  );
 }

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CheckedBackup } from "../../../src/store/catalogue/backup_check.ts";
 import { readRecords } from "../../../src/store/catalogue/read_records.ts";
-import { formatReport, verifySource } from "../../../src/store/catalogue/report.ts";
+import { formatReport, verifySource } from "../../../src/tools/report.ts";
 import { backupOf, byteSource, line } from "../helpers.ts";
 
 const encoder = new TextEncoder();

@@ -1,5 +1,5 @@
 /** What the data tools found, in one result type, and the one report the commands print. */
-import { MAX_PET_ID, type StatusCounts } from "../store.ts";
+import { MAX_PET_ID, type StatusCounts } from "../store/store.ts";
 import {
   type ByteSource,
   type Damage,
@@ -7,7 +7,7 @@ import {
   type MissingNewline,
   readRecords,
   type TornTail,
-} from "./read_records.ts";
+} from "../store/catalogue/read_records.ts";
 
 /** What a tool read or wrote: pets per status, and what it left out or repaired at the end. */
 export interface RecordCounts {
@@ -40,29 +40,11 @@ export async function verifySource(
   options: { name: string; kind: FileKind },
 ): Promise<RecordReport> {
   const read = await readRecords(source, { kind: options.kind, all: true });
-  const { pets, byStatus, lastId, tornTail, missingNewline, checked, damage, damagedLines } = read;
-  return {
-    file: options.name,
-    kind: options.kind,
-    pets,
-    byStatus,
-    lastId,
-    damagedLines,
-    tornTail,
-    missingNewline,
-    checked,
-    damage,
-  };
+  return { ...read, file: options.name, kind: options.kind };
 }
 
 /** How near MAX_PET_ID the highest id of a file may come before `verify` warns. */
 const ID_CEILING_WARNING_DISTANCE = 1_000;
-
-function idCeilingWarning(lastId: number): string | undefined {
-  const left = MAX_PET_ID - lastId;
-  if (left > ID_CEILING_WARNING_DISTANCE) return undefined;
-  return `warning: the highest id is ${lastId}; ${left} ids are left before ids stop at ${MAX_PET_ID}, and then every create is refused (503 unavailable)`;
-}
 
 /** A backup read whole but with no check line (an earlier version's). */
 function noCheckLineWarning(file: string): string {
@@ -117,8 +99,12 @@ export function formatReport(report: RecordReport): string[] {
   if (backup && report.checked === false && damage === undefined) {
     lines.push(`warning: ${noCheckLineWarning(report.file)}`);
   }
-  const nearCeiling = report.lastId === undefined ? undefined : idCeilingWarning(report.lastId);
-  if (nearCeiling !== undefined) lines.push(nearCeiling);
+  const left = MAX_PET_ID - (report.lastId ?? 0);
+  if (left <= ID_CEILING_WARNING_DISTANCE) {
+    lines.push(
+      `warning: the highest id is ${report.lastId}; ${left} ids are left before ids stop at ${MAX_PET_ID}, and then every create is refused (503 unavailable)`,
+    );
+  }
   const more = damagedLines > 1 ? ` (${damagedLines} damaged lines in all)` : "";
   const refused = backup ? "restore refuses it" : "the store will not start";
   lines.push(

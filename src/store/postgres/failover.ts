@@ -1,0 +1,248 @@
+/**
+ * Failover. The primary is found by libpq's multi-host rule (node-postgres connects to one host):
+ * the first host in the URL's order that qualifies for `target_session_attrs`; all are asked at
+ * once, so a frozen host delays the answer no more.
+ *
+ * No id is given twice, though a promoted standby may lack the old primary's last batches: the
+ * counter row keeps its `timeline` and that timeline's `range_start`; ids never pass
+ * `range_start + TIMELINE_ID_SPAN` (the batch statement caps them), and on a newer timeline the
+ * counter moves one span per step. The new primary's row is one the old primary wrote
+ * (replication copies a prefix), so this is past every id the old one gave, whichever instance
+ * gave it. Checked per new connection, not per batch (a promotion drops our connections), so a
+ * create stays one statement. Acknowledged ids the new primary lacks are logged for the operator.
+ */
+import type { DatabaseConfig } from "../../config/config.ts";
+import {
+  type DatabaseHost,
+  parseDatabaseUrl,
+  type TargetSessionAttrs,
+} from "../../config/database_url.ts";
+import { MAX_PET_ID } from "../store.ts";
+import {
+  CodedError,
+  CONNECT_TIMEOUT_MS,
+  Database,
+  describeDatabaseError,
+  type Queryable,
+  settleSslMode,
+} from "./database.ts";
+
+// ---- The primary ----
+
+/** The timeline: the first 8 hex digits of the current WAL file's name, exact on a primary. */
+const HOST_ROLE_QUERY = `
+  SELECT pg_is_in_recovery() AS recovery,
+    current_setting('transaction_read_only') AS read_only,
+    CASE WHEN pg_is_in_recovery() THEN NULL
+      ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint
+    END AS timeline`;
+
+/** `timeline` is int8 as text, null on a standby. */
+type HostRoleRow = { recovery: boolean; read_only: string; timeline: string | null };
+
+/** A host that answered: writable, a standby, or a primary whose sessions are read-only. */
+type HostRole = "primary" | "standby" | "read_only";
+
+function hostRole(row: HostRoleRow, target: TargetSessionAttrs): HostRole {
+  if (row.recovery) return "standby";
+  return target === "read-write" && row.read_only === "on" ? "read_only" : "primary";
+}
+
+export function describeRole(role: HostRole): string {
+  return role === "standby"
+    ? "is a read-only standby (in recovery)"
+    : "is read-only (default_transaction_read_only is on)";
+}
+
+/** The role of a host on an open connection; throws NOT_PRIMARY for any but a primary. */
+export async function checkPrimary(
+  connection: Queryable,
+  host: DatabaseHost,
+  target: TargetSessionAttrs,
+): Promise<{ timeline: number }> {
+  const [row] = await connection.query<HostRoleRow>(HOST_ROLE_QUERY);
+  const role = hostRole(row, target);
+  if (role !== "primary") {
+    throw new CodedError("NOT_PRIMARY", `the database host ${host.name} ${describeRole(role)}`);
+  }
+  return { timeline: Number(row.timeline) };
+}
+
+export type HostAnswer =
+  | { readonly host: DatabaseHost; readonly role: HostRole }
+  | { readonly host: DatabaseHost; readonly error: unknown };
+
+/** The primary's host and the settings that reach it alone, TLS mode settled. */
+export type FoundPrimary = { readonly host: DatabaseHost; readonly config: DatabaseConfig };
+
+export class PrimaryFinder {
+  readonly #hosts: readonly { host: DatabaseHost; config: DatabaseConfig }[];
+  readonly target: TargetSessionAttrs;
+  /** Each host's settings once its TLS mode is settled (`prefer` needs the server). */
+  readonly #settled = new Map<number, DatabaseConfig>();
+
+  constructor(config: DatabaseConfig) {
+    const address = parseDatabaseUrl(config.url);
+    this.#hosts = address.hosts.map((host) => ({ host, config: { ...config, url: host.url } }));
+    this.target = address.targetSessionAttrs;
+  }
+
+  /** The first primary in the URL's order, as soon as every host before it has answered. */
+  find(): Promise<{ primary?: FoundPrimary; answers: HostAnswer[] }> {
+    const answers: (HostAnswer | undefined)[] = this.#hosts.map(() => undefined);
+    return new Promise((resolve) => {
+      const settle = () => {
+        const known = answers.filter((answer) => answer !== undefined);
+        for (const [index, answer] of answers.entries()) {
+          if (answer === undefined) return; // an earlier host may still be the primary
+          if ("role" in answer && answer.role === "primary") {
+            const config = this.#settled.get(index)!;
+            return resolve({ primary: { host: answer.host, config }, answers: known });
+          }
+        }
+        resolve({ answers: known });
+      };
+      this.#hosts.forEach((_, index) => {
+        this.#ask(index).then((answer) => {
+          answers[index] = answer;
+          settle();
+        });
+      });
+    });
+  }
+
+  /** One host's role, on a connection of its own that is closed afterwards; never rejects. */
+  async #ask(index: number): Promise<HostAnswer> {
+    const { host, config } = this.#hosts[index];
+    try {
+      let settled = this.#settled.get(index);
+      if (settled === undefined) {
+        settled = await settleSslMode({ ...config, poolSize: 1 });
+        this.#settled.set(index, { ...settled, poolSize: config.poolSize });
+      }
+      const db = new Database({ ...settled, poolSize: 1 }, "animal-store");
+      try {
+        const deadline = db.deadline() ?? performance.now() + CONNECT_TIMEOUT_MS;
+        const [row] = await db.query<HostRoleRow>(HOST_ROLE_QUERY, undefined, deadline);
+        return { host, role: hostRole(row, this.target) };
+      } finally {
+        await db.end();
+      }
+    } catch (error) {
+      return { host, error };
+    }
+  }
+}
+
+/** A connection to the primary, with no deadline, for a command that connects once. */
+export async function connectPrimaryOnce(
+  config: DatabaseConfig,
+  applicationName: string,
+  poolSize = config.poolSize,
+): Promise<Database> {
+  const { primary, answers } = await new PrimaryFinder(config).find();
+  if (primary !== undefined) {
+    return new Database({ ...primary.config, poolSize }, applicationName, { deadline: false });
+  }
+  const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
+  if (errors.length === answers.length) throw errors[0];
+  const hosts = answers.map((answer) =>
+    "role" in answer
+      ? `${answer.host.name} ${describeRole(answer.role)}`
+      : `${answer.host.name}: ${describeDatabaseError(answer.error)}`
+  );
+  throw new Error(`no host of DATABASE_URL is a writable primary: ${hosts.join("; ")}`);
+}
+
+// ---- The ids ----
+
+export const TIMELINE_ID_SPAN = 2 ** 40;
+
+/** How many of its latest acknowledged ids an instance remembers, to tell which a failover lost. */
+export const ACKNOWLEDGED_MEMORY = 100_000;
+
+/** Unless another instance moved it first. In numeric: int8 overflows past 2^63. */
+const ENTER_TIMELINE = `
+  UPDATE pet_id_counter SET
+    range_start = jump.start, last_id = GREATEST(last_id, jump.start), timeline = $1
+  FROM (
+    SELECT GREATEST(c.last_id, LEAST(
+      c.range_start::numeric + $3::numeric *
+        CASE WHEN $1::bigint > c.timeline THEN $1::bigint - c.timeline ELSE 1 END,
+      $2::numeric))::bigint AS start
+    FROM pet_id_counter c LIMIT 1
+  ) jump
+  WHERE timeline <> $1
+  RETURNING range_start`;
+
+/** Puts the counter on `timeline`'s range; the new start, if it moved. */
+export async function enterTimeline(
+  connection: Queryable,
+  timeline: number,
+): Promise<number | undefined> {
+  const rows = await connection.query<{ range_start: string }>(ENTER_TIMELINE, [
+    timeline,
+    String(MAX_PET_ID),
+    String(TIMELINE_ID_SPAN),
+  ]);
+  return rows.length === 0 ? undefined : Number(rows[0].range_start);
+}
+
+/** The latest ids this instance acknowledged, as ranges, oldest forgotten first. */
+export class AcknowledgedIds {
+  #ranges: [number, number][] = [];
+  #count = 0;
+
+  /** Ids `first` to `last`, both included, were answered 201. */
+  add(first: number, last: number): void {
+    const tail = this.#ranges.at(-1);
+    if (tail !== undefined && tail[1] + 1 === first) tail[1] = last;
+    else this.#ranges.push([first, last]);
+    this.#count += last - first + 1;
+    while (this.#count > ACKNOWLEDGED_MEMORY) {
+      const head = this.#ranges[0];
+      const drop = Math.min(head[1] - head[0] + 1, this.#count - ACKNOWLEDGED_MEMORY);
+      head[0] += drop;
+      this.#count -= drop;
+      if (head[0] > head[1]) this.#ranges.shift();
+    }
+  }
+
+  ranges(): [number, number][] {
+    return this.#ranges.map(([first, last]) => [first, last]);
+  }
+
+  /** Once they have been checked against a new primary. */
+  clear(): void {
+    this.#ranges = [];
+    this.#count = 0;
+  }
+}
+
+/** Which ids of `ranges` the database holds no pet for, in increasing order. */
+export async function missingIds(
+  connection: Queryable,
+  ranges: readonly [number, number][],
+): Promise<number[]> {
+  if (ranges.length === 0) return [];
+  const rows = await connection.query<{ id: string }>(
+    `SELECT g.id FROM unnest($1::bigint[], $2::bigint[]) AS r(low, high),
+       generate_series(r.low, r.high) AS g(id)
+     WHERE NOT EXISTS (SELECT 1 FROM pets p WHERE p.id = g.id)
+     ORDER BY g.id`,
+    [ranges.map(([low]) => String(low)), ranges.map(([, high]) => String(high))],
+  );
+  return rows.map((row) => Number(row.id));
+}
+
+/** `1001–1648, 1650`: increasing ids, runs of consecutive ones as one range. */
+export function describeIds(ids: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < ids.length;) {
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j] + 1) j++;
+    parts.push(i === j ? String(ids[i]) : `${ids[i]}–${ids[j]}`);
+    i = j + 1;
+  }
+  return parts.join(", ");
+}
