@@ -129,8 +129,9 @@ describe("loadConfig() TLS_CERT_FILE and TLS_KEY_FILE", { skip: skipWithoutOpens
         assert.ok(tls !== undefined);
         return tls;
       };
-      const now = Date.now();
       const current = pairOf("current");
+      // After the certificate is made: its notBefore is the second it was made in.
+      const now = Date.now();
       assert.ok(current.notBefore <= now && now < current.notAfter);
       assert.equal(certificateDateWarning(current, now), undefined);
 
