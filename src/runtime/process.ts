@@ -5,7 +5,7 @@ import { webResponse } from "./contract.ts";
 
 /** How long a drain lets a connection stay idle before closing it (docs/operations.md: ≤ 1 s). */
 export const IDLE_QUIET_MS = 500;
-const HOLD_BEFORE_CLOSE_MS = 100;
+const HOLD_BEFORE_CLOSE_MS = 300;
 
 /** `onSignal` of Bun and Node. */
 export function onProcessSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void) {
