@@ -5,11 +5,19 @@ import { authority, fail } from "./output.ts";
 
 const TIMEOUT_MS = 3000;
 
+/** HOST when it names one address (a service bound to 10.0.0.5 is deaf on 127.0.0.1), or loopback. */
+function probeHost(host: string): string {
+  return host === "0.0.0.0" || host === "::" || host === "" ? "127.0.0.1" : host;
+}
+
+/** The `host:port` the probe calls for HOST and PORT. */
+export function probeAuthority(host: string, port: number): string {
+  return authority(probeHost(host), port);
+}
+
 export async function runHealthcheck(): Promise<number> {
-  const { host: bound, port, tls } = loadConfig(process.env);
-  // HOST when it names one address (a service bound to 10.0.0.5 is deaf on 127.0.0.1), or loopback.
-  const host = ["0.0.0.0", "::", ""].includes(bound) ? "127.0.0.1" : bound;
-  const address = authority(host, port);
+  const { host, port, tls } = loadConfig(process.env);
+  const address = probeAuthority(host, port);
   let status: number;
   try {
     if (tls === undefined) {
@@ -19,7 +27,7 @@ export async function runHealthcheck(): Promise<number> {
       status = response.status;
     } else {
       const { healthzStatus } = await import("./https_probe.ts");
-      status = await healthzStatus(host, port, tls.cert, TIMEOUT_MS);
+      status = await healthzStatus(probeHost(host), port, tls.cert, TIMEOUT_MS);
     }
   } catch (error) {
     return fail(`Unhealthy: GET /healthz on ${address} failed: ${(error as Error).message}`);

@@ -29,20 +29,24 @@ export function stringifyExact(value: ExactJsonValue, indent = 2): string {
 
 /** Converts every schema, named as under `components.schemas`, referring to the others by `$ref`. */
 export function componentSchemas(named: Readonly<Record<string, unknown>>) {
-  const plain = Object.entries(named).map(([name, schema]) => [name, toPlain(schema)] as const);
+  const plain = Object.entries(named).map(([name, schema]) => [name, plainSchema(schema)] as const);
   const refByShape = new Map(plain.map(([name, schema]) => [shapeOf(schema), name]));
   const entries = plain.map(([name, schema]) => [name, withRefs(schema, refByShape, true)]);
   return Object.fromEntries(entries) as Record<string, JsonSchema>;
 }
 
 /** The JSON Schema of a TypeBox schema: no `~` keys, bigint → int64 integer. */
-function toPlain(value: unknown): ExactJsonValue {
-  if (Array.isArray(value)) return value.map(toPlain);
+export function plainSchema(schema: unknown): JsonSchema {
+  return plain(schema) as JsonSchema;
+}
+
+function plain(value: unknown): ExactJsonValue {
+  if (Array.isArray(value)) return value.map(plain);
   if (value === null || typeof value !== "object") return value as ExactJsonValue;
   const result: Record<string, ExactJsonValue> = {};
   for (const [key, item] of Object.entries(value)) {
     if (key.startsWith("~") || typeof item === "function") continue;
-    result[key] = toPlain(item);
+    result[key] = plain(item);
   }
   if (
     result.type === undefined && Array.isArray(result.enum) &&
