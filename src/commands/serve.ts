@@ -209,17 +209,8 @@ export function reloadApiKeys(config: Config, keys: KeyRing, log: Logger): boole
     log.info({ msg: "SIGHUP: no API_KEYS_FILE set, so the accepted keys stay as they are" });
     return false;
   }
-  let digests: Uint8Array[];
-  try {
-    digests = configuredKeys(config);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    log.warn({
-      msg: `SIGHUP: keeping the previous ${keys.size} API keys: ${error.message}`,
-      setting: "API_KEYS_FILE",
-    });
-    return false;
-  }
+  const digests = reread(() => configuredKeys(config), log, `${keys.size} API keys`, {});
+  if (digests === undefined) return false;
   keys.replace(digests);
   log.info({ msg: `SIGHUP: API keys reloaded, ${digests.length} accepted`, keys: digests.length });
   return true;
@@ -235,23 +226,15 @@ export function reloadTls(
   server: Pick<RunningServer, "replaceTls">,
   { runtime, log }: { runtime: string; log: Logger },
 ): TlsPair {
-  let next: TlsPair;
-  try {
-    next = readTlsPair(current.certFile, current.keyFile);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    log.warn({
-      msg: `SIGHUP: keeping the previous TLS certificate: ${error.message}`,
-      setting: error.setting,
-      fingerprint: current.fingerprint,
-    });
-    return current;
-  }
+  const { fingerprint } = current;
+  const read = () => readTlsPair(current.certFile, current.keyFile);
+  const next = reread(read, log, "TLS certificate", { fingerprint });
+  if (next === undefined) return current;
   if (server.replaceTls === undefined) {
     log.warn({
       msg:
         `SIGHUP: ${runtime} cannot swap the TLS certificate of a running server; restart the service to serve the one in TLS_CERT_FILE`,
-      fingerprint: current.fingerprint,
+      fingerprint,
       next: next.fingerprint,
     });
     return current;
@@ -272,4 +255,16 @@ async function detectRuntime(): Promise<RuntimeAdapter> {
   if ("Deno" in globalThis) return (await import("../runtime/deno.ts")).denoRuntime;
   if ("Bun" in globalThis) return (await import("../runtime/bun.ts")).bunRuntime;
   return (await import("../runtime/node.ts")).nodeRuntime;
+}
+
+/** `read()`, or undefined once its `ConfigError` is logged as keeping the previous `what`. */
+function reread<T>(read: () => T, log: Logger, what: string, fields: object): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const msg = `SIGHUP: keeping the previous ${what}: ${error.message}`;
+    log.warn({ msg, setting: error.setting, ...fields });
+    return undefined;
+  }
 }

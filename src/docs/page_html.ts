@@ -1,6 +1,6 @@
 /**
- * The docs page's HTML and stylesheet. Assets are referenced relative to `{BASE_PATH}/docs`, so the page works
- * under any BASE_PATH and never leaves the service (no CDN: it must work on an offline VM).
+ * The docs page's HTML and stylesheet. Assets are referenced relative to `{BASE_PATH}/docs`, so
+ * the page works under any BASE_PATH and never leaves the service (no CDN: offline VMs).
  */
 
 /** The HTML shell; `docs/app.js` fills it from `openapi.json`. */

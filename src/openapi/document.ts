@@ -31,7 +31,6 @@ import {
   type ExactJsonValue,
 } from "./schema_to_json.ts";
 
-/** A parameter; only a path parameter is required. */
 function parameter(name: string, where: "query" | "path" | "header", rest: Json): Json {
   return { name, in: where, required: where === "path", ...rest };
 }
@@ -162,14 +161,12 @@ const HEADERS: Json = Object.fromEntries(
   }]),
 );
 
-/** A response's `headers` map: each header name refers to its `components.headers` entry. */
 function headerRefs(names: Readonly<Record<string, HeaderName>>): Json {
   return Object.fromEntries(
     Object.entries(names).map(([name, ref]) => [name, { $ref: `#/components/headers/${ref}` }]),
   );
 }
 
-/** A `parameters` entry that refers to `components.parameters[name]`. */
 function parameterRef(name: string): Json {
   if (!(name in PARAMETERS)) throw new Error(`No parameter ${name} in components.parameters`);
   return { $ref: `#/components/parameters/${name}` };
