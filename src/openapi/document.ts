@@ -75,7 +75,7 @@ const PARAMETERS = {
   }),
 } satisfies Json;
 
-export type ParameterName = keyof typeof PARAMETERS;
+type ParameterName = keyof typeof PARAMETERS;
 
 /** What each `components.headers` entry means; a response's `headers` map names the header. */
 const HEADER_DESCRIPTIONS = {
@@ -107,7 +107,7 @@ const HEADER_DESCRIPTIONS = {
     'RFC 6750: `Bearer realm="animal-store"` when no key was sent, plus `error="invalid_token"` when a key was sent but not accepted',
 };
 
-export type HeaderName = keyof typeof HEADER_DESCRIPTIONS;
+type HeaderName = keyof typeof HEADER_DESCRIPTIONS;
 
 /** Headers a response may lack; the others are on every response that lists them. */
 const OPTIONAL_HEADERS = [
