@@ -1,13 +1,12 @@
 /** How the sub-commands talk to the operator: one-line failures, addresses, stdout. */
 import process from "node:process";
 
-/** Prints `line` on stderr and returns the exit code `code`: a failure is one line. */
+/** A failure: one line on stderr, and the exit code. */
 export function fail(line: string, code = 1): number {
   process.stderr.write(`${line}\n`);
   return code;
 }
 
-/** `host:port`, an IPv6 literal in brackets. */
 export function authority(host: string, port: number): string {
   return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 }

@@ -1,10 +1,14 @@
-/** `serve`: listen, load the store, serve; SIGTERM/SIGINT stop it (`stop`), SIGHUP reloads. */
+/**
+ * `serve`: listen, load the store, serve; SIGTERM/SIGINT stop it (`stop`), SIGHUP reloads the keys
+ * file and the TLS pair (where they fail, the old stay, logged).
+ */
 import process from "node:process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type App, createApp } from "../app.ts";
-import { KeyFileError, loadApiKeys, type LoadedKeys } from "../config/api_keys.ts";
+import { configuredKeys, KeyFileError, loadApiKeys, type LoadedKeys } from "../config/api_keys.ts";
 import { type Config, loadConfig } from "../config/config.ts";
-import { certificateDateWarning } from "../config/tls_pair.ts";
+import { ConfigError } from "../config/settings.ts";
+import { certificateDateWarning, readTlsPair, type TlsPair } from "../config/tls_pair.ts";
 import { KeyRing } from "../http/auth.ts";
 import { errorCodeOf } from "../observe/error_code.ts";
 import { createJsonLogger, type Logger } from "../observe/log.ts";
@@ -14,7 +18,6 @@ import { type OpenedStore, openStore } from "../store/open_store.ts";
 import { StoreOpenError } from "../store/store.ts";
 import { VERSION } from "../app/version.ts";
 import { authority } from "./output.ts";
-import { reloadApiKeys, reloadTls } from "./reload.ts";
 
 /** After SHUTDOWN_TIMEOUT, the time left to finish and close the store before exiting anyway. */
 const AFTER_DEADLINE_MS = 2_000;
@@ -197,6 +200,50 @@ async function stop(service: Service, reason: string, withDelay = true): Promise
   process.exit(0);
 }
 
+/**
+ * Re-reads `API_KEYS_FILE` (with `API_KEYS` as at start) and swaps the keys; returns whether it
+ * did. A bad file keeps the old set: a typo must not lock every client out. Keys are never logged.
+ */
+export function reloadApiKeys(config: Config, keys: KeyRing, log: Logger): boolean {
+  if (config.apiKeysFile === undefined) {
+    log.info({ msg: "SIGHUP: no API_KEYS_FILE set, so the accepted keys stay as they are" });
+    return false;
+  }
+  const digests = reread(() => configuredKeys(config), log, `${keys.size} API keys`, {});
+  if (digests === undefined) return false;
+  keys.replace(digests);
+  log.info({ msg: `SIGHUP: API keys reloaded, ${digests.length} accepted`, keys: digests.length });
+  return true;
+}
+
+/**
+ * Re-reads the pair `current` came from; returns the pair now served (to new connections). A bad
+ * pair keeps the old one: a half-copied renewal must not take HTTPS down. Where the runtime cannot
+ * swap (Deno, Bun), the new pair is still checked, and the log says a restart is needed.
+ */
+export function reloadTls(
+  current: TlsPair,
+  server: Pick<RunningServer, "replaceTls">,
+  { runtime, log }: { runtime: string; log: Logger },
+): TlsPair {
+  const { fingerprint } = current;
+  const read = () => readTlsPair(current.certFile, current.keyFile);
+  const next = reread(read, log, "TLS certificate", { fingerprint });
+  if (next === undefined) return current;
+  if (server.replaceTls === undefined) {
+    log.warn({
+      msg:
+        `SIGHUP: ${runtime} cannot swap the TLS certificate of a running server; restart the service to serve the one in TLS_CERT_FILE`,
+      fingerprint,
+      next: next.fingerprint,
+    });
+    return current;
+  }
+  server.replaceTls({ cert: next.cert, key: next.key });
+  log.info({ msg: "SIGHUP: TLS certificate reloaded", fingerprint: next.fingerprint });
+  return next;
+}
+
 /** Prints `line` on stderr, waiting at most STDERR_WAIT_MS for it, and returns exit code 1. */
 async function failToStart(stderr: OutputStream, line: string): Promise<number> {
   await Promise.race([stderr.write(`${line}\n`).catch(() => {}), delay(STDERR_WAIT_MS)]);
@@ -208,4 +255,16 @@ async function detectRuntime(): Promise<RuntimeAdapter> {
   if ("Deno" in globalThis) return (await import("../runtime/deno.ts")).denoRuntime;
   if ("Bun" in globalThis) return (await import("../runtime/bun.ts")).bunRuntime;
   return (await import("../runtime/node.ts")).nodeRuntime;
+}
+
+/** `read()`, or undefined once its `ConfigError` is logged as keeping the previous `what`. */
+function reread<T>(read: () => T, log: Logger, what: string, fields: object): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const msg = `SIGHUP: keeping the previous ${what}: ${error.message}`;
+    log.warn({ msg, setting: error.setting, ...fields });
+    return undefined;
+  }
 }

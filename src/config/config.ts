@@ -6,7 +6,7 @@ export type Config = Readonly<ReturnType<typeof loadConfig>>;
 
 export type DatabaseConfig = NonNullable<Config["database"]>;
 
-/** Reads and validates every setting; throws `ConfigError` on the first bad one. */
+/** Throws `ConfigError` on the first bad setting. */
 export function loadConfig(env: Environment) {
   const setting = settingsOf(env);
   return {

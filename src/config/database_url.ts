@@ -5,23 +5,11 @@
  * `read-write` (the default) or `primary`: any other could pick a standby, and is refused.
  */
 
-export type TargetSessionAttrs = "read-write" | "primary";
+const TARGETS = ["read-write", "primary"] as const;
+export type TargetSessionAttrs = (typeof TARGETS)[number];
 
-const TARGETS: readonly TargetSessionAttrs[] = ["read-write", "primary"];
-
-export interface DatabaseHost {
-  /** `host:port` as written (the port defaulted to 5432): for the log, never secret. */
-  readonly name: string;
-  /** The host name or address, without IPv6 brackets: what `verify-full` checks. */
-  readonly hostname: string;
-  /** The URL with only this host, without `target_session_attrs`: may hold a password. */
-  readonly url: string;
-}
-
-export interface DatabaseAddress {
-  readonly hosts: readonly DatabaseHost[];
-  readonly targetSessionAttrs: TargetSessionAttrs;
-}
+/** One host of the URL: `name` for the log (never secret), `hostname` for `verify-full`. */
+export type DatabaseHost = ReturnType<typeof parseDatabaseUrl>["hosts"][number];
 
 /** Why a URL is refused; the message never holds the URL (it may hold a password). */
 export class DatabaseUrlError extends Error {
@@ -29,7 +17,7 @@ export class DatabaseUrlError extends Error {
 }
 
 /** The hosts of `url` and what it asks of them; throws DatabaseUrlError. */
-export function parseDatabaseUrl(url: string): DatabaseAddress {
+export function parseDatabaseUrl(url: string) {
   const match = /^(postgres(?:ql)?:\/\/)([^/?#]*)(.*)$/s.exec(url);
   if (match === null) throw new DatabaseUrlError("not a postgres:// URL");
   const [, scheme, authority, rest] = match;
@@ -37,7 +25,7 @@ export function parseDatabaseUrl(url: string): DatabaseAddress {
   const userinfo = at === -1 ? "" : authority.slice(0, at + 1);
   const hostList = authority.slice(at + 1);
   const entries = hostList.includes(",") ? hostList.split(",") : [hostList];
-  const hosts = entries.map((entry): DatabaseHost => {
+  const hosts = entries.map((entry) => {
     const host = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]*)(?::([0-9]*))?$/.exec(entry);
     // One host may be empty (libpq's default host); in a list, each must be named.
     if (host === null || (entries.length > 1 && host[1] === "")) {
@@ -49,6 +37,8 @@ export function parseDatabaseUrl(url: string): DatabaseAddress {
     const single = `${scheme}${userinfo}${host[1]}${port === undefined ? "" : `:${port}`}${rest}`;
     if (!URL.canParse(single)) throw new DatabaseUrlError("it is not a valid URL");
     return {
+      // `host:port` as written (the port defaulted); the host without IPv6 brackets; the URL of
+      // this host only, without `target_session_attrs` (it may hold a password).
       name: `${host[1] === "" ? "localhost" : host[1]}:${port ?? "5432"}`,
       hostname: host[1].replace(/^\[(.*)\]$/, "$1"),
       url: withoutTargetSessionAttrs(single),

@@ -7,17 +7,7 @@ import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { ConfigError, readSettingFile } from "./settings.ts";
 
 /** A certificate chain (PEM, leaf first) and its private key (PEM, never logged), checked. */
-export interface TlsPair {
-  readonly certFile: string;
-  readonly keyFile: string;
-  readonly cert: string;
-  readonly key: string;
-  /** SHA-256 fingerprint of the leaf (`AB:CD:…`): the logs tell which pair is served. */
-  readonly fingerprint: string;
-  /** The leaf's validity, in ms since the epoch (NaN if its dates cannot be read). */
-  readonly notBefore: number;
-  readonly notAfter: number;
-}
+export type TlsPair = Readonly<ReturnType<typeof readTlsPair>>;
 
 /** The keys every runtime's TLS can serve: any other fails on one or another (docs/https.md). */
 const SERVABLE_KEYS = "RSA of 2048 bits or more, ECDSA on P-256, P-384 or P-521, or Ed25519";
@@ -40,7 +30,7 @@ function unservableKind(key: KeyObject): string | undefined {
 }
 
 /** Reads both files and checks that the key belongs to the certificate; throws `ConfigError`. */
-export function readTlsPair(certFile: string, keyFile: string): TlsPair {
+export function readTlsPair(certFile: string, keyFile: string) {
   const cert = readCertificates("TLS_CERT_FILE", certFile);
   const key = readSettingFile("TLS_KEY_FILE", keyFile);
   const refuse = (why: string) => new ConfigError("TLS_KEY_FILE", `TLS_KEY_FILE ${keyFile} ${why}`);
@@ -71,8 +61,10 @@ export function readTlsPair(certFile: string, keyFile: string): TlsPair {
     keyFile,
     cert,
     key,
+    /** SHA-256 fingerprint of the leaf (`AB:CD:…`): the logs tell which pair is served. */
     fingerprint: leaf.fingerprint256,
-    // `validFrom`/`validTo` ("Jan  1 00:00:00 2021 GMT") on all three; Node 20 has no Date form.
+    // In ms (NaN if unreadable) from `validFrom`/`validTo` ("Jan  1 00:00:00 2021 GMT"), on all
+    // three runtimes; Node 20 has no Date form.
     notBefore: Date.parse(leaf.validFrom),
     notAfter: Date.parse(leaf.validTo),
   };

@@ -19,7 +19,7 @@ export interface Logger {
 
 /** A request's log line, fields in this order; `key` ("" for none) and `traceId` may be left out. */
 export interface RequestLine {
-  /** A token (RFC 9110 §9.1): the runtimes refuse any other method, so it needs no escaping. */
+  /** A token (RFC 9110 §9.1), as the runtimes check: no escaping. */
   readonly method: string;
   readonly path: string;
   readonly status: number;
@@ -119,13 +119,9 @@ function isoTime(): string {
 export const MAX_WAITING_CHARS = 8 * 1024 * 1024;
 
 /**
- * Where log lines go, best effort: stdout may fail (EPIPE, ENOSPC) or stall, and neither may end
- * the process or delay an answer (docs/logs.md, "When stdout fails").
- * 1. At most one write is in flight; lines handed over meanwhile join the next write.
- * 2. What waits is bounded by `MAX_WAITING_CHARS`: a line past it is dropped.
- * 3. A failed write drops its lines, never retried; the next lines are tried all the same.
- * 4. Dropped lines are counted, and the first write that succeeds after drops is followed by one
- *    `warn` line with the count (`report` makes it; carried on if that line is lost too).
+ * Where log lines go, best effort: a failing or stalled stdout never ends the process nor delays
+ * an answer (docs/logs.md, "When stdout fails"). One write in flight; what waits is bounded; a
+ * failed write's lines are dropped and counted, reported by one `warn` line after the next success.
  */
 export class LogSink {
   #queue: string[] = [];
@@ -145,7 +141,6 @@ export class LogSink {
     private readonly report: (dropped: number, reason: string) => string,
   ) {}
 
-  /** Every line dropped since the start (`animal_store_log_lines_dropped_total`). */
   get droppedLines(): number {
     return this.#droppedTotal;
   }
@@ -161,7 +156,6 @@ export class LogSink {
     if (!this.#writing) this.#writeQueue();
   }
 
-  /** Resolves once everything handed over was written or dropped. */
   idle(): Promise<void> {
     if (!this.#writing) return Promise.resolve();
     return new Promise((resolve) => this.#onIdle.push(resolve));

@@ -14,31 +14,27 @@ const KNOWN_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS
 const DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000]
   .map((ms) => ms / 1000);
 
-/** The series of one route template and method, bound on first use (scrapes show what was used). */
-class RouteSeries {
-  readonly #byStatus = new Map<number, CounterSeries>();
-  #duration: HistogramSeries | undefined;
-  constructor(
-    readonly families: { requests: Family<CounterSeries>; duration: Family<HistogramSeries> },
-    readonly method: string,
-    readonly route: string,
-  ) {}
+type RouteFamilies = { requests: Family<CounterSeries>; duration: Family<HistogramSeries> };
 
-  observe(status: number, seconds: number): void {
-    let counter = this.#byStatus.get(status);
+/** Counts one route template and method; its series are bound on first use. */
+function routeObserver({ requests, duration }: RouteFamilies, method: string, route: string) {
+  const byStatus = new Map<number, CounterSeries>();
+  let durations: HistogramSeries | undefined;
+  return (status: number, seconds: number): void => {
+    let counter = byStatus.get(status);
     if (counter === undefined) {
-      counter = this.families.requests.labels(this.method, this.route, String(status));
-      this.#byStatus.set(status, counter);
+      counter = requests.labels(method, route, String(status));
+      byStatus.set(status, counter);
     }
     counter.inc();
-    (this.#duration ??= this.families.duration.labels(this.method, this.route)).observe(seconds);
-  }
+    (durations ??= duration.labels(method, route)).observe(seconds);
+  };
 }
 
 export class ServiceMetrics {
   readonly registry = new Registry();
   /** Router pattern → method → series; `""` is the unmatched route. */
-  readonly #routes = new Map<string, Map<string, RouteSeries>>();
+  readonly #routes = new Map<string, Map<string, ReturnType<typeof routeObserver>>>();
   readonly #rateLimited: CounterSeries;
   readonly #loadSeconds: Family<GaugeSeries>;
 
@@ -72,7 +68,7 @@ export class ServiceMetrics {
       if (this.#routes.has(pattern)) continue; // a root path shadows an API one, as in routing
       const route = template.replace(/:([A-Za-z0-9]+)/g, "{$1}");
       const byMethod = new Map(
-        KNOWN_METHODS.map((method) => [method, new RouteSeries(families, method, route)]),
+        KNOWN_METHODS.map((method) => [method, routeObserver(families, method, route)]),
       );
       this.#routes.set(pattern, byMethod);
     }
@@ -119,7 +115,7 @@ export class ServiceMetrics {
   /** Counts one answered request; `pattern` is the matched router pattern, undefined for none. */
   observe(method: string, pattern: string | undefined, status: number, seconds: number): void {
     const byMethod = this.#routes.get(pattern ?? "") ?? this.#routes.get("")!;
-    (byMethod.get(method) ?? byMethod.get("OTHER")!).observe(status, seconds);
+    (byMethod.get(method) ?? byMethod.get("OTHER")!)(status, seconds);
     if (status === 429) this.#rateLimited.inc();
   }
 

@@ -1,23 +1,239 @@
 /**
  * The OpenAPI 3.1 document, from the operations the routes declare and the schemas that validate
- * requests; what follows from a route (parameters, deprecation, caching, errors) is derived here.
+ * requests; what follows from a route (parameters, deprecation, caching, errors) is derived here,
+ * and the reusable parts (parameters, headers, docs/api.md's error table) carry the values of the
+ * code that enforces them.
  */
-import { DEPRECATED_AT, SUNSET_AT, SUNSET_VALUE } from "../http/deprecation.ts";
-import { ErrorBody, type ErrorCode } from "../schemas/error.ts";
+import { CHALLENGE_INVALID_KEY, CHALLENGE_NO_KEY } from "../http/auth.ts";
+import {
+  DEPRECATED_AT,
+  DEPRECATION_VALUE,
+  SUCCESSOR_REL,
+  SUNSET_AT,
+  SUNSET_VALUE,
+} from "../http/deprecation.ts";
+import { AUTHENTICATED_CACHE_CONTROL, REVALIDATE } from "../http/responses.ts";
+import { ERROR_MESSAGES, ErrorBody, type ErrorCode } from "../schemas/error.ts";
+import {
+  DEFAULT_LIMIT,
+  DEFAULT_MAX_BODY_BYTES,
+  IDEMPOTENCY_KEY,
+  IDEMPOTENCY_KEY_LENGTH,
+  MAX_LIMIT,
+  PET_ID_MAX,
+  REQUEST_ID,
+} from "../schemas/limits.ts";
 import { NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
 import { VERSION } from "../app/version.ts";
 import {
-  errorResponses,
-  type HeaderName,
-  headerRefs,
-  HEADERS,
-  type ParameterName,
-  parameterRef,
-  PARAMETERS,
-  SECURITY_SCHEMES,
-} from "./components.ts";
-import type { ExactJsonObject as Json, ExactJsonValue } from "./schema_to_json.ts";
-import { componentSchemas } from "./schema_to_json.ts";
+  componentSchemas,
+  type ExactJsonObject as Json,
+  type ExactJsonValue,
+} from "./schema_to_json.ts";
+
+function parameter(name: string, where: "query" | "path" | "header", rest: Json): Json {
+  return { name, in: where, required: where === "path", ...rest };
+}
+
+const PARAMETERS = {
+  limit: parameter("limit", "query", {
+    description:
+      `Page size: at most this many pets. Given twice, or not an integer from 1 to ${MAX_LIMIT}, is 400`,
+    schema: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+  }),
+  status: parameter("status", "query", {
+    description: "Only pets with this status (pets created without a status never match)",
+    schema: { $ref: "#/components/schemas/PetStatus" },
+  }),
+  cursor: parameter("cursor", "query", {
+    description:
+      'Opaque position from the `Link: <…>; rel="next"` header of the previous page; keep `limit` and `status` as they were. An altered cursor is 400',
+    schema: { type: "string", minLength: 1 },
+  }),
+  petId: parameter("petId", "path", {
+    description: "Identifier of the pet",
+    schema: { type: "integer", format: "int64", minimum: 1, maximum: PET_ID_MAX },
+  }),
+  idempotencyKey: parameter("Idempotency-Key", "header", {
+    description:
+      "Makes the create safe to retry (IETF draft, as Stripe does it): the same key with the same body returns the original 201 with `Idempotent-Replayed: true`; with a different body, 422. Scoped per API key, kept across restarts",
+    schema: {
+      type: "string",
+      minLength: IDEMPOTENCY_KEY_LENGTH.min,
+      maxLength: IDEMPOTENCY_KEY_LENGTH.max,
+      pattern: IDEMPOTENCY_KEY.source,
+    },
+  }),
+  ifNoneMatch: parameter("If-None-Match", "header", {
+    description:
+      "RFC 9110: the `ETag`s of copies the client holds (a comma-separated list, or `*`; `W/` tags match too). When one matches, the answer is 304 with no body. A 304 does not count against the rate limit",
+    schema: { type: "string" },
+  }),
+  requestId: parameter("X-Request-Id", "header", {
+    description: "Echoed back when it is 1 to 200 characters of `[A-Za-z0-9._:=-]`",
+    schema: { type: "string", pattern: REQUEST_ID.source },
+  }),
+} satisfies Json;
+
+type ParameterName = keyof typeof PARAMETERS;
+
+/** What each `components.headers` entry means; a response's `headers` map names the header. */
+const HEADER_DESCRIPTIONS = {
+  XRequestId: "The request id, as sent or generated; also in the log line",
+  CacheControl: "Authenticated responses depend on the key: no cache may store them",
+  NextLink:
+    'RFC 8288. `<URL>; rel="next"` when more pets follow: the same query plus a `cursor`. Absent on the last page',
+  Location: "URL of the new pet: path-absolute, or absolute on PUBLIC_URL when that is set",
+  IdempotentReplayed:
+    "`true` when this 201 replays the answer to an earlier request with the same Idempotency-Key",
+  Deprecation:
+    "RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds); one fixed value",
+  Sunset: "RFC 8594: when this endpoint stops working (it then answers 410)",
+  SuccessorLink: "RFC 8288: the replacement of this endpoint, `GET /pets`",
+  RetryAfter: "RFC 9110: seconds to wait before retrying",
+  RateLimit:
+    "IETF draft ratelimit-headers: requests left (`r`) and seconds until the window resets (`t`); only with RATE_LIMIT set",
+  RateLimitPolicy:
+    "IETF draft ratelimit-headers: requests allowed (`q`) per window of `w` seconds; only with RATE_LIMIT set",
+  ETag:
+    "RFC 9110: a strong validator of this response, fixed by the pets it holds, whether more follow, and the coding (each coding has its own tag). The same after a restart and on every instance. Send it back in `If-None-Match` to revalidate",
+  CacheControlRevalidate:
+    "A client may keep the response but must revalidate it (`If-None-Match`) before using it; shared caches must not keep it",
+  VaryAcceptEncoding:
+    "The body's coding depends on the request's `Accept-Encoding`; with CORS on, `Origin` is listed too",
+  ContentEncoding:
+    "`br` or `gzip` when the body is over 1 KiB and `Accept-Encoding` allows it (q-values honoured, `br` preferred at an equal q); absent when the body is sent as is",
+  WwwAuthenticate:
+    'RFC 6750: `Bearer realm="animal-store"` when no key was sent, plus `error="invalid_token"` when a key was sent but not accepted',
+};
+
+type HeaderName = keyof typeof HEADER_DESCRIPTIONS;
+
+/** Headers a response may lack; the others are on every response that lists them. */
+const OPTIONAL_HEADERS = [
+  "NextLink",
+  "IdempotentReplayed",
+  "RateLimit",
+  "RateLimitPolicy",
+  "ContentEncoding",
+];
+
+const HEADER_SCHEMAS: Record<HeaderName, [schema: Json, example?: ExactJsonValue]> = {
+  XRequestId: [{ type: "string" }, "req-4f9c1b"],
+  CacheControl: [{ type: "string", enum: [AUTHENTICATED_CACHE_CONTROL] }],
+  NextLink: [
+    { type: "string", pattern: '^<[^>]*>; rel="next"$' },
+    '</v1/pets?limit=20&cursor=MjAu.3LmVTpCgDpW8N0d0>; rel="next"',
+  ],
+  Location: [
+    { type: "string", format: "uri-reference", pattern: "/pets/[1-9][0-9]*$" },
+    "/v1/pets/1",
+  ],
+  IdempotentReplayed: [{ type: "string", enum: ["true"] }],
+  Deprecation: [{ type: "string", pattern: "^@[0-9]+$" }, DEPRECATION_VALUE],
+  Sunset: [{ type: "string", enum: [SUNSET_VALUE] }, SUNSET_VALUE],
+  SuccessorLink: [
+    { type: "string", pattern: `^<[^>]*/pets>; rel="${SUCCESSOR_REL}"$` },
+    `</v1/pets>; rel="${SUCCESSOR_REL}"`,
+  ],
+  RetryAfter: [{ type: "integer", minimum: 0 }, 1],
+  RateLimit: [{ type: "string" }, '"per-key";r=59;t=60'],
+  RateLimitPolicy: [{ type: "string" }, '"per-key";q=60;w=60'],
+  ETag: [{ type: "string", pattern: '^"[\\x21\\x23-\\x7e]*"$' }, '"3f9a0c1d2b4e5f60"'],
+  CacheControlRevalidate: [{ type: "string", enum: [REVALIDATE] }, REVALIDATE],
+  VaryAcceptEncoding: [
+    { type: "string", pattern: "^Accept-Encoding(, Origin)?$" },
+    "Accept-Encoding",
+  ],
+  ContentEncoding: [{ type: "string", enum: ["br", "gzip"] }, "br"],
+  WwwAuthenticate: [
+    { type: "string", enum: [CHALLENGE_NO_KEY, CHALLENGE_INVALID_KEY] },
+    CHALLENGE_NO_KEY,
+  ],
+};
+
+const HEADERS: Json = Object.fromEntries(
+  Object.entries(HEADER_SCHEMAS).map(([name, [schema, example]]) => [name, {
+    description: HEADER_DESCRIPTIONS[name as HeaderName],
+    ...(OPTIONAL_HEADERS.includes(name) ? {} : { required: true }),
+    schema,
+    ...(example === undefined ? {} : { example }),
+  }]),
+);
+
+function headerRefs(names: Readonly<Record<string, HeaderName>>): Json {
+  return Object.fromEntries(
+    Object.entries(names).map(([name, ref]) => [name, { $ref: `#/components/headers/${ref}` }]),
+  );
+}
+
+function parameterRef(name: string): Json {
+  if (!(name in PARAMETERS)) throw new Error(`No parameter ${name} in components.parameters`);
+  return { $ref: `#/components/parameters/${name}` };
+}
+
+const RETRY_AFTER = headerRefs({ "Retry-After": "RetryAfter" });
+const WWW_AUTHENTICATE = headerRefs({ "WWW-Authenticate": "WwwAuthenticate" });
+
+/** docs/api.md's error table: each status's description, and the headers it adds. */
+const STATUSES: Record<number, [description: string, headers?: Json]> = {
+  400: ["The request is not valid"],
+  401: ["The API key is missing, malformed or not accepted", WWW_AUTHENTICATE],
+  404: ["No pet with this id"],
+  409: ["A create with the same Idempotency-Key is still being written; retry later", RETRY_AFTER],
+  410: ["The endpoint is past its sunset date and was removed"],
+  413: [`The body is larger than MAX_BODY_BYTES (${DEFAULT_MAX_BODY_BYTES} by default)`],
+  415: ["The body is not sent as application/json in UTF-8, without a content coding"],
+  422: ["The Idempotency-Key was used before with a different body"],
+  429: ["Over the rate limit of this API key (RATE_LIMIT)", RETRY_AFTER],
+  500: ["An unexpected error; the request id finds it in the log"],
+  503: [
+    "The store did not finish loading within 10 s, cannot reach its database, or the disk refused the write (nothing was saved)",
+    RETRY_AFTER,
+  ],
+};
+
+/** Each code an operation can answer: its status and an example message. */
+const CODES: Partial<Record<ErrorCode, [status: number, message: string]>> = {
+  invalid_body: [400, ERROR_MESSAGES.notJsonObject],
+  validation_failed: [400, ERROR_MESSAGES.invalidNewPet("name is required")],
+  invalid_query: [400, ERROR_MESSAGES.badLimit(MAX_LIMIT, '"0"')],
+  invalid_path: [400, ERROR_MESSAGES.badPetId(PET_ID_MAX, '"abc"')],
+  unauthorized: [401, ERROR_MESSAGES.missingKey],
+  not_found: [404, ERROR_MESSAGES.noPet("42")],
+  idempotency_key_in_flight: [409, ERROR_MESSAGES.keyInFlight],
+  gone: [410, ERROR_MESSAGES.removed(SUNSET_VALUE, "/v1/pets")],
+  payload_too_large: [413, ERROR_MESSAGES.bodyTooLarge(DEFAULT_MAX_BODY_BYTES)],
+  unsupported_media_type: [415, ERROR_MESSAGES.notJson],
+  idempotency_key_reused: [422, ERROR_MESSAGES.keyReused],
+  rate_limited: [429, ERROR_MESSAGES.rateLimited(100, 1)],
+  internal_error: [500, ERROR_MESSAGES.internal],
+  unavailable: [503, ERROR_MESSAGES.loading],
+};
+
+/** The Error responses of these `codes`: one per status, an example per code, with `headers`. */
+function errorResponses(codes: readonly ErrorCode[], headers: Json): Record<string, Json> {
+  const unknown = codes.filter((code) => CODES[code] === undefined);
+  if (unknown.length > 0) throw new Error(`No example for error codes ${unknown.join(", ")}`);
+  // In the table's order, so a status lists its codes the same way whatever the caller's order.
+  const examplesByStatus: Record<string, Json> = {};
+  for (const [code, [status, message]] of Object.entries(CODES)) {
+    if (!codes.includes(code as ErrorCode)) continue;
+    const value = { code, message, status, requestId: "req-4f9c1b" };
+    (examplesByStatus[status] ??= {})[code] = { summary: code, value };
+  }
+  return Object.fromEntries(
+    Object.entries(examplesByStatus).map(([status, examples]) => {
+      const [description, extra] = STATUSES[Number(status)];
+      const schema = { $ref: "#/components/schemas/Error" };
+      return [status, {
+        description,
+        headers: { ...headers, ...extra },
+        content: { "application/json": { schema, examples } },
+      }];
+    }),
+  );
+}
 
 const SCHEMAS = { PetStatus, NewPet, Pet, Pets, Error: ErrorBody };
 
@@ -114,7 +330,13 @@ export function openApiDocument(options: DocumentOptions, operations: readonly O
       schemas: componentSchemas(SCHEMAS),
       parameters: PARAMETERS,
       headers: HEADERS,
-      securitySchemes: SECURITY_SCHEMES,
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "The API key as a bearer token: `Authorization: Bearer <API_KEY>`",
+        },
+      },
     },
   };
 }

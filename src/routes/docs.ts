@@ -3,9 +3,8 @@
  * the single executable); the Content-Security-Policy allows only this origin.
  */
 import type { AppRoute } from "../app/context.ts";
-import { DOCS_HTML } from "../docs/page_html.ts";
+import { DOCS_CSS, DOCS_HTML } from "../docs/page_html.ts";
 import { DOCS_SCRIPT } from "../docs/page_script.ts";
-import { DOCS_CSS } from "../docs/page_style.ts";
 import type { Reply } from "../runtime/contract.ts";
 
 const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; " +

@@ -35,10 +35,7 @@ export interface OutputStream {
 /** `body` as one brotli stream at `quality` (the window is the default, 22). */
 export type BrotliEncoder = (body: Uint8Array, quality: number) => Uint8Array;
 
-/**
- * A path as sent with more segments than this names nothing, on every runtime: Bun's router sees
- * the path as sent only through one route per depth (runtime/bun.ts), so all apply the same cut.
- */
+/** More segments name nothing, on every runtime: Bun's router needs one route per depth. */
 export const MAX_PATH_SEGMENTS = 64;
 
 export interface ServeOptions {
@@ -51,19 +48,14 @@ export interface ServeOptions {
   readonly onWarning?: (message: string) => void;
 }
 
-/** PEM text, checked by the settings. */
 export interface TlsMaterial {
   readonly cert: string;
   readonly key: string;
 }
 
 export interface RunningServer {
-  /** The port bound (the setting may be 0). */
   readonly port: number;
-  /**
-   * Drains: every answer says `Connection: close` (HTTP/2: GOAWAY), the listener closes, a
-   * connection idle for `IDLE_QUIET_MS` is closed; at `graceMs` every connection is closed.
-   */
+  /** Drains (`Connection: close`, listener closed, idle connections closed); all at `graceMs`. */
   shutdown(graceMs: number): Promise<void>;
   /** Serves `tls` to new connections; absent where the runtime cannot (Deno 2.9, Bun 1.4). */
   readonly replaceTls?: (tls: TlsMaterial) => void;

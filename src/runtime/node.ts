@@ -99,7 +99,6 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
   });
 }
 
-/** The app's reply as it is: the adapter writes it. */
 const asIs: Respond<Reply> = (reply) => reply;
 
 function serverError(): Reply {

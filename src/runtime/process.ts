@@ -7,15 +7,11 @@ import { webResponse } from "./contract.ts";
 export const IDLE_QUIET_MS = 500;
 const HOLD_BEFORE_CLOSE_MS = 300;
 
-/** `onSignal` of Bun and Node. */
 export function onProcessSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void) {
   process.on(signal, handler);
 }
 
-/**
- * `output` of Bun and Node: node:process's streams, which write to a pipe without blocking. A
- * failing stream emits `error`, which ends the process unless heard; the callback has the error.
- */
+/** Bun's and Node's streams: a failing one emits `error`, which ends the process unless heard. */
 export function processOutput(name: "stdout" | "stderr"): OutputStream {
   const stream = process[name];
   stream.on("error", () => {});

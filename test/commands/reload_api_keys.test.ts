@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../src/config/config.ts";
-import { reloadApiKeys } from "../../src/commands/reload.ts";
+import { reloadApiKeys } from "../../src/commands/serve.ts";
 import { keyDigest, KeyRing } from "../../src/http/auth.ts";
 import { createMemoryLogger } from "../support/memory_logger.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { copyFileSync, writeFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { loadConfig } from "../../src/config/config.ts";
-import { reloadTls } from "../../src/commands/reload.ts";
+import { reloadTls } from "../../src/commands/serve.ts";
 import { createMemoryLogger } from "../support/memory_logger.ts";
 import type { TlsMaterial } from "../../src/runtime/contract.ts";
 import { temporaryDirectory } from "../support/server_process.ts";
