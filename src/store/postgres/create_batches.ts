@@ -29,7 +29,8 @@ import {
   type PendingCreate,
   petJson,
 } from "../store.ts";
-import { CommitUnconfirmedError, type Database, type Queryable } from "./database.ts";
+import { errorCodeOf } from "../../observe/error_code.ts";
+import type { Database, Queryable } from "./database.ts";
 import { TIMELINE_ID_SPAN } from "./failover.ts";
 import { type PetRow, storedPetOf } from "./schema.ts";
 
@@ -124,7 +125,7 @@ export class CreateBatches {
   #commit(batch: readonly PendingCreate[], deadline: number | undefined): Promise<CreateOutcome[]> {
     if (batch.every((create) => create.claim === undefined)) {
       return insertWithIds(
-        { query: (text, values) => this.#database.commitStatement(text, values ?? [], deadline) },
+        { query: (text, values) => this.#database.query(text, values, deadline, true) },
         batch,
       );
     }
@@ -142,7 +143,7 @@ export class CreateBatches {
     const outcomes = await this.#commit(batch, batch[0].deadline).catch((error) => {
       failed = true;
       this.#onFailure(error);
-      const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
+      const outcome: CreateOutcome = errorCodeOf(error) === "COMMIT_UNCONFIRMED"
         ? {
           kind: "unavailable",
           reason: "the database connection was lost before the commit was confirmed",

@@ -25,12 +25,10 @@ const IDLE_TIMEOUT_MS = 60_000;
 /** The pool or one transaction's connection; int8 and numeric columns arrive as decimal text. */
 export type Queryable = { query<Row>(text: string, values?: Values): Promise<Row[]> };
 
-/** COMMIT was sent but its answer never came: the transaction may have committed. */
-export class CommitUnconfirmedError extends Error {
-  readonly code = "COMMIT_UNCONFIRMED";
-}
-
-/** A failure with a code of its own (DEADLINE_MISSED, CONNECTION_LOST, NOT_PRIMARY). */
+/**
+ * A failure with a code of its own: DEADLINE_MISSED, CONNECTION_LOST, NOT_PRIMARY, or
+ * COMMIT_UNCONFIRMED (COMMIT was sent but its answer never came: it may have committed).
+ */
 export class CodedError extends Error {
   constructor(readonly code: string, message: string, options?: ErrorOptions) {
     super(message, options);
@@ -103,30 +101,20 @@ export class Database implements Queryable {
     return this.#deadlineMs === undefined ? undefined : performance.now() + this.#deadlineMs;
   }
 
-  query<Row>(text: string, values?: Values, deadline = this.deadline()): Promise<Row[]> {
-    return this.#withConnection(
-      deadline,
-      { committing: false },
-      (connection) => connection.query<Row>(text, values),
-    );
-  }
-
-  /** One statement that is a transaction by itself: an answer lost once it is sent may commit. */
-  commitStatement<Row>(text: string, values: Values, deadline = this.deadline()): Promise<Row[]> {
-    const state = { committing: false };
-    return this.#withConnection(deadline, state, (connection) => {
-      state.committing = true;
+  /** `commits`: the statement is a transaction by itself, so an answer lost once sent may commit. */
+  query<Row>(text: string, values?: Values, deadline = this.deadline(), commits = false) {
+    return this.#withConnection(deadline, (connection, state) => {
+      state.committing = commits;
       return connection.query<Row>(text, values);
     });
   }
 
-  /** Rejects with CommitUnconfirmedError when COMMIT's answer was lost; else nothing committed. */
+  /** Rejects with COMMIT_UNCONFIRMED when COMMIT's answer was lost; else nothing committed. */
   transaction<T>(
     work: (tx: Queryable) => Promise<T>,
     options: { readonly begin?: string; readonly deadline?: number } = {},
   ): Promise<T> {
-    const state = { committing: false };
-    return this.#withConnection(options.deadline ?? this.deadline(), state, async (tx) => {
+    return this.#withConnection(options.deadline ?? this.deadline(), async (tx, state) => {
       await tx.query(options.begin ?? "BEGIN");
       const result = await work(tx).catch(async (error) => {
         // If the ROLLBACK fails too, the connection is not idle and is discarded below.
@@ -148,9 +136,9 @@ export class Database implements Queryable {
 
   async #withConnection<T>(
     deadline: number | undefined,
-    state: { committing: boolean },
-    work: (connection: Queryable) => Promise<T>,
+    work: (connection: Queryable, state: { committing: boolean }) => Promise<T>,
   ): Promise<T> {
+    const state = { committing: false };
     let client: pg.PoolClient | undefined;
     let broken = false;
     let expired = false;
@@ -162,7 +150,7 @@ export class Database implements Queryable {
         if (client !== undefined) discard(client);
         reject(
           state.committing
-            ? new CommitUnconfirmedError("no answer to the commit before the deadline")
+            ? new CodedError("COMMIT_UNCONFIRMED", "no answer to the commit before the deadline")
             : new CodedError("DEADLINE_MISSED", "the database did not answer before the deadline"),
         );
       }, Math.max(0, deadline - performance.now()));
@@ -186,9 +174,8 @@ export class Database implements Queryable {
             return (await client!.query({ text, values: values as unknown[], name })).rows as Row[];
           } catch (error) {
             if (state.committing && !hasSqlState(error)) {
-              throw new CommitUnconfirmedError("the connection broke during the commit", {
-                cause: error,
-              });
+              const message = "the connection broke during the commit";
+              throw new CodedError("COMMIT_UNCONFIRMED", message, { cause: error });
             }
             throw asConnectionLost(error);
           }
@@ -202,7 +189,7 @@ export class Database implements Queryable {
           });
           this.#checked.add(client);
         }
-        return await work(connection);
+        return await work(connection, state);
       } finally {
         this.#inUse.delete(client);
         client.off("error", markBroken);
