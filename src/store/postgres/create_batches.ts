@@ -44,7 +44,7 @@ const MAX_BATCH = 256;
 type QueuedCreate = PendingCreate & { readonly deadline: number | undefined };
 
 export class CreateBatches {
-  readonly #database: Database;
+  readonly #db: Database;
   readonly #onFailure: (error: unknown) => void;
   readonly #onCreated: (firstId: number, lastId: number) => void;
   readonly #commits: GroupCommit<QueuedCreate>;
@@ -60,7 +60,7 @@ export class CreateBatches {
     onFailure: (error: unknown) => void,
     onCreated: (firstId: number, lastId: number) => void = () => {},
   ) {
-    this.#database = database;
+    this.#db = database;
     this.#onFailure = onFailure;
     this.#onCreated = onCreated;
     this.#commits = new GroupCommit({
@@ -78,7 +78,7 @@ export class CreateBatches {
       this.#keysInFlight.add(id);
     }
     return new Promise((resolve) => {
-      this.#commits.add({ pet, claim, resolve, deadline: this.#database.deadline() });
+      this.#commits.add({ pet, claim, resolve, deadline: this.#db.deadline() });
       this.#armExpiry();
     });
   }
@@ -121,17 +121,6 @@ export class CreateBatches {
     create.resolve(outcome);
   }
 
-  /** Without keys, one statement; with keys, BEGIN, their locks, their lookup, it, COMMIT. */
-  #commit(batch: readonly PendingCreate[], deadline: number | undefined): Promise<CreateOutcome[]> {
-    if (batch.every((create) => create.claim === undefined)) {
-      return insertWithIds(
-        { query: (text, values) => this.#database.query(text, values, deadline, true) },
-        batch,
-      );
-    }
-    return this.#database.transaction((tx) => writeKeyedBatch(tx, batch), { deadline });
-  }
-
   async #commitBatch(batch: QueuedCreate[]): Promise<Committed> {
     // The timer was for the head that left: now for the new head, or none (none holds a close).
     clearTimeout(this.#expiry);
@@ -140,7 +129,15 @@ export class CreateBatches {
     this.#committing = true;
     const started = performance.now();
     let failed = false;
-    const outcomes = await this.#commit(batch, batch[0].deadline).catch((error) => {
+    // Without keys, one statement; with keys, BEGIN, their locks, their lookup, it, COMMIT.
+    const deadline = batch[0].deadline;
+    const writing = batch.every((create) => create.claim === undefined)
+      ? insertWithIds(
+        { query: (text, values) => this.#db.query(text, values, deadline, true) },
+        batch,
+      )
+      : this.#db.transaction((tx) => writeKeyedBatch(tx, batch), { deadline });
+    const outcomes = await writing.catch((error) => {
       failed = true;
       this.#onFailure(error);
       const outcome: CreateOutcome = errorCodeOf(error) === "COMMIT_UNCONFIRMED"

@@ -26,25 +26,13 @@ const IDLE_TIMEOUT_MS = 60_000;
 export type Queryable = { query<Row>(text: string, values?: Values): Promise<Row[]> };
 
 /**
- * A failure with a code of its own: DEADLINE_MISSED, CONNECTION_LOST, NOT_PRIMARY, or
+ * A failure with a code of its own: DEADLINE_MISSED, NOT_PRIMARY, or
  * COMMIT_UNCONFIRMED (COMMIT was sent but its answer never came: it may have committed).
  */
 export class CodedError extends Error {
   constructor(readonly code: string, message: string, options?: ErrorOptions) {
     super(message, options);
   }
-}
-
-/** node-postgres's own messages for a connection that broke or was never made (they have no code). */
-const CONNECTION_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed)/;
-
-function asConnectionLost(error: unknown): unknown {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (code !== undefined || typeof message !== "string") return error;
-  return CONNECTION_MESSAGES.test(message)
-    ? new CodedError("CONNECTION_LOST", message, { cause: error })
-    : error;
 }
 
 /** Lazily: the first query connects. `deadline: false` for the long `import` and `backup`. */
@@ -92,7 +80,7 @@ export class Database implements Queryable {
       application_name: this.#applicationName,
       ...(timeout === 0 ? {} : { statement_timeout: timeout }),
     });
-    pool.on("error", (error) => this.#options.onIdleConnectionLost?.(asConnectionLost(error)));
+    pool.on("error", (error) => this.#options.onIdleConnectionLost?.(error));
     return pool;
   }
 
@@ -156,9 +144,7 @@ export class Database implements Queryable {
       }, Math.max(0, deadline - performance.now()));
     });
     const run = async () => {
-      client = await this.#pool.connect().catch((error) => {
-        throw asConnectionLost(error);
-      });
+      client = await this.#pool.connect();
       if (expired) {
         client.release(); // the caller has gone; the connection was never used
         return undefined as T;
@@ -168,17 +154,15 @@ export class Database implements Queryable {
       const check = this.#checked.has(client) ? undefined : this.#options.checkConnection;
       const connection: Queryable = {
         query: async <Row>(text: string, values?: Values) => {
-          try {
-            // The types say mutable: node-postgres only reads the values.
-            const name = values === undefined ? undefined : statementName(text);
-            return (await client!.query({ text, values: values as unknown[], name })).rows as Row[];
-          } catch (error) {
-            if (state.committing && !hasSqlState(error)) {
+          // The types say mutable: node-postgres only reads the values.
+          const name = values === undefined ? undefined : statementName(text);
+          const result = await client!.query({ text, values: values as unknown[], name })
+            .catch((error) => {
+              if (!state.committing || hasSqlState(error)) throw error;
               const message = "the connection broke during the commit";
               throw new CodedError("COMMIT_UNCONFIRMED", message, { cause: error });
-            }
-            throw asConnectionLost(error);
-          }
+            });
+          return result.rows as Row[];
         },
       };
       try {
@@ -316,8 +300,12 @@ function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
 /** A connection gone or not made: the sockets' codes and ours. */
 const CONNECTION_CODES = new Set(
   "ECONNREFUSED ECONNRESET EPIPE ETIMEDOUT EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN".split(" ")
-    .concat(["CONNECTION_LOST", "DEADLINE_MISSED", "COMMIT_UNCONFIRMED", "NOT_PRIMARY"]),
+    .concat(["DEADLINE_MISSED", "COMMIT_UNCONFIRMED", "NOT_PRIMARY"]),
 );
+
+/** node-postgres's own messages for a connection that broke or was never made (they have no code). */
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed)/;
 
 /** No retry cures these. */
 const FATAL_AT_START: Record<string, string> = {
@@ -332,8 +320,9 @@ const FATAL_AT_START: Record<string, string> = {
  * is a standby now or read-only (25006): given up as if lost, so the store looks for the primary.
  */
 export function isConnectionLost(error: unknown): boolean {
-  const code = errorCodeOf(error);
-  return CONNECTION_CODES.has(code) || /^(08[0-9A-Z]{3}|57P0[123]|25006)$/.test(code);
+  const code = errorCodeOf(error); // the message when there is no code
+  return CONNECTION_CODES.has(code) || /^(08[0-9A-Z]{3}|57P0[123]|25006)$/.test(code) ||
+    CONNECTION_MESSAGES.test(code);
 }
 
 /** May pass by itself: a lost connection, classes 40 (serialization, deadlock), 53, 57. */

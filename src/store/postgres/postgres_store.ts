@@ -31,11 +31,11 @@ import {
 } from "./database.ts";
 import {
   AcknowledgedIds,
+  type Candidate,
   checkPrimary,
   describeIds,
   describeRole,
   enterTimeline,
-  type FoundPrimary,
   type HostAnswer,
   missingIds,
   PrimaryFinder,
@@ -108,28 +108,9 @@ class PostgresStore implements PetStore {
     for (let attempt = 0;; attempt++) {
       let wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
       try {
-        const { primary, answers } = await this.#finder.find();
-        if (primary === undefined) {
-          // Said as waiting: the line tells where the service listens meanwhile.
-          this.#reportHosts(answers, this.#log.onWaiting);
-          const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
-          if (errors.length === answers.length) {
-            throw errors.find((error) => fatalStartReason(error) !== undefined) ?? errors[0];
-          }
-          // Only standbys answer (each named once): look again soon, a promotion is awaited.
-          wait = LOST_PROBE_INTERVAL_MS;
-        } else {
-          this.#use(primary);
-          const applied = await migrate(this.#db!);
-          if (applied.length > 0) {
-            this.#log.onInfo(`Database schema migrated to version ${applied.at(-1)}`);
-          }
-          this.#schemaReady = true;
-          await this.#checkNewConnection(this.#db!);
-          this.#available = true;
-          await this.#reportSynchronousStandbys();
-          break;
-        }
+        // Said as waiting: the line tells where the service listens meanwhile.
+        if (await this.#reconnect(this.#log.onWaiting)) break;
+        wait = LOST_PROBE_INTERVAL_MS; // only standbys answer: a promotion is awaited
       } catch (error) {
         const fatal = fatalStartReason(error);
         if (fatal !== undefined) {
@@ -149,7 +130,38 @@ class PostgresStore implements PetStore {
     this.#scheduleProbe();
   }
 
-  #use(primary: FoundPrimary): void {
+  /**
+   * Finds the primary and moves to it, the schema migrated at the first; false while none answers
+   * as one (each standby named once); throws when every host failed.
+   */
+  async #reconnect(log: (message: string) => void): Promise<boolean> {
+    const { primary, answers } = await this.#finder.find();
+    if (primary === undefined) {
+      this.#reportHosts(answers, log);
+      const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
+      if (errors.length < answers.length) return false;
+      throw errors.find((error) => fatalStartReason(error) !== undefined) ?? errors[0];
+    }
+    if (this.#closing !== undefined) return false;
+    const moved = this.#host !== undefined && primary.host.url !== this.#host.url;
+    this.#use(primary);
+    if (moved) this.#log.onWarning(`Database primary is now ${primary.host.name}`);
+    const first = !this.#schemaReady;
+    if (first) {
+      const applied = await migrate(this.#db!);
+      if (applied.length > 0) {
+        this.#log.onInfo(`Database schema migrated to version ${applied.at(-1)}`);
+      }
+      this.#schemaReady = true;
+    }
+    await this.#checkNewConnection(this.#db!);
+    this.#available = true;
+    if (!first) this.#log.onWarning("Database reachable again");
+    if (first || moved) await this.#reportSynchronousStandbys();
+    return true;
+  }
+
+  #use(primary: Candidate): void {
     this.#warnedHosts.delete(primary.host.name); // named again if it is ever a standby
     if (this.#db !== undefined && this.#host?.url === primary.host.url) return;
     this.#host = primary.host;
@@ -169,7 +181,7 @@ class PostgresStore implements PetStore {
   }
 
   /** Logs each host that answered as a standby (or read-only), once until it is a primary. */
-  #reportHosts(answers: readonly HostAnswer[], log = this.#log.onWarning): void {
+  #reportHosts(answers: readonly HostAnswer[], log: (message: string) => void): void {
     for (const answer of answers) {
       if (!("role" in answer) || answer.role === "primary") continue;
       const { host, role } = answer;
@@ -380,20 +392,8 @@ class PostgresStore implements PetStore {
 
   async #checkConnection(): Promise<void> {
     try {
-      if (this.#available) {
-        await checkPrimary(this.#db!, this.#host!, this.#finder.target);
-        return;
-      }
-      const { primary, answers } = await this.#finder.find();
-      if (primary === undefined) this.#reportHosts(answers);
-      if (primary === undefined || this.#closing !== undefined) return;
-      const moved = primary.host.url !== this.#host!.url;
-      this.#use(primary);
-      if (moved) this.#log.onWarning(`Database primary is now ${primary.host.name}`);
-      await this.#checkNewConnection(this.#db!);
-      this.#available = true;
-      this.#log.onWarning("Database reachable again");
-      if (moved) await this.#reportSynchronousStandbys();
+      if (this.#available) await checkPrimary(this.#db!, this.#host!, this.#finder.target);
+      else await this.#reconnect(this.#log.onWarning);
     } catch (error) {
       this.#failed(error);
     }
