@@ -7,17 +7,13 @@ import { join } from "node:path";
 import type { DatabaseConfig } from "../config/config.ts";
 import { errorCodeOf } from "../observe/error_code.ts";
 import { CheckedBackup } from "../store/catalogue/backup_check.ts";
-import { encodePetRecord, maxRecordBytes, petRecord } from "../store/catalogue/line_format.ts";
+import { encodePetRecords, maxRecordBytes, petRecord } from "../store/catalogue/line_format.ts";
 import { type ByteSink, fileSource, readRecords } from "../store/catalogue/read_records.ts";
 import { type DataFile, nodeFileLayer } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { acquireLock } from "../store/jsonl/lock.ts";
-import {
-  type Database,
-  describeDatabaseError,
-  type Queryable,
-} from "../store/postgres/database.ts";
-import { connectPrimaryOnce } from "../store/postgres/failover.ts";
+import { describeDatabaseError, type Queryable } from "../store/postgres/database.ts";
+import { withPrimary } from "../store/postgres/failover.ts";
 import {
   insertPets,
   migrate,
@@ -25,62 +21,54 @@ import {
   petOf,
   type PetRow,
 } from "../store/postgres/schema.ts";
-import { emptyStatusCounts } from "../store/store.ts";
+import { emptyStatusCounts, type IdempotencyClaim } from "../store/store.ts";
 import { copyWarnings, type ToolResult } from "./report.ts";
 
 /** Rows per page or INSERT: fast, with memory flat and within one statement's parameters. */
 const ROWS_PER_STATEMENT = 5000;
 
-type ExportRow = PetRow & Record<`idempotency_${"scope" | "key" | "digest"}`, string | null>;
+/** The key's three columns are null together (the table's CHECK). */
+type ExportRow = PetRow & (IdempotencyClaim | { key: null });
 
 /**
  * `backup` with DATABASE_URL, from one REPEATABLE READ, READ ONLY snapshot (every pet answered 201
  * before it began, nothing half-made, no writer blocked), in keyset pages.
  */
-export async function exportDatabase(options: {
-  database: DatabaseConfig;
-  sink: ByteSink;
-}): Promise<ToolResult> {
-  let db: Database | undefined;
+export async function exportDatabase(
+  database: DatabaseConfig,
+  sink: ByteSink,
+): Promise<ToolResult> {
+  const config = { ...database, poolSize: 1 };
   try {
-    db = await connectPrimaryOnce(options.database, "animal-store backup", 1);
-    return await db.transaction(async (tx) => {
-      const backup = new CheckedBackup(options.sink);
-      await backup.begin();
-      const byStatus = emptyStatusCounts();
-      let pets = 0;
-      let lastId = "0";
-      for (;;) {
-        const rows = await tx.query<ExportRow>(
-          `SELECT id, name, category_id, status,
-                  idempotency_scope, idempotency_key, idempotency_digest
-           FROM pets WHERE id > $1::bigint ORDER BY id LIMIT $2`,
-          [lastId, ROWS_PER_STATEMENT],
-        );
-        if (rows.length === 0) break;
-        const records = rows.map((row) => {
-          const claim = row.idempotency_key === null ? undefined : {
-            scope: row.idempotency_scope ?? "",
-            key: row.idempotency_key,
-            digest: row.idempotency_digest ?? "",
-          };
-          byStatus[row.status ?? "none"]++;
-          return petRecord(Number(row.id), petOf(row), claim);
-        });
-        const page = new Uint8Array(records.reduce((sum, r) => sum + maxRecordBytes(r), 0));
-        let end = 0;
-        for (const record of records) end = encodePetRecord(record, page, end).end;
-        await backup.write(page.subarray(0, end));
-        pets += rows.length;
-        lastId = rows[rows.length - 1].id;
-      }
-      await backup.end(pets);
-      return { ok: true as const, pets, byStatus };
-    }, { begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" });
+    return await withPrimary(config, "animal-store backup", (db) =>
+      db.transaction(async (tx) => {
+        const backup = new CheckedBackup(sink);
+        await backup.begin();
+        const byStatus = emptyStatusCounts();
+        let pets = 0;
+        let lastId = "0";
+        for (;;) {
+          const rows = await tx.query<ExportRow>(
+            `SELECT id, name, category_id, status, idempotency_scope AS scope,
+               idempotency_key AS key, idempotency_digest AS digest
+             FROM pets WHERE id > $1::bigint ORDER BY id LIMIT $2`,
+            [lastId, ROWS_PER_STATEMENT],
+          );
+          if (rows.length === 0) break;
+          const records = rows.map((row) => {
+            byStatus[row.status ?? "none"]++;
+            return petRecord(Number(row.id), petOf(row), row.key === null ? undefined : row);
+          });
+          const page = new Uint8Array(records.reduce((sum, r) => sum + maxRecordBytes(r), 0));
+          await backup.write(page.subarray(0, encodePetRecords(records, page, 0).end));
+          pets += rows.length;
+          lastId = rows[rows.length - 1].id;
+        }
+        await backup.end(pets);
+        return { ok: true as const, pets, byStatus };
+      }, { begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" }));
   } catch (error) {
     return { ok: false, reason: `database: ${describeDatabaseError(error)}` };
-  } finally {
-    await db?.end();
   }
 }
 
@@ -106,15 +94,15 @@ export async function importJsonlFile(options: {
   const lock = backup === undefined ? await acquireLock(dataDir) : undefined;
   if (lock !== undefined && "refused" in lock) return { ok: false, reason: lock.refused };
   let file: DataFile | undefined;
-  let db: Database | undefined;
   try {
     file = await nodeFileLayer.open(path, "r").catch((error) => {
       throw new Refused(`cannot read ${path}: ${errorCodeOf(error)}`);
     });
     // No deadline on the whole import (the statement timeout still bounds each statement).
-    db = await connectPrimaryOnce(database, "animal-store import");
-    await migrate(db);
-    const result = await db.transaction((tx) => copyRecords(tx, file!, path, backup !== undefined));
+    const result = await withPrimary(database, "animal-store import", async (db) => {
+      await migrate(db);
+      return await db.transaction((tx) => copyRecords(tx, file!, path, backup !== undefined));
+    });
     copyWarnings("import", path, result, backup !== undefined).forEach(onWarning);
     return result;
   } catch (error) {
@@ -123,7 +111,6 @@ export async function importJsonlFile(options: {
       : `database: ${describeDatabaseError(error)}`;
     return { ok: false, reason: `${why}; nothing imported` };
   } finally {
-    await db?.end();
     await file?.close();
     await lock?.release();
   }

@@ -52,7 +52,6 @@ export class CreateBatches {
   #expiry: ReturnType<typeof setTimeout> | undefined;
   /** Keys queued or being written by this instance (other instances: the advisory lock). */
   readonly #keysInFlight = new Set<string>();
-  #committing = false;
 
   /** `onCreated` hears of each committed batch's (consecutive) new ids before their 201s. */
   constructor(
@@ -81,11 +80,6 @@ export class CreateBatches {
       this.#commits.add({ pet, claim, resolve, deadline: this.#db.deadline() });
       this.#armExpiry();
     });
-  }
-
-  /** For the pool's metric: 0 or 1. */
-  get connectionsInUse(): number {
-    return this.#committing ? 1 : 0;
   }
 
   idle(): Promise<void> {
@@ -126,7 +120,6 @@ export class CreateBatches {
     clearTimeout(this.#expiry);
     this.#expiry = undefined;
     this.#armExpiry();
-    this.#committing = true;
     const started = performance.now();
     let failed = false;
     // Without keys, one statement; with keys, BEGIN, their locks, their lookup, it, COMMIT.
@@ -149,7 +142,6 @@ export class CreateBatches {
         : { kind: "unavailable", reason: "the database did not commit the transaction" };
       return batch.map(() => outcome);
     });
-    this.#committing = false;
     // The transaction's time counts its wait for the counter's lock.
     const committed = failed
       ? undefined

@@ -84,6 +84,11 @@ export class Database implements Queryable {
     return pool;
   }
 
+  /** Checked out now, for the pool's metric. */
+  get connectionsInUse(): number {
+    return this.#inUse.size;
+  }
+
   /** A `performance.now()` time, or undefined for none. */
   deadline(): number | undefined {
     return this.#deadlineMs === undefined ? undefined : performance.now() + this.#deadlineMs;

@@ -118,15 +118,20 @@ export class PrimaryFinder {
   }
 }
 
-/** A connection to the primary, with no deadline, for a command that connects once. */
-export async function connectPrimaryOnce(
+/** `work` on the primary with no deadline, for a command that connects once; ended after. */
+export async function withPrimary<T>(
   config: DatabaseConfig,
   applicationName: string,
-  poolSize = config.poolSize,
-): Promise<Database> {
+  work: (db: Database) => Promise<T>,
+): Promise<T> {
   const { primary, answers } = await new PrimaryFinder(config).find();
   if (primary !== undefined) {
-    return new Database({ ...primary.config, poolSize }, applicationName, { deadline: false });
+    const db = new Database(primary.config, applicationName, { deadline: false });
+    try {
+      return await work(db);
+    } finally {
+      await db.end();
+    }
   }
   const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
   if (errors.length === answers.length) throw errors[0];

@@ -92,7 +92,6 @@ class PostgresStore implements PetStore {
   #timeline: number | undefined;
   #enteringTimeline: Promise<void> | undefined;
   readonly #acknowledged = new AcknowledgedIds();
-  #readsInFlight = 0;
   #queryErrors = 0;
   #lostInFailover = 0;
 
@@ -326,8 +325,7 @@ class PostgresStore implements PetStore {
     registry.onScrape(() => lost.mirror(this.#lostInFailover));
     registry.onScrape(async () => {
       // Taken before this scrape's own query, so it counts the traffic only.
-      const busy = this.#readsInFlight + this.#creates!.connectionsInUse;
-      inUse.set(Math.min(busy, this.#config.poolSize));
+      inUse.set(Math.min(this.#db!.connectionsInUse, this.#config.poolSize));
       try {
         const rows = await this.#read(() =>
           this.#db!.query<{ status: PetStatus | null; count: string }>(
@@ -356,15 +354,12 @@ class PostgresStore implements PetStore {
   /** Runs a read; a passing database failure becomes StoreUnavailableError (503). */
   async #read<T>(query: () => Promise<T>): Promise<T> {
     if (!this.#available) throw new StoreUnavailableError("the database is not reachable");
-    this.#readsInFlight++;
     try {
       return await query();
     } catch (error) {
       this.#failed(error);
       if (!isTransientDatabaseError(error)) throw error;
       throw new StoreUnavailableError(describeDatabaseError(error), { cause: error });
-    } finally {
-      this.#readsInFlight--;
     }
   }
 
