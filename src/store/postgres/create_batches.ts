@@ -57,7 +57,7 @@ export class CreateBatches {
   constructor(
     database: Database,
     onFailure: (error: unknown) => void,
-    onCreated: (firstId: number, lastId: number) => void = () => {},
+    onCreated: (firstId: number, lastId: number) => void,
   ) {
     this.#db = database;
     this.#onFailure = onFailure;

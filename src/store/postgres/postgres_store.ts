@@ -31,7 +31,6 @@ import {
 } from "./database.ts";
 import {
   AcknowledgedIds,
-  type Candidate,
   checkPrimary,
   describeIds,
   describeRole,
@@ -142,9 +141,23 @@ class PostgresStore implements PetStore {
       throw errors.find((error) => fatalStartReason(error) !== undefined) ?? errors[0];
     }
     if (this.#closing !== undefined) return false;
+    this.#warnedHosts.delete(primary.host.name); // named again if it is ever a standby
     const moved = this.#host !== undefined && primary.host.url !== this.#host.url;
-    this.#use(primary);
-    if (moved) this.#log.onWarning(`Database primary is now ${primary.host.name}`);
+    this.#host = primary.host;
+    if (this.#db === undefined) {
+      this.#db = new Database(primary.config, "animal-store", {
+        onIdleConnectionLost: (error) => this.#lost(error),
+        checkConnection: (connection) => this.#checkNewConnection(connection),
+      });
+      this.#creates = new CreateBatches(
+        this.#db,
+        (error) => this.#failed(error),
+        (firstId, lastId) => this.#acknowledged.add(firstId, lastId),
+      );
+    } else if (moved) {
+      this.#db.switchTo(primary.config);
+      this.#log.onWarning(`Database primary is now ${primary.host.name}`);
+    }
     const first = !this.#schemaReady;
     if (first) {
       const applied = await migrate(this.#db!);
@@ -158,25 +171,6 @@ class PostgresStore implements PetStore {
     if (!first) this.#log.onWarning("Database reachable again");
     if (first || moved) await this.#reportSynchronousStandbys();
     return true;
-  }
-
-  #use(primary: Candidate): void {
-    this.#warnedHosts.delete(primary.host.name); // named again if it is ever a standby
-    if (this.#db !== undefined && this.#host?.url === primary.host.url) return;
-    this.#host = primary.host;
-    if (this.#db === undefined) {
-      this.#db = new Database(primary.config, "animal-store", {
-        onIdleConnectionLost: (error) => this.#lost(error),
-        checkConnection: (connection) => this.#checkNewConnection(connection),
-      });
-      this.#creates = new CreateBatches(
-        this.#db,
-        (error) => this.#failed(error),
-        (firstId, lastId) => this.#acknowledged.add(firstId, lastId),
-      );
-    } else {
-      this.#db.switchTo(primary.config);
-    }
   }
 
   /** Logs each host that answered as a standby (or read-only), once until it is a primary. */
