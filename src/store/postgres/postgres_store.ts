@@ -106,8 +106,7 @@ class PostgresStore implements PetStore {
     for (let attempt = 0;; attempt++) {
       let wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
       try {
-        // Said as waiting: the line tells where the service listens meanwhile.
-        if (await this.#reconnect(this.#log.onWaiting)) break;
+        if (await this.#reconnect(true)) break;
         wait = LOST_PROBE_INTERVAL_MS; // only standbys answer: a promotion is awaited
       } catch (error) {
         const fatal = fatalStartReason(error);
@@ -129,13 +128,14 @@ class PostgresStore implements PetStore {
   }
 
   /**
-   * Finds the primary and moves to it, the schema migrated at the first; false while none answers
-   * as one (each standby named once); throws when every host failed.
+   * Finds the primary and moves to it, the schema migrated once; false while none answers as one
+   * (each standby named once); throws when every host failed.
    */
-  async #reconnect(log: (message: string) => void): Promise<boolean> {
+  async #reconnect(starting: boolean): Promise<boolean> {
     const { primary, answers } = await this.#finder.find();
     if (primary === undefined) {
-      this.#reportHosts(answers, log);
+      // Said as waiting at start: the line tells where the service listens meanwhile.
+      this.#reportHosts(answers, starting ? this.#log.onWaiting : this.#log.onWarning);
       const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
       if (errors.length < answers.length) return false;
       throw errors.find((error) => fatalStartReason(error) !== undefined) ?? errors[0];
@@ -158,8 +158,7 @@ class PostgresStore implements PetStore {
       this.#db.switchTo(primary.config);
       this.#log.onWarning(`Database primary is now ${primary.host.name}`);
     }
-    const first = !this.#schemaReady;
-    if (first) {
+    if (!this.#schemaReady) {
       const applied = await migrate(this.#db!);
       if (applied.length > 0) {
         this.#log.onInfo(`Database schema migrated to version ${applied.at(-1)}`);
@@ -168,8 +167,8 @@ class PostgresStore implements PetStore {
     }
     await this.#checkNewConnection(this.#db!);
     this.#available = true;
-    if (!first) this.#log.onWarning("Database reachable again");
-    if (first || moved) await this.#reportSynchronousStandbys();
+    if (!starting) this.#log.onWarning("Database reachable again");
+    if (starting || moved) await this.#reportSynchronousStandbys();
     return true;
   }
 
@@ -382,7 +381,7 @@ class PostgresStore implements PetStore {
   async #checkConnection(): Promise<void> {
     try {
       if (this.#available) await checkPrimary(this.#db!, this.#host!, this.#finder.target);
-      else await this.#reconnect(this.#log.onWarning);
+      else await this.#reconnect(false);
     } catch (error) {
       this.#failed(error);
     }
