@@ -55,7 +55,7 @@ export async function backupCatalogue(
 async function copyCatalogue(config: Config, sink: ByteSink): Promise<ToolResult> {
   if (config.database === undefined) return await backupDataFile({ dataDir: config.dataDir, sink });
   const { exportDatabase } = await import("./postgres_copy.ts");
-  return await exportDatabase({ database: config.database, sink });
+  return await exportDatabase(config.database, sink);
 }
 
 /** Copies the data file's acknowledged records to `sink` (module comment); hooks for tests. */

@@ -9,7 +9,6 @@ import { errorCodeOf } from "../observe/error_code.ts";
 import { type ByteSource, fileSource } from "../store/catalogue/read_records.ts";
 import { openIfExists } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
-import { emptyStatusCounts } from "../store/store.ts";
 import { type RecordReport, verifySource } from "./report.ts";
 
 /** The report of a data directory's file, or of the backup at `path` (`-`: stdin); or why not. */
@@ -27,21 +26,15 @@ export async function verifyCatalogue(
 export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
   const path = join(dataDir, DATA_FILE);
   const file = await openIfExists(path, "r");
-  if (file === undefined) {
-    return {
-      file: path,
-      kind: "data file",
-      pets: 0,
-      byStatus: emptyStatusCounts(),
-      damagedLines: 0,
-    };
-  }
   try {
-    return await verifySource(fileSource(file), { name: path, kind: "data file" });
+    const source = file === undefined ? EMPTY : fileSource(file);
+    return await verifySource(source, { name: path, kind: "data file" });
   } finally {
-    await file.close();
+    await file?.close();
   }
 }
+
+const EMPTY: ByteSource = { read: () => Promise.resolve(0) };
 
 /** Calls `read` with the backup at `path` and the name messages give it (`stdin` for `-`). */
 export async function readBackupAt<T>(

@@ -29,7 +29,8 @@ import {
   type PendingCreate,
   petJson,
 } from "../store.ts";
-import { CommitUnconfirmedError, type Database, type Queryable } from "./database.ts";
+import { errorCodeOf } from "../../observe/error_code.ts";
+import type { Database, Queryable } from "./database.ts";
 import { TIMELINE_ID_SPAN } from "./failover.ts";
 import { type PetRow, storedPetOf } from "./schema.ts";
 
@@ -43,7 +44,7 @@ const MAX_BATCH = 256;
 type QueuedCreate = PendingCreate & { readonly deadline: number | undefined };
 
 export class CreateBatches {
-  readonly #database: Database;
+  readonly #db: Database;
   readonly #onFailure: (error: unknown) => void;
   readonly #onCreated: (firstId: number, lastId: number) => void;
   readonly #commits: GroupCommit<QueuedCreate>;
@@ -51,15 +52,14 @@ export class CreateBatches {
   #expiry: ReturnType<typeof setTimeout> | undefined;
   /** Keys queued or being written by this instance (other instances: the advisory lock). */
   readonly #keysInFlight = new Set<string>();
-  #committing = false;
 
   /** `onCreated` hears of each committed batch's (consecutive) new ids before their 201s. */
   constructor(
     database: Database,
     onFailure: (error: unknown) => void,
-    onCreated: (firstId: number, lastId: number) => void = () => {},
+    onCreated: (firstId: number, lastId: number) => void,
   ) {
-    this.#database = database;
+    this.#db = database;
     this.#onFailure = onFailure;
     this.#onCreated = onCreated;
     this.#commits = new GroupCommit({
@@ -77,14 +77,9 @@ export class CreateBatches {
       this.#keysInFlight.add(id);
     }
     return new Promise((resolve) => {
-      this.#commits.add({ pet, claim, resolve, deadline: this.#database.deadline() });
+      this.#commits.add({ pet, claim, resolve, deadline: this.#db.deadline() });
       this.#armExpiry();
     });
-  }
-
-  /** For the pool's metric: 0 or 1. */
-  get connectionsInUse(): number {
-    return this.#committing ? 1 : 0;
   }
 
   idle(): Promise<void> {
@@ -120,29 +115,25 @@ export class CreateBatches {
     create.resolve(outcome);
   }
 
-  /** Without keys, one statement; with keys, BEGIN, their locks, their lookup, it, COMMIT. */
-  #commit(batch: readonly PendingCreate[], deadline: number | undefined): Promise<CreateOutcome[]> {
-    if (batch.every((create) => create.claim === undefined)) {
-      return insertWithIds(
-        { query: (text, values) => this.#database.commitStatement(text, values ?? [], deadline) },
-        batch,
-      );
-    }
-    return this.#database.transaction((tx) => writeKeyedBatch(tx, batch), { deadline });
-  }
-
   async #commitBatch(batch: QueuedCreate[]): Promise<Committed> {
     // The timer was for the head that left: now for the new head, or none (none holds a close).
     clearTimeout(this.#expiry);
     this.#expiry = undefined;
     this.#armExpiry();
-    this.#committing = true;
     const started = performance.now();
     let failed = false;
-    const outcomes = await this.#commit(batch, batch[0].deadline).catch((error) => {
+    // Without keys, one statement; with keys, BEGIN, their locks, their lookup, it, COMMIT.
+    const deadline = batch[0].deadline;
+    const writing = batch.every((create) => create.claim === undefined)
+      ? insertWithIds(
+        { query: (text, values) => this.#db.query(text, values, deadline, true) },
+        batch,
+      )
+      : this.#db.transaction((tx) => writeKeyedBatch(tx, batch), { deadline });
+    const outcomes = await writing.catch((error) => {
       failed = true;
       this.#onFailure(error);
-      const outcome: CreateOutcome = error instanceof CommitUnconfirmedError
+      const outcome: CreateOutcome = errorCodeOf(error) === "COMMIT_UNCONFIRMED"
         ? {
           kind: "unavailable",
           reason: "the database connection was lost before the commit was confirmed",
@@ -151,7 +142,6 @@ export class CreateBatches {
         : { kind: "unavailable", reason: "the database did not commit the transaction" };
       return batch.map(() => outcome);
     });
-    this.#committing = false;
     // The transaction's time counts its wait for the counter's lock.
     const committed = failed
       ? undefined

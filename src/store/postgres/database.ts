@@ -25,28 +25,14 @@ const IDLE_TIMEOUT_MS = 60_000;
 /** The pool or one transaction's connection; int8 and numeric columns arrive as decimal text. */
 export type Queryable = { query<Row>(text: string, values?: Values): Promise<Row[]> };
 
-/** COMMIT was sent but its answer never came: the transaction may have committed. */
-export class CommitUnconfirmedError extends Error {
-  readonly code = "COMMIT_UNCONFIRMED";
-}
-
-/** A failure with a code of its own (DEADLINE_MISSED, CONNECTION_LOST, NOT_PRIMARY). */
+/**
+ * A failure with a code of its own: DEADLINE_MISSED, NOT_PRIMARY, or
+ * COMMIT_UNCONFIRMED (COMMIT was sent but its answer never came: it may have committed).
+ */
 export class CodedError extends Error {
   constructor(readonly code: string, message: string, options?: ErrorOptions) {
     super(message, options);
   }
-}
-
-/** node-postgres's own messages for a connection that broke or was never made (they have no code). */
-const CONNECTION_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed)/;
-
-function asConnectionLost(error: unknown): unknown {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (code !== undefined || typeof message !== "string") return error;
-  return CONNECTION_MESSAGES.test(message)
-    ? new CodedError("CONNECTION_LOST", message, { cause: error })
-    : error;
 }
 
 /** Lazily: the first query connects. `deadline: false` for the long `import` and `backup`. */
@@ -94,8 +80,13 @@ export class Database implements Queryable {
       application_name: this.#applicationName,
       ...(timeout === 0 ? {} : { statement_timeout: timeout }),
     });
-    pool.on("error", (error) => this.#options.onIdleConnectionLost?.(asConnectionLost(error)));
+    pool.on("error", (error) => this.#options.onIdleConnectionLost?.(error));
     return pool;
+  }
+
+  /** Checked out now, for the pool's metric. */
+  get connectionsInUse(): number {
+    return this.#inUse.size;
   }
 
   /** A `performance.now()` time, or undefined for none. */
@@ -103,30 +94,20 @@ export class Database implements Queryable {
     return this.#deadlineMs === undefined ? undefined : performance.now() + this.#deadlineMs;
   }
 
-  query<Row>(text: string, values?: Values, deadline = this.deadline()): Promise<Row[]> {
-    return this.#withConnection(
-      deadline,
-      { committing: false },
-      (connection) => connection.query<Row>(text, values),
-    );
-  }
-
-  /** One statement that is a transaction by itself: an answer lost once it is sent may commit. */
-  commitStatement<Row>(text: string, values: Values, deadline = this.deadline()): Promise<Row[]> {
-    const state = { committing: false };
-    return this.#withConnection(deadline, state, (connection) => {
-      state.committing = true;
+  /** `commits`: the statement is a transaction by itself, so an answer lost once sent may commit. */
+  query<Row>(text: string, values?: Values, deadline = this.deadline(), commits = false) {
+    return this.#withConnection(deadline, (connection, state) => {
+      state.committing = commits;
       return connection.query<Row>(text, values);
     });
   }
 
-  /** Rejects with CommitUnconfirmedError when COMMIT's answer was lost; else nothing committed. */
+  /** Rejects with COMMIT_UNCONFIRMED when COMMIT's answer was lost; else nothing committed. */
   transaction<T>(
     work: (tx: Queryable) => Promise<T>,
     options: { readonly begin?: string; readonly deadline?: number } = {},
   ): Promise<T> {
-    const state = { committing: false };
-    return this.#withConnection(options.deadline ?? this.deadline(), state, async (tx) => {
+    return this.#withConnection(options.deadline ?? this.deadline(), async (tx, state) => {
       await tx.query(options.begin ?? "BEGIN");
       const result = await work(tx).catch(async (error) => {
         // If the ROLLBACK fails too, the connection is not idle and is discarded below.
@@ -148,9 +129,9 @@ export class Database implements Queryable {
 
   async #withConnection<T>(
     deadline: number | undefined,
-    state: { committing: boolean },
-    work: (connection: Queryable) => Promise<T>,
+    work: (connection: Queryable, state: { committing: boolean }) => Promise<T>,
   ): Promise<T> {
+    const state = { committing: false };
     let client: pg.PoolClient | undefined;
     let broken = false;
     let expired = false;
@@ -162,15 +143,13 @@ export class Database implements Queryable {
         if (client !== undefined) discard(client);
         reject(
           state.committing
-            ? new CommitUnconfirmedError("no answer to the commit before the deadline")
+            ? new CodedError("COMMIT_UNCONFIRMED", "no answer to the commit before the deadline")
             : new CodedError("DEADLINE_MISSED", "the database did not answer before the deadline"),
         );
       }, Math.max(0, deadline - performance.now()));
     });
     const run = async () => {
-      client = await this.#pool.connect().catch((error) => {
-        throw asConnectionLost(error);
-      });
+      client = await this.#pool.connect();
       if (expired) {
         client.release(); // the caller has gone; the connection was never used
         return undefined as T;
@@ -180,18 +159,15 @@ export class Database implements Queryable {
       const check = this.#checked.has(client) ? undefined : this.#options.checkConnection;
       const connection: Queryable = {
         query: async <Row>(text: string, values?: Values) => {
-          try {
-            // The types say mutable: node-postgres only reads the values.
-            const name = values === undefined ? undefined : statementName(text);
-            return (await client!.query({ text, values: values as unknown[], name })).rows as Row[];
-          } catch (error) {
-            if (state.committing && !hasSqlState(error)) {
-              throw new CommitUnconfirmedError("the connection broke during the commit", {
-                cause: error,
-              });
-            }
-            throw asConnectionLost(error);
-          }
+          // The types say mutable: node-postgres only reads the values.
+          const name = values === undefined ? undefined : statementName(text);
+          const result = await client!.query({ text, values: values as unknown[], name })
+            .catch((error) => {
+              if (!state.committing || hasSqlState(error)) throw error;
+              const message = "the connection broke during the commit";
+              throw new CodedError("COMMIT_UNCONFIRMED", message, { cause: error });
+            });
+          return result.rows as Row[];
         },
       };
       try {
@@ -202,7 +178,7 @@ export class Database implements Queryable {
           });
           this.#checked.add(client);
         }
-        return await work(connection);
+        return await work(connection, state);
       } finally {
         this.#inUse.delete(client);
         client.off("error", markBroken);
@@ -329,8 +305,12 @@ function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
 /** A connection gone or not made: the sockets' codes and ours. */
 const CONNECTION_CODES = new Set(
   "ECONNREFUSED ECONNRESET EPIPE ETIMEDOUT EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN".split(" ")
-    .concat(["CONNECTION_LOST", "DEADLINE_MISSED", "COMMIT_UNCONFIRMED", "NOT_PRIMARY"]),
+    .concat(["DEADLINE_MISSED", "COMMIT_UNCONFIRMED", "NOT_PRIMARY"]),
 );
+
+/** node-postgres's own messages for a connection that broke or was never made (they have no code). */
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed)/;
 
 /** No retry cures these. */
 const FATAL_AT_START: Record<string, string> = {
@@ -345,8 +325,9 @@ const FATAL_AT_START: Record<string, string> = {
  * is a standby now or read-only (25006): given up as if lost, so the store looks for the primary.
  */
 export function isConnectionLost(error: unknown): boolean {
-  const code = errorCodeOf(error);
-  return CONNECTION_CODES.has(code) || /^(08[0-9A-Z]{3}|57P0[123]|25006)$/.test(code);
+  const code = errorCodeOf(error); // the message when there is no code
+  return CONNECTION_CODES.has(code) || /^(08[0-9A-Z]{3}|57P0[123]|25006)$/.test(code) ||
+    CONNECTION_MESSAGES.test(code);
 }
 
 /** May pass by itself: a lost connection, classes 40 (serialization, deadlock), 53, 57. */

@@ -72,14 +72,12 @@ export type HostAnswer =
   | { readonly host: DatabaseHost; readonly role: HostRole }
   | { readonly host: DatabaseHost; readonly error: unknown };
 
-/** The primary's host and the settings that reach it alone, TLS mode settled. */
-export type FoundPrimary = { readonly host: DatabaseHost; readonly config: DatabaseConfig };
+/** A host and the settings that reach it alone; TLS `prefer` is settled at its first ask. */
+export type Candidate = { readonly host: DatabaseHost; config: DatabaseConfig };
 
 export class PrimaryFinder {
-  readonly #hosts: readonly { host: DatabaseHost; config: DatabaseConfig }[];
+  readonly #hosts: readonly Candidate[];
   readonly target: TargetSessionAttrs;
-  /** Each host's settings once its TLS mode is settled (`prefer` needs the server). */
-  readonly #settled = new Map<number, DatabaseConfig>();
 
   constructor(config: DatabaseConfig) {
     const address = parseDatabaseUrl(config.url);
@@ -88,39 +86,25 @@ export class PrimaryFinder {
   }
 
   /** The first primary in the URL's order, as soon as every host before it has answered. */
-  find(): Promise<{ primary?: FoundPrimary; answers: HostAnswer[] }> {
-    const answers: (HostAnswer | undefined)[] = this.#hosts.map(() => undefined);
-    return new Promise((resolve) => {
-      const settle = () => {
-        const known = answers.filter((answer) => answer !== undefined);
-        for (const [index, answer] of answers.entries()) {
-          if (answer === undefined) return; // an earlier host may still be the primary
-          if ("role" in answer && answer.role === "primary") {
-            const config = this.#settled.get(index)!;
-            return resolve({ primary: { host: answer.host, config }, answers: known });
-          }
-        }
-        resolve({ answers: known });
-      };
-      this.#hosts.forEach((_, index) => {
-        this.#ask(index).then((answer) => {
-          answers[index] = answer;
-          settle();
-        });
-      });
-    });
+  async find(): Promise<{ primary?: Candidate; answers: HostAnswer[] }> {
+    const asked = this.#hosts.map((candidate) => this.#ask(candidate));
+    const answers: HostAnswer[] = [];
+    for (const [index, asking] of asked.entries()) {
+      const answer = await asking;
+      answers.push(answer);
+      if ("role" in answer && answer.role === "primary") {
+        return { primary: this.#hosts[index], answers };
+      }
+    }
+    return { answers };
   }
 
   /** One host's role, on a connection of its own that is closed afterwards; never rejects. */
-  async #ask(index: number): Promise<HostAnswer> {
-    const { host, config } = this.#hosts[index];
+  async #ask(candidate: Candidate): Promise<HostAnswer> {
+    const { host } = candidate;
     try {
-      let settled = this.#settled.get(index);
-      if (settled === undefined) {
-        settled = await settleSslMode({ ...config, poolSize: 1 });
-        this.#settled.set(index, { ...settled, poolSize: config.poolSize });
-      }
-      const db = new Database({ ...settled, poolSize: 1 }, "animal-store");
+      candidate.config = await settleSslMode(candidate.config);
+      const db = new Database({ ...candidate.config, poolSize: 1 }, "animal-store");
       try {
         const deadline = db.deadline() ?? performance.now() + CONNECT_TIMEOUT_MS;
         const [row] = await db.query<HostRoleRow>(HOST_ROLE_QUERY, undefined, deadline);
@@ -134,15 +118,20 @@ export class PrimaryFinder {
   }
 }
 
-/** A connection to the primary, with no deadline, for a command that connects once. */
-export async function connectPrimaryOnce(
+/** `work` on the primary with no deadline, for a command that connects once; ended after. */
+export async function withPrimary<T>(
   config: DatabaseConfig,
   applicationName: string,
-  poolSize = config.poolSize,
-): Promise<Database> {
+  work: (db: Database) => Promise<T>,
+): Promise<T> {
   const { primary, answers } = await new PrimaryFinder(config).find();
   if (primary !== undefined) {
-    return new Database({ ...primary.config, poolSize }, applicationName, { deadline: false });
+    const db = new Database(primary.config, applicationName, { deadline: false });
+    try {
+      return await work(db);
+    } finally {
+      await db.end();
+    }
   }
   const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
   if (errors.length === answers.length) throw errors[0];

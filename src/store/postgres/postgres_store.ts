@@ -35,7 +35,6 @@ import {
   describeIds,
   describeRole,
   enterTimeline,
-  type FoundPrimary,
   type HostAnswer,
   missingIds,
   PrimaryFinder,
@@ -92,7 +91,6 @@ class PostgresStore implements PetStore {
   #timeline: number | undefined;
   #enteringTimeline: Promise<void> | undefined;
   readonly #acknowledged = new AcknowledgedIds();
-  #readsInFlight = 0;
   #queryErrors = 0;
   #lostInFailover = 0;
 
@@ -108,28 +106,8 @@ class PostgresStore implements PetStore {
     for (let attempt = 0;; attempt++) {
       let wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
       try {
-        const { primary, answers } = await this.#finder.find();
-        if (primary === undefined) {
-          // Said as waiting: the line tells where the service listens meanwhile.
-          this.#reportHosts(answers, this.#log.onWaiting);
-          const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
-          if (errors.length === answers.length) {
-            throw errors.find((error) => fatalStartReason(error) !== undefined) ?? errors[0];
-          }
-          // Only standbys answer (each named once): look again soon, a promotion is awaited.
-          wait = LOST_PROBE_INTERVAL_MS;
-        } else {
-          this.#use(primary);
-          const applied = await migrate(this.#db!);
-          if (applied.length > 0) {
-            this.#log.onInfo(`Database schema migrated to version ${applied.at(-1)}`);
-          }
-          this.#schemaReady = true;
-          await this.#checkNewConnection(this.#db!);
-          this.#available = true;
-          await this.#reportSynchronousStandbys();
-          break;
-        }
+        if (await this.#reconnect(true)) break;
+        wait = LOST_PROBE_INTERVAL_MS; // only standbys answer: a promotion is awaited
       } catch (error) {
         const fatal = fatalStartReason(error);
         if (fatal !== undefined) {
@@ -149,9 +127,22 @@ class PostgresStore implements PetStore {
     this.#scheduleProbe();
   }
 
-  #use(primary: FoundPrimary): void {
+  /**
+   * Finds the primary and moves to it, the schema migrated once; false while none answers as one
+   * (each standby named once); throws when every host failed.
+   */
+  async #reconnect(starting: boolean): Promise<boolean> {
+    const { primary, answers } = await this.#finder.find();
+    if (primary === undefined) {
+      // Said as waiting at start: the line tells where the service listens meanwhile.
+      this.#reportHosts(answers, starting ? this.#log.onWaiting : this.#log.onWarning);
+      const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
+      if (errors.length < answers.length) return false;
+      throw errors.find((error) => fatalStartReason(error) !== undefined) ?? errors[0];
+    }
+    if (this.#closing !== undefined) return false;
     this.#warnedHosts.delete(primary.host.name); // named again if it is ever a standby
-    if (this.#db !== undefined && this.#host?.url === primary.host.url) return;
+    const moved = this.#host !== undefined && primary.host.url !== this.#host.url;
     this.#host = primary.host;
     if (this.#db === undefined) {
       this.#db = new Database(primary.config, "animal-store", {
@@ -163,13 +154,26 @@ class PostgresStore implements PetStore {
         (error) => this.#failed(error),
         (firstId, lastId) => this.#acknowledged.add(firstId, lastId),
       );
-    } else {
+    } else if (moved) {
       this.#db.switchTo(primary.config);
+      this.#log.onWarning(`Database primary is now ${primary.host.name}`);
     }
+    if (!this.#schemaReady) {
+      const applied = await migrate(this.#db!);
+      if (applied.length > 0) {
+        this.#log.onInfo(`Database schema migrated to version ${applied.at(-1)}`);
+      }
+      this.#schemaReady = true;
+    }
+    await this.#checkNewConnection(this.#db!);
+    this.#available = true;
+    if (!starting) this.#log.onWarning("Database reachable again");
+    if (starting || moved) await this.#reportSynchronousStandbys();
+    return true;
   }
 
   /** Logs each host that answered as a standby (or read-only), once until it is a primary. */
-  #reportHosts(answers: readonly HostAnswer[], log = this.#log.onWarning): void {
+  #reportHosts(answers: readonly HostAnswer[], log: (message: string) => void): void {
     for (const answer of answers) {
       if (!("role" in answer) || answer.role === "primary") continue;
       const { host, role } = answer;
@@ -314,8 +318,7 @@ class PostgresStore implements PetStore {
     registry.onScrape(() => lost.mirror(this.#lostInFailover));
     registry.onScrape(async () => {
       // Taken before this scrape's own query, so it counts the traffic only.
-      const busy = this.#readsInFlight + this.#creates!.connectionsInUse;
-      inUse.set(Math.min(busy, this.#config.poolSize));
+      inUse.set(Math.min(this.#db!.connectionsInUse, this.#config.poolSize));
       try {
         const rows = await this.#read(() =>
           this.#db!.query<{ status: PetStatus | null; count: string }>(
@@ -344,15 +347,12 @@ class PostgresStore implements PetStore {
   /** Runs a read; a passing database failure becomes StoreUnavailableError (503). */
   async #read<T>(query: () => Promise<T>): Promise<T> {
     if (!this.#available) throw new StoreUnavailableError("the database is not reachable");
-    this.#readsInFlight++;
     try {
       return await query();
     } catch (error) {
       this.#failed(error);
       if (!isTransientDatabaseError(error)) throw error;
       throw new StoreUnavailableError(describeDatabaseError(error), { cause: error });
-    } finally {
-      this.#readsInFlight--;
     }
   }
 
@@ -380,20 +380,8 @@ class PostgresStore implements PetStore {
 
   async #checkConnection(): Promise<void> {
     try {
-      if (this.#available) {
-        await checkPrimary(this.#db!, this.#host!, this.#finder.target);
-        return;
-      }
-      const { primary, answers } = await this.#finder.find();
-      if (primary === undefined) this.#reportHosts(answers);
-      if (primary === undefined || this.#closing !== undefined) return;
-      const moved = primary.host.url !== this.#host!.url;
-      this.#use(primary);
-      if (moved) this.#log.onWarning(`Database primary is now ${primary.host.name}`);
-      await this.#checkNewConnection(this.#db!);
-      this.#available = true;
-      this.#log.onWarning("Database reachable again");
-      if (moved) await this.#reportSynchronousStandbys();
+      if (this.#available) await checkPrimary(this.#db!, this.#host!, this.#finder.target);
+      else await this.#reconnect(false);
     } catch (error) {
       this.#failed(error);
     }
