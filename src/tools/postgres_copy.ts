@@ -6,7 +6,7 @@
 import type { DatabaseConfig } from "../config/config.ts";
 import { errorCodeOf } from "../observe/error_code.ts";
 import { CheckedBackup } from "../store/catalogue/backup_check.ts";
-import { encodePetRecord, maxRecordBytes, petRecord } from "../store/catalogue/line_format.ts";
+import { encodePetRecords, maxRecordBytes, petRecord } from "../store/catalogue/line_format.ts";
 import { type ByteSink, fileSource, readRecords } from "../store/catalogue/read_records.ts";
 import { type DataFile, nodeFileLayer } from "../store/jsonl/file_layer.ts";
 import { acquireLock } from "../store/jsonl/lock.ts";
@@ -67,8 +67,7 @@ export async function exportDatabase(options: {
           return petRecord(Number(row.id), petOf(row), claim);
         });
         const page = new Uint8Array(records.reduce((sum, r) => sum + maxRecordBytes(r), 0));
-        let end = 0;
-        for (const record of records) end = encodePetRecord(record, page, end).end;
+        const { end } = encodePetRecords(records, page, 0);
         await backup.write(page.subarray(0, end));
         pets += rows.length;
         lastId = rows[rows.length - 1].id;
