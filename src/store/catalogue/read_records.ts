@@ -12,8 +12,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import { createHash, type Hash } from "node:crypto";
-import { keyId } from "../idempotency.ts";
-import { emptyStatusCounts, type StatusCounts } from "../store.ts";
+import { emptyStatusCounts, keyId, type StatusCounts } from "../store.ts";
 import { BACKUP_LINE, MAX_LINE_BYTES, PetLine } from "./line_format.ts";
 
 /** Where bytes come from, in order; `read` returns 0 at the end. */

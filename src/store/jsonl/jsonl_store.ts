@@ -24,12 +24,12 @@ import {
   petRecord,
 } from "../catalogue/line_format.ts";
 import { fileSource, readRecords } from "../catalogue/read_records.ts";
-import { keyId } from "../idempotency.ts";
 import { StatusIndex } from "../status_index.ts";
 import {
   type CreateOutcome,
   ID_SPACE_EXHAUSTED,
   type IdempotencyClaim,
+  keyId,
   MAX_PET_ID,
   type PendingCreate,
   petCountsGauge,
