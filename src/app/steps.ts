@@ -86,7 +86,6 @@ export function matchPath(pipeline: Pipeline, exchange: Exchange): undefined {
   exchange.headers = match?.options.headers ??
     (underBase ? UNKNOWN_UNDER_BASE : UNKNOWN_OUTSIDE);
   exchange.pastSunset = match?.options.deprecated === true && pipeline.clock() >= SUNSET_AT;
-  return undefined;
 }
 
 /** OPTIONS on a known path needs no key: 204 with `Allow` and CORS; a removed route gets 410. */
@@ -104,7 +103,6 @@ export function checkKey(pipeline: Pipeline, exchange: Exchange): undefined {
   if (exchange.keyed) {
     exchange.keyScope = authenticate(pipeline.keys, exchange.request.headers.get("authorization"));
   }
-  return undefined;
 }
 
 /**
@@ -115,13 +113,11 @@ export function limitRate(pipeline: Pipeline, exchange: Exchange): undefined {
   if (pipeline.rateLimiter !== undefined && exchange.keyed && exchange.underBase) {
     exchange.rate = enforceRateLimit(pipeline.rateLimiter, exchange.keyScope);
   }
-  return undefined;
 }
 
 /** The URL's length (414 reads as 404 or 400, `http/url.ts`), once the key is known good. */
 export function checkUrl(_pipeline: Pipeline, exchange: Exchange): undefined {
   checkUrlLength(exchange.path, exchange.query);
-  return undefined;
 }
 
 /**

@@ -172,9 +172,10 @@ async function copyRecords(
       }
       rows.length = 0;
     },
-  }, (record, bytes) => {
-    rows.push({ id: record.id, pet: record.pet(bytes), claim: record.claim });
-    if (record.claim !== undefined) keys++;
+    onRecord: (record, bytes) => {
+      rows.push({ id: record.id, pet: record.pet(bytes), claim: record.claim });
+      if (record.claim !== undefined) keys++;
+    },
   });
   // verify checked every line moments ago under the lock; a change now means another writer.
   if (read.damage !== undefined) {

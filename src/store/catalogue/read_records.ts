@@ -60,6 +60,11 @@ export interface ReadOptions {
   readonly onChunk?: (bytes: Uint8Array, offset: number) => void | Promise<void>;
   /** The accepted pet lines, each with its newline: what a copy holds. */
   readonly onCopy?: ByteSink;
+  /**
+   * Each accepted pet; its ranges point into `bytes`, reused after the chunk. It may rewrite the
+   * chunk up to the end of the record's line, but then must not ask for `onCopy`.
+   */
+  readonly onRecord?: (record: PetLine, bytes: Uint8Array, key: string | undefined) => void;
 }
 
 const NEWLINE = 0x0a;
@@ -68,18 +73,8 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 /** The backup run being read: its first line, and the pets and bytes since. */
 type OpenBackup = { readonly line: number; pets: number; readonly sha256: Hash };
 
-export type OnRecord = (record: PetLine, bytes: Uint8Array, key: string | undefined) => void;
-
-/**
- * `onRecord`'s ranges point into `bytes`, reused after the chunk; it may rewrite the chunk up to
- * the end of the record's line, but then must not ask for `onCopy`.
- */
-export async function readRecords(
-  source: ByteSource,
-  options: ReadOptions,
-  onRecord?: OnRecord,
-): Promise<RecordsRead> {
-  const walk = new RecordWalk(options, onRecord);
+export async function readRecords(source: ByteSource, options: ReadOptions): Promise<RecordsRead> {
+  const walk = new RecordWalk(options);
   const { bytes } = walk;
   for (;;) {
     const read = await source.read(bytes, walk.carried, bytes.length - walk.carried);
@@ -156,7 +151,7 @@ class RecordWalk {
   /** The file offset of `bytes[0]`. */
   offset = 0;
 
-  constructor(readonly options: ReadOptions, readonly onRecord: OnRecord | undefined) {}
+  constructor(readonly options: ReadOptions) {}
 
   result(tornTail?: TornTail, missingNewline?: MissingNewline): RecordsRead {
     const { pets, byStatus, lastId, offset: length, damage, damagedLines } = this;
@@ -216,7 +211,7 @@ class RecordWalk {
         framing.push(start, newline + 1);
       } else if (reason === undefined) {
         reason = this.judgePet() ?? (this.backup === undefined ? this.judgeOutside() : undefined);
-        if (reason === undefined && this.backup !== undefined && this.onRecord !== undefined) {
+        if (reason === undefined && this.backup !== undefined && this.options.onRecord) {
           // onRecord may rewrite the line's bytes (the store's replay moves pet texts down).
           this.backup.sha256.update(bytes.subarray(hashFrom, newline + 1));
           hashFrom = newline + 1;
@@ -271,7 +266,7 @@ class RecordWalk {
       key = keyId(record.claim);
       this.keyLines.set(key, this.line);
     }
-    this.onRecord?.(record, this.bytes, key);
+    this.options.onRecord?.(record, this.bytes, key);
   }
 
   /**

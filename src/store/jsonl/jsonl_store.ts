@@ -304,16 +304,18 @@ export class JsonlStore implements PetStore {
   #replay() {
     // Of each chunk only the pet texts are kept, moved down over their lines' framing.
     let kept = 0;
-    const onChunk = (bytes: Uint8Array) => {
-      this.#texts.addSegment(bytes.slice(0, kept));
-      kept = 0;
-    };
-    return readRecords(fileSource(this.#file), { onChunk }, (record, bytes, key) => {
-      const length = record.petEnd - record.petStart;
-      bytes.copyWithin(kept, record.petStart, record.petEnd);
-      const segment = this.#texts.nextSegment;
-      this.#add(segment, kept, kept + length, record.id, record.status, record.claim, key);
-      kept += length;
+    return readRecords(fileSource(this.#file), {
+      onChunk: (bytes) => {
+        this.#texts.addSegment(bytes.slice(0, kept));
+        kept = 0;
+      },
+      onRecord: (record, bytes, key) => {
+        const length = record.petEnd - record.petStart;
+        bytes.copyWithin(kept, record.petStart, record.petEnd);
+        const segment = this.#texts.nextSegment;
+        this.#add(segment, kept, kept + length, record.id, record.status, record.claim, key);
+        kept += length;
+      },
     });
   }
 
