@@ -8,10 +8,9 @@ import type { CorsPolicy } from "../http/cors.ts";
 import { SUNSET_AT } from "../http/deprecation.ts";
 import { ClientGoneError, errorReply, HttpError } from "../http/errors.ts";
 import { enforceRateLimit, type RateLimiter } from "../http/rate_limit.ts";
-import { requestIdFor } from "../http/request_id.ts";
+import { requestIdFor, traceIdOf } from "../http/request_id.ts";
 import { type ReplyHeaders, replyHeaders } from "../http/responses.ts";
 import { NO_PARAMS, type PathMatch, type Router } from "../http/router.ts";
-import { traceIdOf } from "../http/trace_context.ts";
 import { checkUrlLength, splitUrl } from "../http/url.ts";
 import type { Logger } from "../observe/log.ts";
 import type { ServiceMetrics } from "../observe/service_metrics.ts";
@@ -87,7 +86,6 @@ export function matchPath(pipeline: Pipeline, exchange: Exchange): undefined {
   exchange.headers = match?.options.headers ??
     (underBase ? UNKNOWN_UNDER_BASE : UNKNOWN_OUTSIDE);
   exchange.pastSunset = match?.options.deprecated === true && pipeline.clock() >= SUNSET_AT;
-  return undefined;
 }
 
 /** OPTIONS on a known path needs no key: 204 with `Allow` and CORS; a removed route gets 410. */
@@ -105,7 +103,6 @@ export function checkKey(pipeline: Pipeline, exchange: Exchange): undefined {
   if (exchange.keyed) {
     exchange.keyScope = authenticate(pipeline.keys, exchange.request.headers.get("authorization"));
   }
-  return undefined;
 }
 
 /**
@@ -116,13 +113,11 @@ export function limitRate(pipeline: Pipeline, exchange: Exchange): undefined {
   if (pipeline.rateLimiter !== undefined && exchange.keyed && exchange.underBase) {
     exchange.rate = enforceRateLimit(pipeline.rateLimiter, exchange.keyScope);
   }
-  return undefined;
 }
 
 /** The URL's length (414 reads as 404 or 400, `http/url.ts`), once the key is known good. */
 export function checkUrl(_pipeline: Pipeline, exchange: Exchange): undefined {
   checkUrlLength(exchange.path, exchange.query);
-  return undefined;
 }
 
 /**

@@ -78,93 +78,51 @@ function readFailed(error: unknown): never {
   throw new ClientGoneError(error);
 }
 
-/** Reads a body with no usable Content-Length as bytes, refusing more than `limit` with 413. */
-async function readStreamed(request: AppRequest, limit: number): Promise<Uint8Array> {
-  if (request.body === null) return new Uint8Array(0);
-  let byob: ReadableStreamBYOBReader;
-  try {
-    byob = request.body.getReader({ mode: "byob" });
-  } catch {
-    // Not a byte stream (the Node adapter's body): the default reader.
-    return await readChunks(request.body.getReader(), limit);
-  }
-  return await readIntoBuffer(byob, limit);
-}
-
 /** The smallest buffer a body is copied into: most bodies fit it whole. */
 const FIRST_CAPACITY = 4 * 1024;
 /** Deno 2.9's own read size; Deno fails a read into a view of 4 bytes or fewer. */
 const READ_SIZE = 64 * 1024;
 
 /**
- * Reads a byte stream through one reused buffer of ours. A default reader gets each chunk in a
- * fresh 64 KiB buffer on Deno 2.9, so a body sent one byte per chunk would make garbage faster
- * than the collector frees it (docs/operations.md, "Memory").
+ * Reads a body with no usable Content-Length into one buffer that grows (doubling) up to `limit`,
+ * cancelling the read with 413 as it crosses it. A byte stream reads through one reused buffer of
+ * ours: a default reader gets each chunk in a fresh 64 KiB buffer on Deno 2.9, so a body sent one
+ * byte per chunk would make garbage faster than the collector frees it (docs/operations.md,
+ * "Memory"). Other streams (the Node adapter's body) go chunk by chunk, copying each.
  */
-async function readIntoBuffer(
-  reader: ReadableStreamBYOBReader,
-  limit: number,
-): Promise<Uint8Array> {
-  let scratch = new Uint8Array(READ_SIZE);
-  const body = new GrowingBytes(limit);
+async function readStreamed(request: AppRequest, limit: number): Promise<Uint8Array> {
+  if (request.body === null) return new Uint8Array(0);
+  let byob: ReadableStreamBYOBReader | undefined;
+  try {
+    byob = request.body.getReader({ mode: "byob" });
+  } catch {
+    // Not a byte stream: the default reader below.
+  }
+  const reader = byob ?? request.body.getReader();
+  let scratch: Uint8Array | undefined = byob && new Uint8Array(READ_SIZE);
+  let buffer = new Uint8Array(0);
+  let size = 0;
   for (;;) {
-    // The read takes the buffer and gives it back in `value` (a view of the bytes it filled).
-    const { done, value } = await reader.read(scratch);
-    if (value === undefined || done) return body.bytes();
-    scratch = new Uint8Array(value.buffer);
-    if (!body.append(value)) throw stopPulling(reader, limit);
-  }
-}
-
-/** Reads chunk by chunk, copying each and keeping none (a chunk may view a larger buffer). */
-async function readChunks(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  limit: number,
-): Promise<Uint8Array> {
-  const body = new GrowingBytes(limit);
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return body.bytes();
-    if (!body.append(value)) throw stopPulling(reader, limit);
-  }
-}
-
-/** Cancels the read, so the rest of an over-size body is never read: the 413 to throw. */
-function stopPulling(reader: { cancel(): Promise<void> }, limit: number) {
-  reader.cancel().catch(() => {});
-  return tooLarge(limit);
-}
-
-/** A body's bytes, copied into one buffer that grows (doubling) up to `limit`. */
-class GrowingBytes {
-  #buffer = new Uint8Array(0);
-  #size = 0;
-  readonly #limit: number;
-
-  constructor(limit: number) {
-    this.#limit = limit;
-  }
-
-  /** Copies `chunk` in; false, copying nothing, when it would take the body past the limit. */
-  append(chunk: Uint8Array): boolean {
-    const needed = this.#size + chunk.byteLength;
-    if (needed > this.#limit) return false;
-    if (needed > this.#buffer.byteLength) {
-      const capacity = Math.min(
-        this.#limit,
-        Math.max(needed, 2 * this.#buffer.byteLength, FIRST_CAPACITY),
-      );
-      const grown = new Uint8Array(capacity);
-      grown.set(this.#buffer.subarray(0, this.#size));
-      this.#buffer = grown;
+    // A BYOB read takes the buffer and gives it back in `value` (a view of the bytes it filled).
+    const { done, value } = byob
+      ? await byob.read(scratch!)
+      : await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+    if (value === undefined || done) return buffer.subarray(0, size);
+    if (byob) scratch = new Uint8Array(value.buffer);
+    const needed = size + value.byteLength;
+    if (needed > limit) {
+      reader.cancel().catch(() => {});
+      throw tooLarge(limit);
     }
-    this.#buffer.set(chunk, this.#size);
-    this.#size = needed;
-    return true;
-  }
-
-  bytes(): Uint8Array {
-    return this.#buffer.subarray(0, this.#size);
+    if (needed > buffer.byteLength) {
+      const grown = new Uint8Array(
+        Math.min(limit, Math.max(needed, 2 * buffer.byteLength, FIRST_CAPACITY)),
+      );
+      grown.set(buffer.subarray(0, size));
+      buffer = grown;
+    }
+    buffer.set(value, size);
+    size = needed;
   }
 }
 

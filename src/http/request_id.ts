@@ -1,4 +1,7 @@
-/** Request ids: a client's `X-Request-Id` is echoed when it is safe to, otherwise one is made. */
+/**
+ * Request ids (a client's `X-Request-Id` is echoed when it is safe to, otherwise one is made) and
+ * the W3C Trace Context id, for the log line.
+ */
 import { REQUEST_ID } from "../schemas/limits.ts";
 import { HEX_BYTES } from "./digest64.ts";
 
@@ -29,4 +32,16 @@ function hex48(value: number): string {
 export function requestIdFor(header: string | null): string {
   if (header !== null && REQUEST_ID.test(header)) return header;
   return newRequestId();
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+const ZERO_TRACE_ID = "0".repeat(32);
+const ZERO_PARENT_ID = "0".repeat(16);
+
+/** The trace id of a valid version-00 `traceparent` value; anything else is ignored. */
+export function traceIdOf(traceparent: string | null): string | undefined {
+  if (traceparent === null || traceparent.length !== 55) return undefined;
+  const match = TRACEPARENT.exec(traceparent);
+  const valid = match !== null && match[1] !== ZERO_TRACE_ID && match[2] !== ZERO_PARENT_ID;
+  return valid ? match[1] : undefined;
 }

@@ -26,7 +26,7 @@ export interface RequestLine {
   readonly durationMs: number;
   /** Checked against `[A-Za-z0-9._:=-]` or made by us (http/request_id.ts): no escaping. */
   readonly requestId: string;
-  /** Hex: the key's fingerprint, and 32 digits (http/trace_context.ts). */
+  /** Hex: the key's fingerprint, and 32 digits (http/request_id.ts). */
   readonly key: string;
   readonly traceId: string | undefined;
 }

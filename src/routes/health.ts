@@ -1,7 +1,8 @@
-/** Liveness and readiness probes (docs/operations.md); public, never rate limited. */
+/** Outside BASE_PATH, never rate limited: the probes (docs/operations.md) and the metrics. */
 import type { AppRoute } from "../app/context.ts";
 import type { Lifecycle } from "../app/lifecycle.ts";
 import { jsonReply } from "../http/responses.ts";
+import { EXPOSITION_CONTENT_TYPE, type Registry } from "../observe/metrics_registry.ts";
 
 /** `GET /healthz` (the process runs) and `GET /readyz` (`Lifecycle.notReady`). */
 export function healthRoutes(lifecycle: Pick<Lifecycle, "notReady">): AppRoute[] {
@@ -21,4 +22,19 @@ export function healthRoutes(lifecycle: Pick<Lifecycle, "notReady">): AppRoute[]
       },
     },
   ];
+}
+
+/** `GET /metrics` (METRICS=on): the Prometheus text format, behind an API key. */
+
+export function metricsRoutes(registry: Registry): AppRoute[] {
+  return [{
+    method: "GET",
+    pattern: "/metrics",
+    options: { public: false },
+    handler: async (context) => ({
+      status: 200,
+      body: await registry.render(),
+      headers: { ...context.headers.reply, "content-type": EXPOSITION_CONTENT_TYPE },
+    }),
+  }];
 }

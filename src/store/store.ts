@@ -2,20 +2,17 @@
  * The store interface, all the HTTP core knows of persistence, and what the backends share. Pets
  * travel as their exact JSON text, so an int64 never passes through a JavaScript number.
  */
+import { createHash } from "node:crypto";
 import type { Registry } from "../observe/metrics_registry.ts";
 import type { MaybePromise, PageQuery, PetPageJson } from "../schemas/page.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
 /**
  * A pet's exact JSON text: `categoryId` from its bigint digits, never rounded; fields in a fixed
- * order (id, name, categoryId, status), so `canonicalNewPetJson` is a stable digest input too.
+ * order (id, name, categoryId, status), so also a stable digest input (`idempotencyClaim`).
  */
 export function petJson(id: number, pet: NewPet): string {
   return `{"id":${id},${newPetFields(pet)}}`;
-}
-
-export function canonicalNewPetJson(pet: NewPet): string {
-  return `{${newPetFields(pet)}}`;
 }
 
 function newPetFields(pet: NewPet): string {
@@ -34,6 +31,17 @@ export interface IdempotencyClaim {
   readonly scope: string;
   readonly key: string;
   readonly digest: string;
+}
+
+/** The key within its API key's scope, and the SHA-256 of the canonical NewPet. */
+export function idempotencyClaim(scope: string, key: string, pet: NewPet): IdempotencyClaim {
+  const digest = createHash("sha256").update(`{${newPetFields(pet)}}`).digest("hex");
+  return { scope, key, digest };
+}
+
+/** One name per (scope, key); JSON keeps the pair unambiguous whatever characters they hold. */
+export function keyId(claim: IdempotencyClaim): string {
+  return JSON.stringify([claim.scope, claim.key]);
 }
 
 /** What a create ended in; failures are values, not exceptions. */

@@ -136,9 +136,10 @@ async function copyRecords(
       }
       rows.length = 0;
     },
-  }, (record, bytes) => {
-    rows.push({ id: record.id, pet: record.pet(bytes), claim: record.claim });
-    if (record.claim !== undefined) keys++;
+    onRecord: (record, bytes) => {
+      rows.push({ id: record.id, pet: record.pet(bytes), claim: record.claim });
+      if (record.claim !== undefined) keys++;
+    },
   });
   if (read.damage !== undefined) {
     throw new Refused(`${path} line ${read.damage.line} ${read.damage.reason}`);

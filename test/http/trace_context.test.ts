@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { traceIdOf } from "../../src/http/trace_context.ts";
+import { traceIdOf } from "../../src/http/request_id.ts";
 import { testApp } from "../support/app.ts";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";

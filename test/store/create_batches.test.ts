@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { loadConfig } from "../../src/config/config.ts";
-import { idempotencyClaim } from "../../src/store/idempotency.ts";
+import { idempotencyClaim } from "../../src/store/store.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres_store.ts";
 import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 

@@ -16,8 +16,7 @@ import { join } from "node:path";
 import { Registry } from "../../src/observe/metrics_registry.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { processStartTime } from "../../src/store/jsonl/lock.ts";
-import { idempotencyClaim } from "../../src/store/idempotency.ts";
-import { StoreOpenError } from "../../src/store/store.ts";
+import { idempotencyClaim, StoreOpenError } from "../../src/store/store.ts";
 import { bytesOf, line, listPets, removeTempDirs, statusOf, tempDir } from "./helpers.ts";
 
 after(removeTempDirs);

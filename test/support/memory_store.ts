@@ -5,11 +5,11 @@
 import type { PageQuery, PetPageJson } from "../../src/schemas/page.ts";
 import type { Registry } from "../../src/observe/metrics_registry.ts";
 import type { NewPet } from "../../src/schemas/pet.ts";
-import { keyId } from "../../src/store/idempotency.ts";
 import {
   type CreateOutcome,
   type IdempotencyClaim,
   joinPageJson,
+  keyId,
   petCountsGauge,
   petJson,
   type PetStore,

@@ -46,22 +46,9 @@ export function petRecord(id: number, pet: NewPet, claim: IdempotencyClaim | und
   return { petJson: petJson(id, pet), suffix };
 }
 
-/** At least the bytes `encodePetRecord` writes for this record (3 per UTF-16 unit). */
+/** At least the bytes `encodePetRecords` writes for this record (3 per UTF-16 unit). */
 export function maxRecordBytes(record: PetRecord): number {
   return PREFIX_BYTES.length + 3 * (record.petJson.length + record.suffix.length);
-}
-
-/** Writes one full line into `target` at `at`; where the pet's text lies and the line ends. */
-export function encodePetRecord(
-  record: PetRecord,
-  target: Uint8Array,
-  at: number,
-): { petStart: number; petEnd: number; end: number } {
-  target.set(PREFIX_BYTES, at);
-  const petStart = at + PREFIX_BYTES.length;
-  const petEnd = petStart + encoder.encodeInto(record.petJson, target.subarray(petStart)).written;
-  const end = petEnd + encoder.encodeInto(record.suffix, target.subarray(petEnd)).written;
-  return { petStart, petEnd, end };
 }
 
 /**
@@ -87,10 +74,12 @@ export function encodePetRecords(
   if (written === lines.length) return { spans, end: at + written };
   let end = at;
   for (let i = 0; i < records.length; i++) {
-    const encoded = encodePetRecord(records[i], target, end);
-    spans[2 * i] = encoded.petStart;
-    spans[2 * i + 1] = encoded.petEnd;
-    end = encoded.end;
+    target.set(PREFIX_BYTES, end);
+    end += PREFIX_BYTES.length;
+    spans[2 * i] = end;
+    end += encoder.encodeInto(records[i].petJson, target.subarray(end)).written;
+    spans[2 * i + 1] = end;
+    end += encoder.encodeInto(records[i].suffix, target.subarray(end)).written;
   }
   return { spans, end };
 }
@@ -99,7 +88,7 @@ export function encodePetRecords(
 export function petRecordBytes(id: number, pet: NewPet, claim?: IdempotencyClaim): Uint8Array {
   const record = petRecord(id, pet, claim);
   const bytes = new Uint8Array(maxRecordBytes(record));
-  return bytes.slice(0, encodePetRecord(record, bytes, 0).end);
+  return bytes.slice(0, encodePetRecords([record], bytes, 0).end);
 }
 
 /**

@@ -12,8 +12,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import { createHash, type Hash } from "node:crypto";
-import { keyId } from "../idempotency.ts";
-import { emptyStatusCounts, type StatusCounts } from "../store.ts";
+import { emptyStatusCounts, keyId, type StatusCounts } from "../store.ts";
 import { BACKUP_LINE, MAX_LINE_BYTES, PetLine } from "./line_format.ts";
 
 /** Where bytes come from, in order; `read` returns 0 at the end. */
@@ -61,6 +60,11 @@ export interface ReadOptions {
   readonly onChunk?: (bytes: Uint8Array, offset: number) => void | Promise<void>;
   /** The accepted pet lines, each with its newline: what a copy holds. */
   readonly onCopy?: ByteSink;
+  /**
+   * Each accepted pet; its ranges point into `bytes`, reused after the chunk. It may rewrite the
+   * chunk up to the end of the record's line, but then must not ask for `onCopy`.
+   */
+  readonly onRecord?: (record: PetLine, bytes: Uint8Array, key: string | undefined) => void;
 }
 
 const NEWLINE = 0x0a;
@@ -69,18 +73,8 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 /** The backup run being read: its first line, and the pets and bytes since. */
 type OpenBackup = { readonly line: number; pets: number; readonly sha256: Hash };
 
-export type OnRecord = (record: PetLine, bytes: Uint8Array, key: string | undefined) => void;
-
-/**
- * `onRecord`'s ranges point into `bytes`, reused after the chunk; it may rewrite the chunk up to
- * the end of the record's line, but then must not ask for `onCopy`.
- */
-export async function readRecords(
-  source: ByteSource,
-  options: ReadOptions,
-  onRecord?: OnRecord,
-): Promise<RecordsRead> {
-  const walk = new RecordWalk(options.kind, options.all, onRecord);
+export async function readRecords(source: ByteSource, options: ReadOptions): Promise<RecordsRead> {
+  const walk = new RecordWalk(options);
   const { bytes } = walk;
   for (;;) {
     const read = await source.read(bytes, walk.carried, bytes.length - walk.carried);
@@ -98,53 +92,37 @@ export async function readRecords(
       }
       return walk.close(walk.result({ offset: walk.offset, length: filled + rest.skipped }));
     }
-    const framing = walk.judgeLines(end);
-    if (framing === undefined) return walk.result();
-    if (walk.damage === undefined) {
-      await options.onChunk?.(bytes.subarray(0, end), walk.offset);
-      if (options.onCopy !== undefined) {
-        await copyRuns(bytes.subarray(0, end), framing, options.onCopy);
-      }
-    }
+    if (!(await walk.take(end))) return walk.result();
     bytes.copyWithin(0, end, filled);
     walk.carried = filled - end;
     walk.offset += end;
   }
-  return walk.carried === 0 ? walk.close(walk.result()) : await readLastLine(walk, options);
+  return walk.carried === 0 ? walk.close(walk.result()) : await readLastLine(walk);
 }
 
 /** Bytes after the last newline: a complete sound pet record is kept; else a torn tail. */
-async function readLastLine(walk: RecordWalk, options: ReadOptions): Promise<RecordsRead> {
+async function readLastLine(walk: RecordWalk): Promise<RecordsRead> {
   const { bytes, carried, record } = walk;
   const form = walk.judgeForm(0, carried, true);
-  const kept = form === undefined && record.type === "pet" && walk.judgePet() === undefined;
-  if (!kept) {
-    const backupLineStart = walk.offset === 0 && carried < BACKUP_LINE.length &&
-      bytes.subarray(0, carried).every((byte, i) => byte === BACKUP_LINE.charCodeAt(i));
-    if (backupLineStart) {
-      // Bytes no service writes to its file: a backup cut short inside its first line.
-      walk.fail(
-        ++walk.line,
-        "is the start of a backup's first line: the backup was cut short inside it",
-      );
-    }
-    const checkLacksNewline = form === undefined && record.type === "check";
-    return walk.close(walk.result({ offset: walk.offset, length: carried }), checkLacksNewline);
-  }
-  walk.line++;
-  const outsideReason = walk.backup === undefined ? walk.judgeOutside() : undefined;
-  if (outsideReason !== undefined) {
-    walk.fail(walk.line, outsideReason);
-    return walk.result();
-  }
-  walk.acceptPet();
-  if (walk.damage === undefined) {
-    await options.onChunk?.(bytes.subarray(0, carried), walk.offset);
+  if (form === undefined && record.type === "pet" && walk.judgePet() === undefined) {
+    const damaged = walk.damagedLines;
     bytes[carried] = NEWLINE;
-    await options.onCopy?.(bytes.subarray(0, carried + 1));
+    await walk.take(carried + 1, carried);
+    if (walk.damagedLines > damaged) return walk.result();
+    walk.offset += carried;
+    return walk.close(walk.result(undefined, { offset: walk.offset, line: walk.line }));
   }
-  walk.offset += carried;
-  return walk.close(walk.result(undefined, { offset: walk.offset, line: walk.line }));
+  const backupLineStart = walk.offset === 0 && carried < BACKUP_LINE.length &&
+    bytes.subarray(0, carried).every((byte, i) => byte === BACKUP_LINE.charCodeAt(i));
+  if (backupLineStart) {
+    // Bytes no service writes to its file: a backup cut short inside its first line.
+    walk.fail(
+      ++walk.line,
+      "is the start of a backup's first line: the backup was cut short inside it",
+    );
+  }
+  const checkLacksNewline = form === undefined && record.type === "check";
+  return walk.close(walk.result({ offset: walk.offset, length: carried }), checkLacksNewline);
 }
 
 /** The state of one read: what was accepted so far, the open backup run, the first damage. */
@@ -173,11 +151,7 @@ class RecordWalk {
   /** The file offset of `bytes[0]`. */
   offset = 0;
 
-  constructor(
-    readonly kind: FileKind | undefined,
-    readonly all: boolean | undefined,
-    readonly onRecord: OnRecord | undefined,
-  ) {}
+  constructor(readonly options: ReadOptions) {}
 
   result(tornTail?: TornTail, missingNewline?: MissingNewline): RecordsRead {
     const { pets, byStatus, lastId, offset: length, damage, damagedLines } = this;
@@ -202,6 +176,20 @@ class RecordWalk {
   }
 
   /**
+   * Judges the whole lines of bytes[0, end), then hands them on (the file holds bytes[0, held): a
+   * last line may lack its newline); false when the read stops.
+   */
+  async take(end: number, held = end): Promise<boolean> {
+    const framing = this.judgeLines(end);
+    if (framing === undefined) return false;
+    if (this.damage !== undefined) return true;
+    const { onChunk, onCopy } = this.options;
+    await onChunk?.(this.bytes.subarray(0, held), this.offset);
+    if (onCopy !== undefined) await copyRuns(this.bytes.subarray(0, end), framing, onCopy);
+    return true;
+  }
+
+  /**
    * Judges the whole lines of bytes[0, end): the [start, end) pairs of a backup's first and check
    * lines (left out of a copy), or undefined when the read stops at damage.
    */
@@ -223,7 +211,7 @@ class RecordWalk {
         framing.push(start, newline + 1);
       } else if (reason === undefined) {
         reason = this.judgePet() ?? (this.backup === undefined ? this.judgeOutside() : undefined);
-        if (reason === undefined && this.backup !== undefined && this.onRecord !== undefined) {
+        if (reason === undefined && this.backup !== undefined && this.options.onRecord) {
           // onRecord may rewrite the line's bytes (the store's replay moves pet texts down).
           this.backup.sha256.update(bytes.subarray(hashFrom, newline + 1));
           hashFrom = newline + 1;
@@ -232,7 +220,7 @@ class RecordWalk {
       }
       start = newline + 1;
       if (reason !== undefined) this.fail(this.line, reason);
-      if (this.damage !== undefined && !this.all) return undefined;
+      if (this.damage !== undefined && !this.options.all) return undefined;
     }
     this.backup?.sha256.update(bytes.subarray(hashFrom, end));
     return framing;
@@ -257,7 +245,7 @@ class RecordWalk {
 
   /** Why the line being read, outside every run, is damage in a backup with runs; or undefined. */
   judgeOutside(): string | undefined {
-    if (this.kind !== "backup" || !this.framed) return undefined;
+    if (this.options.kind !== "backup" || !this.framed) return undefined;
     return `is outside the backup's checked lines: it follows the check line ${this.lastCheck} (lines were added to the backup)`;
   }
 
@@ -278,7 +266,7 @@ class RecordWalk {
       key = keyId(record.claim);
       this.keyLines.set(key, this.line);
     }
-    this.onRecord?.(record, this.bytes, key);
+    this.options.onRecord?.(record, this.bytes, key);
   }
 
   /**
@@ -289,7 +277,7 @@ class RecordWalk {
     const open = this.backup;
     if (this.record.type === "backup") {
       this.backup = { line: this.line, pets: 0, sha256: createHash("sha256") };
-      if (!this.framed && this.kind === "backup" && this.firstOutside !== undefined) {
+      if (!this.framed && this.options.kind === "backup" && this.firstOutside !== undefined) {
         // Pets read before the file turned out to be a checked backup: added to it.
         this.fail(
           this.firstOutside,

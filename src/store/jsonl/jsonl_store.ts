@@ -24,12 +24,12 @@ import {
   petRecord,
 } from "../catalogue/line_format.ts";
 import { fileSource, readRecords } from "../catalogue/read_records.ts";
-import { keyId } from "../idempotency.ts";
 import { StatusIndex } from "../status_index.ts";
 import {
   type CreateOutcome,
   ID_SPACE_EXHAUSTED,
   type IdempotencyClaim,
+  keyId,
   MAX_PET_ID,
   type PendingCreate,
   petCountsGauge,
@@ -304,16 +304,18 @@ export class JsonlStore implements PetStore {
   #replay() {
     // Of each chunk only the pet texts are kept, moved down over their lines' framing.
     let kept = 0;
-    const onChunk = (bytes: Uint8Array) => {
-      this.#texts.addSegment(bytes.slice(0, kept));
-      kept = 0;
-    };
-    return readRecords(fileSource(this.#file), { onChunk }, (record, bytes, key) => {
-      const length = record.petEnd - record.petStart;
-      bytes.copyWithin(kept, record.petStart, record.petEnd);
-      const segment = this.#texts.nextSegment;
-      this.#add(segment, kept, kept + length, record.id, record.status, record.claim, key);
-      kept += length;
+    return readRecords(fileSource(this.#file), {
+      onChunk: (bytes) => {
+        this.#texts.addSegment(bytes.slice(0, kept));
+        kept = 0;
+      },
+      onRecord: (record, bytes, key) => {
+        const length = record.petEnd - record.petStart;
+        bytes.copyWithin(kept, record.petStart, record.petEnd);
+        const segment = this.#texts.nextSegment;
+        this.#add(segment, kept, kept + length, record.id, record.status, record.claim, key);
+        kept += length;
+      },
     });
   }
 

@@ -20,11 +20,11 @@
  */
 import type { NewPet } from "../../schemas/pet.ts";
 import { type Committed, GroupCommit } from "../group_commit.ts";
-import { keyId } from "../idempotency.ts";
 import {
   type CreateOutcome,
   ID_SPACE_EXHAUSTED,
   type IdempotencyClaim,
+  keyId,
   MAX_PET_ID,
   type PendingCreate,
   petJson,
