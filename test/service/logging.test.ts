@@ -151,8 +151,9 @@ describe(`logging on ${runtime} when stdout fails`, { timeout: 90_000 }, () => {
       pipe.pause();
       // About 1.6 MB of lines: far more than the pipe holds, so a write is left waiting.
       await requestMany(service, { path: LONG_PATH, count: 200, concurrency: 8, status: 404 });
-      // Requests finish at once; the last lines may wait half a second for stdout.
-      const gone = new Promise((resolve) => setTimeout(() => resolve("still running"), 3_000));
+      // Requests finish at once; the last lines may wait half a second for stdout. A write that
+      // held the exit would hold it past SHUTDOWN_TIMEOUT (10 s); 6 s leaves a busy machine room.
+      const gone = new Promise((resolve) => setTimeout(() => resolve("still running"), 6_000));
       assert.equal(await Promise.race([service.stop(), gone]), 0);
     });
   });
