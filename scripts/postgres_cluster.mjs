@@ -11,7 +11,6 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -43,34 +42,6 @@ function freePort() {
       server.close(() => resolve(port));
     });
   });
-}
-
-/** initdb into `data`. --no-sync: a throw-away cluster's files need not reach the disk first. */
-function initdb(run, data) {
-  run("initdb", [
-    "-D",
-    data,
-    ..."-A trust -U postgres -E UTF8 --locale=C.UTF-8 --no-sync".split(" "),
-  ]);
-}
-
-/**
- * The data directory that `POSTGRES_TEMPLATE_DIR` names (npm test sets it): initdb's output, made
- * by the first cluster and copied by each one after, since initdb costs more CPU than most suites'
- * use of their cluster. Made aside and renamed into place, so a cluster started meanwhile by
- * another process never copies half of it (the loser of that race drops its own).
- */
-function makeTemplate(run, template, owner) {
-  const staging = mkdtempSync(join(tmpdir(), "animal-store-pg-template-"));
-  if (owner !== undefined) chownSync(staging, owner.uid, owner.gid);
-  initdb(run, join(staging, "data"));
-  try {
-    renameSync(join(staging, "data"), template);
-  } catch (error) {
-    if (!existsSync(join(template, "PG_VERSION"))) throw error;
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
 }
 
 /**
@@ -111,14 +82,9 @@ export async function startPostgresCluster(options = {}) {
   }
   const data = join(dir, "data");
   const port = await freePort();
-  const template = process.env.POSTGRES_TEMPLATE_DIR;
-  if (template === undefined) {
-    initdb(run, data);
-  } else {
-    if (!existsSync(join(template, "PG_VERSION"))) makeTemplate(run, template, owner);
-    // -a keeps the owner and the 0700 mode the server insists on.
-    execFileSync("cp", ["-a", template, data]);
-  }
+  // --no-sync: a throw-away cluster's initial files need not reach the disk before it starts.
+  const initdbFlags = "-A trust -U postgres -E UTF8 --locale=C.UTF-8 --no-sync".split(" ");
+  run("initdb", ["-D", data, ...initdbFlags]);
   // fsync stays on unless `settings` turns it off: the benchmarks and the outage test measure real
   // commits.
   const settings = [

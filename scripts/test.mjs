@@ -168,12 +168,6 @@ function readTimings(part) {
   for (const [file, seconds] of fileSeconds(xml)) timings.push([seconds, part, file]);
 }
 
-// Each throw-away cluster of the suites copies one initdb's output instead of running initdb.
-if (process.env.POSTGRES_TEMPLATE_DIR === undefined) {
-  const templates = mkdtempSync(join(tmpdir(), "animal-store-pg-templates-"));
-  process.on("exit", () => rmSync(templates, { recursive: true, force: true }));
-  process.env.POSTGRES_TEMPLATE_DIR = join(templates, "data");
-}
 let cluster;
 if (!process.env.DATABASE_TEST_URL && findPostgresBin() !== undefined) {
   // No suite on the shared cluster crashes PostgreSQL itself (postgres_outages.test.ts starts a
