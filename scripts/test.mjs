@@ -137,25 +137,19 @@ const testFiles = () =>
     .map((file) => `test/${file}`).sort();
 
 /**
- * Seconds per test file from a JUnit report: Bun's gives each file's suite a time; Deno's has one
- * suite per file (named "./test/...") whose cases are its top-level tests, summed here (module
- * loading is not counted), and one more for the steps, which is not a file.
+ * Seconds per test file from a JUnit report: a file's suite (Deno names it "./test/…") has its
+ * time (Bun), or its top-level tests' times to sum (Deno, module loading not counted).
  */
 function fileSeconds(xml) {
   const attribute = (attributes, name) => new RegExp(`\\b${name}="([^"]*)"`).exec(attributes)?.[1];
   const seconds = new Map();
   for (const [, attributes, body] of xml.matchAll(/<testsuite\b([^>]*)>([\s\S]*?)<\/testsuite>/g)) {
-    const raw = attribute(attributes, "name") ?? "";
-    const name = raw.replace(/^\.\//, "");
-    if (!name.endsWith(".ts")) continue;
-    const file = attribute(attributes, "file");
-    const time = attribute(attributes, "time");
-    if (file !== undefined && time !== undefined) {
-      if (file === name) seconds.set(name, Number(time)); // Bun: the file's own suite
-    } else if (file === undefined && raw.startsWith("./")) {
-      const cases = [...body.matchAll(/<testcase\b([^>]*)>/g)];
-      seconds.set(name, cases.reduce((sum, [, a]) => sum + Number(attribute(a, "time") ?? 0), 0));
-    }
+    const name = attribute(attributes, "name") ?? "";
+    if (!/^(\.\/)?test\/.*\.ts$/.test(name)) continue;
+    const cases = [...body.matchAll(/<testcase\b([^>]*)>/g)];
+    const time = attribute(attributes, "time") ??
+      cases.reduce((sum, [, a]) => sum + Number(attribute(a, "time") ?? 0), 0);
+    seconds.set(name.replace(/^\.\//, ""), Number(time));
   }
   return seconds;
 }
