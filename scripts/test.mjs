@@ -71,8 +71,7 @@ const FILES_AT_ONCE = Math.max(1, Number(process.env.TEST_FILES) || 2);
 
 /**
  * Each part starts the files that start services (test/service/, test/ship/) first, larger files
- * first, so that it does not end on one long file. (Ordered by the last run's measured times, the
- * heaviest files of all four parts ran together: 285 s and 475 CPU-s, against 211 s and 355.)
+ * first, so that it does not end on one long file.
  */
 function slowestFirst(files) {
   const weight = (file) =>
