@@ -1,6 +1,6 @@
 /**
  * `backup` and `restore` against a running service on the runtime under test (TARGET_RUNTIME):
- * a backup taken while 32 clients create pets holds every pet answered 201 before it started,
+ * a backup taken while 16 clients create pets holds every pet answered 201 before it started,
  * byte for byte with its idempotency key, under a check line; restored into an empty directory, a
  * service there serves exactly those pets, replays their keys and continues ids after them. A
  * backup cut short or altered is refused, one without a check restores with a warning.
@@ -27,9 +27,9 @@ import { freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 const runtime = targetRuntime();
 const KEY = "backup-suite-key";
 const api = serviceApi(KEY);
-const CLIENTS = 32;
+const CLIENTS = 16;
 /** Creates per client at most: the load is bounded whatever happens. */
-const MAX_CREATES = 250;
+const MAX_CREATES = 150;
 
 /** A 201 seen by a client: the body's exact text, its key and when it arrived. */
 interface Created {
@@ -273,33 +273,19 @@ describe(`backup and restore on ${runtime}`, { timeout: 180_000 }, () => {
     );
   });
 
+  // The command's side of a refusal (exit 1, the message, nothing installed) on this runtime; every
+  // kind of damage is judged in process by test/tools/damage_judgement.test.ts.
   for (
     const [what, damage, message] of [
       [
-        "cut at a line boundary",
-        (text: string) => text.split(/(?<=\n)/).slice(0, -10).join(""),
-        /^Cannot restore: .* line 1 starts a backup whose check line is missing: the backup was cut short after line \d+; nothing restored\n$/,
-      ],
-      [
         "cut inside a line",
         // Half the text, moved one byte on when half falls right after a newline (a cut at a line's
-        // end is the case above): the backup's bytes differ from run to run.
+        // end is another message): the backup's bytes differ from run to run.
         (text: string) => {
           const half = Math.floor(text.length / 2);
           return text.slice(0, text[half - 1] === "\n" ? half + 1 : half);
         },
         /^Cannot restore: .* line 1 starts a backup whose check line is missing: the backup was cut short inside line \d+; nothing restored\n$/,
-      ],
-      [
-        "with a pet line added after its check line",
-        (text: string) =>
-          text + `${PET_RECORD_PREFIX}{"id":9000000,"name":"Added","categoryId":1}}\n`,
-        /^Cannot restore: .* line \d+ is outside the backup's checked lines: it follows the check line \d+ \(lines were added to the backup\); nothing restored\n$/,
-      ],
-      [
-        "with a pet line added before its first line",
-        (text: string) => `${PET_RECORD_PREFIX}{"id":1,"name":"Added","categoryId":1}}\n` + text,
-        /^Cannot restore: .* line 1 is outside the backup's checked lines: it comes before the backup's first line, line 2 \(lines were added to the backup\); nothing restored\n$/,
       ],
       [
         "with one byte altered",

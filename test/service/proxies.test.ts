@@ -95,14 +95,14 @@ async function rollingRestart(proxy: ProxyName, env: Record<string, string>, set
     instances.push(await start(0), await start(1));
     running = await startProxy(proxy, ports);
     const load = runLoad(`http://127.0.0.1:${running.port}`, KEY);
-    await sleep(500);
+    await sleep(300);
     for (const index of [0, 1]) {
       assert.equal(await terminate(instances[index]), 0, instances[index].stderr());
       instances[index] = await start(index);
       // Until the proxy sends to the restarted instance again (HAProxy: its `rise` checks).
       await sleep(settleMs);
     }
-    await sleep(500);
+    await sleep(300);
     const outcome = await load.stop();
     report(`rolling restart behind ${proxy}`, outcome);
     assert.deepEqual(outcome.failures, [], unexpectedLines(running.errorLog()));
@@ -130,7 +130,8 @@ describe(`behind a proxy on ${runtime}`, { timeout: 120_000 }, () => {
       const proxy = await startProxy("nginx", [port]);
       try {
         const load = runLoad(`http://127.0.0.1:${proxy.port}`, KEY);
-        await sleep(1_000);
+        // Long enough for nginx to pool a connection per client (thousands of requests).
+        await sleep(500);
         assert.equal(await terminate(service), 0, service.stderr());
         // A little load with the upstream gone: each request is refused at connect.
         await sleep(200);

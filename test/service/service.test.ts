@@ -468,13 +468,11 @@ describe(`service lifecycle on ${runtime}`, TIMEOUT, () => {
   it("exits 2 with a one-line message naming the bad setting", async () => {
     const dir = temporaryDirectory();
     try {
+      // The process's side (exit 2, one line) of each kind of bad setting: a value, a key list, a
+      // file; test/config/ names the setting of every bad value in process.
       const cases: [Record<string, string>, string][] = [
         [{ PORT: "abc" }, "PORT"],
-        [{ PORT: "70000" }, "PORT"],
-        [{ MAX_BODY_BYTES: "1.5" }, "MAX_BODY_BYTES"],
-        [{ RATE_LIMIT: "ten" }, "RATE_LIMIT"],
         [{ API_KEYS: " , " }, "API_KEYS"],
-        [{ API_KEYS: "" }, "API_KEYS"],
         [{ API_KEYS_FILE: join(dir.path, "missing.txt") }, "API_KEYS_FILE"],
       ];
       for (const [env, setting] of cases) {
