@@ -15,7 +15,7 @@ import { Router } from "./http/router.ts";
 import type { Logger } from "./observe/log.ts";
 import { ServiceMetrics } from "./observe/service_metrics.ts";
 import { healthRoutes, metricsRoutes } from "./routes/health.ts";
-import { docsRoutes, openapiRoutes } from "./routes/openapi.ts";
+import { openapiRoutes } from "./routes/openapi.ts";
 import { petRoutes } from "./routes/pets.ts";
 import type { AppRequest, BrotliEncoder, Reply, Respond } from "./runtime/contract.ts";
 import { webResponse } from "./runtime/contract.ts";
@@ -57,7 +57,7 @@ export function createApp(options: AppOptions): App {
   const clock = options.clock ?? Date.now;
   const lifecycle = new Lifecycle({ store: options.store, loadWaitMs: options.loadWaitMs });
   const deprecation = deprecationHeaders(`${config.publicUrl ?? ""}${basePath}/pets`);
-  const apiRoutes = [...petRoutes(options), ...openapiRoutes({ config }), ...docsRoutes()];
+  const apiRoutes = [...petRoutes(options), ...openapiRoutes(config)];
   const rootRoutes = healthRoutes(lifecycle);
   const metrics = config.metrics
     ? new ServiceMetrics({

@@ -2,18 +2,11 @@
  * The document's JSON: TypeBox schemas as plain JSON Schema 2020-12 (a subschema equal to a named
  * component as its `$ref`), and the text with exact integers.
  */
+import type { JsonValue } from "../schemas/json_value.ts";
 import { INT64_MAX, INT64_MIN } from "../schemas/pet.ts";
 
-/** A JSON-like value whose integers may be bigints. */
-export type ExactJsonValue =
-  | null
-  | boolean
-  | number
-  | bigint
-  | string
-  | readonly ExactJsonValue[]
-  | ExactJsonObject;
-
+/** A value of the document: JSON with exact integers, arrays that may be readonly. */
+export type ExactJsonValue = JsonValue | readonly ExactJsonValue[] | ExactJsonObject;
 /** A JSON object of the document; an undefined member is left out, as `JSON.stringify` does. */
 export type ExactJsonObject = { [key: string]: ExactJsonValue | undefined };
 
