@@ -22,7 +22,7 @@ import { webResponse } from "./runtime/contract.ts";
 import { ERROR_MESSAGES } from "./schemas/error.ts";
 import type { PetStore } from "./store/store.ts";
 
-/** The handler and the levers `main.ts` pulls at start and shutdown. */
+/** The handler and the levers `commands/serve.ts` pulls at start and shutdown. */
 export interface App {
   /** Answers `request` with what `respond` makes of the whole reply (`ServeOptions.handle`). */
   readonly handle: <R>(request: AppRequest, respond: Respond<R>) => R | Promise<R>;

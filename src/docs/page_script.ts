@@ -9,7 +9,9 @@
 /** An object of openapi.json: the page reads the members it knows and only prints the others. */
 // deno-lint-ignore no-explicit-any -- a parsed document, read by name as the renderers need
 type Json = any;
-/** A child for `el`: falsy ones are left out. */
+/** An element's tag, attributes and children (`el`): falsy children are left out. */
+type Tag = keyof HTMLElementTagNameMap;
+type Attrs = Record<string, string | undefined>;
 type Child = Node | string | false | null | undefined;
 /** A request as sent, which "Revalidate" repeats. */
 type Sent = { url: string; method: string; headers: Record<string, string>; body?: string };
@@ -21,11 +23,7 @@ function docsPageScript(): void {
   const byId = (id: string) => document.getElementById(id) as HTMLInputElement;
 
   /** A new element: the key `text` sets its text, every other key an attribute. */
-  function el<K extends keyof HTMLElementTagNameMap>(
-    tag: K,
-    attrs: Record<string, string | undefined> = {},
-    children: Child[] = [],
-  ): HTMLElementTagNameMap[K] {
+  function el<K extends Tag>(tag: K, attrs: Attrs = {}, children: Child[] = []) {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(attrs)) {
       if (name === "text") node.textContent = value ?? "";
@@ -159,13 +157,12 @@ function docsPageScript(): void {
     const example = body && (body.example ?? resolve(Object.values(body.examples || {})[0])?.value);
     const bodyInput = body && el("textarea", { name: "body", "aria-label": "request body" });
     if (bodyInput) bodyInput.value = example === undefined ? "{}" : toJson(example);
-    const button = (text: string, attrs: Record<string, string>) =>
-      el("button", { type: "button", text, ...attrs });
-    const send = button("Send " + verb, { "data-action": "send" });
-    const next = button("Next page", { class: "secondary", hidden: "" });
+    const send = el("button", { type: "button", text: "Send " + verb, "data-action": "send" });
+    const secondary = { type: "button", class: "secondary", hidden: "" };
+    const next = el("button", { ...secondary, text: "Next page" });
     // A request with its own If-None-Match bypasses the browser's cache: the 304 itself is shown.
-    const again = { class: "secondary", hidden: "", "data-action": "revalidate" };
-    const revalidate = button("Revalidate (If-None-Match)", again);
+    const again = { ...secondary, text: "Revalidate (If-None-Match)", "data-action": "revalidate" };
+    const revalidate = el("button", again);
     const output = el("div", { class: "result", "aria-live": "polite" });
     let lastEtag: string | null = null;
     // For "Revalidate": the cursor input may hold the next page's cursor by now.
