@@ -1,8 +1,7 @@
 /**
- * The OpenAPI 3.1 document, from the operations the routes declare and the schemas that validate
- * requests; what follows from a route (parameters, deprecation, caching, errors) is derived here,
- * and the reusable parts (parameters, headers, docs/api.md's error table) carry the values of the
- * code that enforces them.
+ * The OpenAPI 3.1 document from the operations the routes declare and the schemas that validate
+ * requests: parameters, deprecation, caching and errors follow from each route, and the reusable
+ * parts (parameters, headers, docs/api.md's error table) carry the values of the enforcing code.
  */
 import { CHALLENGE_INVALID_KEY, CHALLENGE_NO_KEY } from "../http/auth.ts";
 import {

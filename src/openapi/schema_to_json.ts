@@ -23,7 +23,7 @@ export function stringifyExact(value: ExactJsonValue, indent = 2): string {
 /** Converts every schema, named as under `components.schemas`, referring to the others by `$ref`. */
 export function componentSchemas(named: Readonly<Record<string, unknown>>) {
   const plain = Object.entries(named).map(([name, schema]) => [name, plainSchema(schema)] as const);
-  const refByShape = new Map(plain.map(([name, schema]) => [shapeOf(schema), name]));
+  const refByShape = new Map(plain.map(([name, schema]) => [stringifyExact(schema, 0), name]));
   const entries = plain.map(([name, schema]) => [name, withRefs(schema, refByShape, true)]);
   return Object.fromEntries(entries) as Record<string, JsonSchema>;
 }
@@ -62,13 +62,9 @@ function plain(value: unknown): ExactJsonValue {
 function withRefs(value: ExactJsonValue, refByShape: Map<string, string>, isRoot = false) {
   if (Array.isArray(value)) return value.map((item): ExactJsonValue => withRefs(item, refByShape));
   if (value === null || typeof value !== "object") return value;
-  const ref = isRoot ? undefined : refByShape.get(shapeOf(value));
+  const ref = isRoot ? undefined : refByShape.get(stringifyExact(value, 0));
   if (ref !== undefined) return { $ref: `#/components/schemas/${ref}` };
   const result: JsonSchema = {};
   for (const [key, item] of Object.entries(value)) result[key] = withRefs(item!, refByShape);
   return result;
-}
-
-function shapeOf(schema: ExactJsonValue): string {
-  return JSON.stringify(schema, (_key, value) => typeof value === "bigint" ? `${value}n` : value);
 }
