@@ -24,11 +24,8 @@ import {
 } from "../schemas/limits.ts";
 import { NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
 import { VERSION } from "../app/version.ts";
-import {
-  componentSchemas,
-  type ExactJsonObject as Json,
-  type ExactJsonValue,
-} from "./schema_to_json.ts";
+import type { ExactJsonObject as Json, ExactJsonValue } from "./schema_to_json.ts";
+import { componentSchemas } from "./schema_to_json.ts";
 
 function parameter(name: string, where: "query" | "path" | "header", rest: Json): Json {
   return { name, in: where, required: where === "path", ...rest };
