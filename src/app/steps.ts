@@ -101,10 +101,7 @@ export function checkKey(pipeline: Pipeline, exchange: Exchange): undefined {
   }
 }
 
-/**
- * The key's rate limit under BASE_PATH: after the key check (only accepted keys get buckets) and
- * before the path and method checks (429 wins over 404, 405, 410).
- */
+/** Under BASE_PATH, after the key (only accepted keys get buckets): 429 wins over 404, 405, 410. */
 export function limitRate(pipeline: Pipeline, exchange: Exchange): undefined {
   if (pipeline.rateLimiter !== undefined && exchange.keyed && exchange.underBase) {
     exchange.rate = enforceRateLimit(pipeline.rateLimiter, exchange.keyScope);

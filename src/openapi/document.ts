@@ -53,12 +53,7 @@ const PARAMETERS = {
   idempotencyKey: parameter("Idempotency-Key", "header", {
     description:
       "Makes the create safe to retry (IETF draft, as Stripe does it): the same key with the same body returns the original 201 with `Idempotent-Replayed: true`; with a different body, 422. Scoped per API key, kept across restarts",
-    schema: {
-      type: "string",
-      minLength: IDEMPOTENCY_KEY_LENGTH.min,
-      maxLength: IDEMPOTENCY_KEY_LENGTH.max,
-      pattern: IDEMPOTENCY_KEY.source,
-    },
+    schema: { type: "string", ...IDEMPOTENCY_KEY_LENGTH, pattern: IDEMPOTENCY_KEY.source },
   }),
   ifNoneMatch: parameter("If-None-Match", "header", {
     description:
@@ -106,10 +101,8 @@ const HEADER_DESCRIPTIONS = {
 type HeaderName = keyof typeof HEADER_DESCRIPTIONS;
 
 /** Each header's schema and example; "optional" marks one a response may lack. */
-const HEADER_SCHEMAS: Record<
-  HeaderName,
-  [schema: Json, example?: ExactJsonValue, optional?: "optional"]
-> = {
+type HeaderSchema = [schema: Json, example?: ExactJsonValue, optional?: "optional"];
+const HEADER_SCHEMAS: Record<HeaderName, HeaderSchema> = {
   XRequestId: [{ type: "string" }, "req-4f9c1b"],
   CacheControl: [{ type: "string", enum: [AUTHENTICATED_CACHE_CONTROL] }],
   NextLink: [
