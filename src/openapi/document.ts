@@ -337,13 +337,8 @@ function servers({ basePath, publicUrl }: DocumentOptions): Json[] {
 
 function describe(operation: Operation): Json {
   const { deprecated = false, cacheable = false, response } = operation;
-  const pathParameters = [...operation.pattern.matchAll(/:([A-Za-z0-9]+)/g)].map((m) => m[1]);
-  const parameters = [
-    ...pathParameters,
-    ...operation.parameters ?? [],
-    ...cacheable ? ["ifNoneMatch"] : [],
-    "requestId",
-  ];
+  const parameters = [...operation.pattern.matchAll(/:([A-Za-z0-9]+)/g)].map((m) => m[1]);
+  parameters.push(...operation.parameters ?? [], ...cacheable ? ["ifNoneMatch"] : [], "requestId");
   const deprecation = deprecated ? DEPRECATION_HEADERS : {};
   const always = { ...deprecation, ...COMMON_HEADERS };
   const errors = [...operation.errors, ...KEYED_ERRORS, ...deprecated ? ["gone" as const] : []];

@@ -10,8 +10,6 @@ export type ExactJsonValue = JsonValue | readonly ExactJsonValue[] | ExactJsonOb
 /** A JSON object of the document; an undefined member is left out, as `JSON.stringify` does. */
 export type ExactJsonObject = { [key: string]: ExactJsonValue | undefined };
 
-type JsonSchema = { [key: string]: ExactJsonValue };
-
 /** `JSON.stringify(value, null, indent)`, but a bigint is written digit for digit. */
 export function stringifyExact(value: ExactJsonValue, indent = 2): string {
   // A bigint goes out as a string of a NUL and its digits, then loses its quotes and mark; no
@@ -25,12 +23,12 @@ export function componentSchemas(named: Readonly<Record<string, unknown>>) {
   const plain = Object.entries(named).map(([name, schema]) => [name, plainSchema(schema)] as const);
   const refByShape = new Map(plain.map(([name, schema]) => [stringifyExact(schema, 0), name]));
   const entries = plain.map(([name, schema]) => [name, withRefs(schema, refByShape, true)]);
-  return Object.fromEntries(entries) as Record<string, JsonSchema>;
+  return Object.fromEntries(entries) as Record<string, ExactJsonObject>;
 }
 
 /** The JSON Schema of a TypeBox schema: no `~` keys, bigint → int64 integer. */
-export function plainSchema(schema: unknown): JsonSchema {
-  return plain(schema) as JsonSchema;
+export function plainSchema(schema: unknown): ExactJsonObject {
+  return plain(schema) as ExactJsonObject;
 }
 
 function plain(value: unknown): ExactJsonValue {
@@ -49,13 +47,8 @@ function plain(value: unknown): ExactJsonValue {
     // (openapi-typescript, Redocly) type a bare enum as "unknown" without it.
     return { type: "string", ...result };
   }
-  if (result.type === "bigint") {
-    result.type = "integer";
-    result.format = "int64";
-    result.minimum = INT64_MIN;
-    result.maximum = INT64_MAX;
-  }
-  return result;
+  if (result.type !== "bigint") return result;
+  return { ...result, type: "integer", format: "int64", minimum: INT64_MIN, maximum: INT64_MAX };
 }
 
 /** `value` with each subschema that equals a named one (other than itself) as a `$ref`. */
@@ -64,7 +57,7 @@ function withRefs(value: ExactJsonValue, refByShape: Map<string, string>, isRoot
   if (value === null || typeof value !== "object") return value;
   const ref = isRoot ? undefined : refByShape.get(stringifyExact(value, 0));
   if (ref !== undefined) return { $ref: `#/components/schemas/${ref}` };
-  const result: JsonSchema = {};
+  const result: ExactJsonObject = {};
   for (const [key, item] of Object.entries(value)) result[key] = withRefs(item!, refByShape);
   return result;
 }
