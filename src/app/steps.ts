@@ -1,7 +1,7 @@
 /**
  * A request's steps, in the order that says which error wins (docs/api.md, "Errors"; pinned by
  * test/app/request_steps.test.ts): each answers (a `Reply`, or a thrown `HttpError`) or hands on
- * to the next, then `finish`. Anything but an `HttpError` is logged and answered with a bare 500.
+ * to the next, then `finish`. Any other error is logged: 503 if the store cannot answer, else 500.
  */
 import { authenticate, type KeyRing } from "../http/auth.ts";
 import type { CorsPolicy } from "../http/cors.ts";
