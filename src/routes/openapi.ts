@@ -15,21 +15,18 @@ export function openApiJson(options: DocumentOptions): string {
   return stringifyExact(openApiDocument(options, PET_OPERATIONS)) + "\n";
 }
 
-const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; " +
-  "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
-  "frame-ancestors 'none'";
-
 /** The docs page's security headers, on the page and its assets. */
 const PAGE = {
-  "content-security-policy": CONTENT_SECURITY_POLICY,
+  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; " +
+    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
+    "frame-ancestors 'none'",
   "referrer-policy": "no-referrer",
 };
 
 /** The document (its text built once), the docs page and the page's script and stylesheet. */
 export function openapiRoutes(config: Config): AppRoute[] {
-  const json = openApiJson({ basePath: config.basePath, publicUrl: config.publicUrl });
   const assets: [pattern: string, body: string, headers: Record<string, string>][] = [
-    ["/openapi.json", json, {}],
+    ["/openapi.json", openApiJson(config), {}],
     ["/docs", DOCS_HTML, { "content-type": "text/html; charset=utf-8", ...PAGE }],
     ["/docs/app.js", DOCS_SCRIPT, { "content-type": "text/javascript; charset=utf-8", ...PAGE }],
     ["/docs/style.css", DOCS_CSS, { "content-type": "text/css; charset=utf-8", ...PAGE }],
