@@ -2,39 +2,28 @@
  * `createApp(...)`: the one handler every runtime adapter serves. It assembles the routes, the
  * lifecycle and the metrics once; a request then walks app/steps.ts.
  */
-import type { AppRoute, RequestContext } from "./app/context.ts";
+import type { AppRoute } from "./app/context.ts";
 import { Lifecycle } from "./app/lifecycle.ts";
-import { type AppRouter, handleRequest, type PathFacts, type Pipeline } from "./app/steps.ts";
+import { type AppRouter, handleRequest, type Pipeline } from "./app/steps.ts";
 import type { Config } from "./config/config.ts";
 import type { KeyRing } from "./http/auth.ts";
 import { corsPolicyFor } from "./http/cors.ts";
 import { deprecationHeaders } from "./http/deprecation.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
-import { replyHeaders } from "./http/responses.ts";
+import { type HeaderSet, replyHeaders } from "./http/responses.ts";
 import { Router } from "./http/router.ts";
 import type { Logger } from "./observe/log.ts";
 import { ServiceMetrics } from "./observe/service_metrics.ts";
 import { healthRoutes, metricsRoutes } from "./routes/health.ts";
-import { docsRoutes, openapiRoutes } from "./routes/openapi.ts";
+import { openapiRoutes } from "./routes/openapi.ts";
 import { petRoutes } from "./routes/pets.ts";
-import type { AppRequest, BrotliEncoder, Reply, Respond } from "./runtime/contract.ts";
+import type { AppRequest, BrotliEncoder, Respond } from "./runtime/contract.ts";
 import { webResponse } from "./runtime/contract.ts";
 import { ERROR_MESSAGES } from "./schemas/error.ts";
 import type { PetStore } from "./store/store.ts";
 
-/** The handler and the levers `main.ts` pulls at start and shutdown. */
-export interface App {
-  /** Answers `request` with what `respond` makes of the whole reply (`ServeOptions.handle`). */
-  readonly handle: <R>(request: AppRequest, respond: Respond<R>) => R | Promise<R>;
-  readonly fetch: (request: AppRequest) => Response | Promise<Response>;
-  /** `Lifecycle.ready`, `drain`, `endDelay` and `idle` (app/lifecycle.ts). */
-  ready(store: PetStore): void;
-  drain(delayMs?: number): Promise<void>;
-  endDrainDelay(): boolean;
-  idle(): Promise<void>;
-  /** The metrics with `METRICS=on` (the store registers its own there). */
-  readonly metrics: ServiceMetrics | undefined;
-}
+/** The handler and the levers `commands/serve.ts` pulls at start and shutdown. */
+export type App = ReturnType<typeof createApp>;
 
 /** Everything the handler depends on; tests pass their own clock, store and log. */
 export interface AppOptions {
@@ -51,13 +40,13 @@ export interface AppOptions {
   readonly loadWaitMs?: number;
 }
 
-export function createApp(options: AppOptions): App {
+export function createApp(options: AppOptions) {
   const { config, keys, log } = options;
   const { basePath } = config;
   const clock = options.clock ?? Date.now;
   const lifecycle = new Lifecycle({ store: options.store, loadWaitMs: options.loadWaitMs });
   const deprecation = deprecationHeaders(`${config.publicUrl ?? ""}${basePath}/pets`);
-  const apiRoutes = [...petRoutes(options), ...openapiRoutes({ config }), ...docsRoutes()];
+  const apiRoutes = [...petRoutes(options), ...openapiRoutes(config)];
   const rootRoutes = healthRoutes(lifecycle);
   const metrics = config.metrics
     ? new ServiceMetrics({
@@ -89,18 +78,21 @@ export function createApp(options: AppOptions): App {
     metrics,
     log,
   };
+  /** Answers `request` with what `respond` makes of the whole reply (`ServeOptions.handle`). */
   const handle = <R>(request: AppRequest, respond: Respond<R>) =>
     handleRequest(pipeline, request, respond);
   return {
     handle,
-    fetch: (request) => handle(request, webResponse),
+    fetch: (request: AppRequest) => handle(request, webResponse),
+    /** `Lifecycle.ready`, `drain`, `endDelay` and `idle` (app/lifecycle.ts). */
     ready(store: PetStore) {
       lifecycle.ready(store);
       if (metrics !== undefined) store.registerMetrics(metrics.registry);
     },
-    drain: (delayMs) => lifecycle.drain(delayMs),
+    drain: (delayMs?: number) => lifecycle.drain(delayMs),
     endDrainDelay: () => lifecycle.endDelay(),
     idle: () => lifecycle.idle(),
+    /** With `METRICS=on` (the store registers its own there). */
     metrics,
   };
 }
@@ -109,19 +101,13 @@ export function createApp(options: AppOptions): App {
  * The router of `routes` with each path's facts made once: whether it asks for a key (under
  * BASE_PATH unless public; outside it only where `public: false`) and its constant headers.
  */
-function withFacts(
-  routes: AppRoute[],
-  underBase: boolean,
-  deprecation: Record<string, string>,
-): AppRouter {
-  return new Router<RequestContext, Reply, PathFacts>(
-    routes.map(({ options = {}, ...route }) => {
-      const keyed = underBase ? options.public !== true : options.public === false;
-      const headers = replyHeaders({
-        keyed,
-        deprecation: options.deprecated ? deprecation : undefined,
-      });
-      return { ...route, options: { ...options, keyed, headers } };
-    }),
-  );
+function withFacts(routes: AppRoute[], underBase: boolean, deprecation: HeaderSet): AppRouter {
+  return new Router(routes.map(({ options = {}, ...route }) => {
+    const keyed = underBase ? options.public !== true : options.public === false;
+    const headers = replyHeaders({
+      keyed,
+      deprecation: options.deprecated ? deprecation : undefined,
+    });
+    return { ...route, options: { ...options, keyed, headers } };
+  }));
 }

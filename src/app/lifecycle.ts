@@ -5,14 +5,16 @@ import type { PetStore } from "../store/store.ts";
 
 export type Readiness = "loading" | "ready" | "draining";
 
-/**
- * How long a request waits for the store to load before its 503: requests a balancer sends before
- * `/readyz` says 200 are answered late rather than failed, within what a client waits.
- */
+/** A request's wait for a loading store: sent before `/readyz` says 200, it is late, not failed. */
 export const LOAD_WAIT_MS = 10_000;
 
-const STORE_CANNOT_SERVE =
-  "The store cannot serve: its database is unreachable, or its data file failed (see the log)";
+/** Why `/readyz` answers 503 in each state (when ready, the store cannot answer). */
+const NOT_READY: Record<Readiness, string> = {
+  loading: ERROR_MESSAGES.loading,
+  ready:
+    "The store cannot serve: its database is unreachable, or its data file failed (see the log)",
+  draining: ERROR_MESSAGES.shuttingDown,
+};
 /** A request the store could not answer (`StoreUnavailableError`). */
 export const STORE_CANNOT_ANSWER = "The store cannot answer right now; retry later";
 
@@ -67,14 +69,7 @@ export class Lifecycle {
 
   /** Why `/readyz` answers 503, or undefined when it answers 200. */
   notReady(): HttpError | undefined {
-    if (this.isReady()) return undefined;
-    return unavailable(
-      this.#readiness === "loading"
-        ? ERROR_MESSAGES.loading
-        : this.#readiness === "draining"
-        ? ERROR_MESSAGES.shuttingDown
-        : STORE_CANNOT_SERVE,
-    );
+    return this.isReady() ? undefined : unavailable(NOT_READY[this.#readiness]);
   }
 
   ready(store: PetStore): void {

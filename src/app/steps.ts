@@ -1,7 +1,7 @@
 /**
  * A request's steps, in the order that says which error wins (docs/api.md, "Errors"; pinned by
  * test/app/request_steps.test.ts): each answers (a `Reply`, or a thrown `HttpError`) or hands on
- * to the next, then `finish`. Anything but an `HttpError` is logged and answered with a bare 500.
+ * to the next, then `finish`. Any other error is logged: 503 if the store cannot answer, else 500.
  */
 import { authenticate, type KeyRing } from "../http/auth.ts";
 import type { CorsPolicy } from "../http/cors.ts";
@@ -14,12 +14,8 @@ import { NO_PARAMS, type PathMatch, type Router } from "../http/router.ts";
 import { checkUrlLength, splitUrl } from "../http/url.ts";
 import type { Logger } from "../observe/log.ts";
 import type { ServiceMetrics } from "../observe/service_metrics.ts";
-import {
-  type AppRequest,
-  MAX_PATH_SEGMENTS,
-  type Reply,
-  type Respond,
-} from "../runtime/contract.ts";
+import type { AppRequest, Reply, Respond } from "../runtime/contract.ts";
+import { MAX_PATH_SEGMENTS } from "../runtime/contract.ts";
 import { ERROR_MESSAGES } from "../schemas/error.ts";
 import { StoreUnavailableError } from "../store/store.ts";
 import type { RequestContext, RouteOptions } from "./context.ts";
@@ -105,10 +101,7 @@ export function checkKey(pipeline: Pipeline, exchange: Exchange): undefined {
   }
 }
 
-/**
- * The key's rate limit under BASE_PATH: after the key check (only accepted keys get buckets) and
- * before the path and method checks (429 wins over 404, 405, 410).
- */
+/** Under BASE_PATH, after the key (only accepted keys get buckets): 429 wins over 404, 405, 410. */
 export function limitRate(pipeline: Pipeline, exchange: Exchange): undefined {
   if (pipeline.rateLimiter !== undefined && exchange.keyed && exchange.underBase) {
     exchange.rate = enforceRateLimit(pipeline.rateLimiter, exchange.keyScope);
@@ -202,6 +195,7 @@ export function handleRequest<R>(
   return finish(pipeline, exchange, reply!, started, respond);
 }
 
+/** The error's reply: a store that cannot answer is 503, anything unknown 500 (logged). */
 function failed(pipeline: Pipeline, exchange: Exchange, error: unknown): Reply {
   // An OPTIONS answer on a known path came before the key check: no `no-store`.
   const base = exchange.method === "OPTIONS" && exchange.match !== undefined
@@ -212,7 +206,16 @@ function failed(pipeline: Pipeline, exchange: Exchange, error: unknown): Reply {
     return { status: error.status, body: null, headers: { ...base } };
   }
   const { requestId } = exchange;
-  return errorReply(toHttpError(error, requestId, pipeline.log), requestId, base);
+  if (error instanceof HttpError) return errorReply(error, requestId, base);
+  if (error instanceof StoreUnavailableError) {
+    pipeline.log.warn({ msg: "store unavailable", requestId, error: error.message });
+    return errorReply(unavailable(STORE_CANNOT_ANSWER), requestId, base);
+  }
+  const described = error instanceof Error
+    ? `${error.name}: ${error.message}\n${error.stack ?? ""}`
+    : String(error);
+  pipeline.log.error({ msg: "unhandled error", requestId, error: described });
+  return errorReply(new HttpError(500, "internal_error", ERROR_MESSAGES.internal), requestId, base);
 }
 
 /** The reply made the one response, counted and logged; a 304 gives its rate-limit token back. */
@@ -268,17 +271,3 @@ const utf8 = new TextEncoder();
 
 const UNROUTABLE_REASON = " (as sent, the path holds a backslash, an empty segment or more than " +
   `${MAX_PATH_SEGMENTS} segments, and names nothing)`;
-
-/** A store that cannot answer is 503, anything unknown 500 (logged). */
-function toHttpError(error: unknown, requestId: string, log: Logger): HttpError {
-  if (error instanceof HttpError) return error;
-  if (error instanceof StoreUnavailableError) {
-    log.warn({ msg: "store unavailable", requestId, error: error.message });
-    return unavailable(STORE_CANNOT_ANSWER);
-  }
-  const described = error instanceof Error
-    ? `${error.name}: ${error.message}\n${error.stack ?? ""}`
-    : String(error);
-  log.error({ msg: "unhandled error", requestId, error: described });
-  return new HttpError(500, "internal_error", ERROR_MESSAGES.internal);
-}

@@ -1,52 +1,17 @@
 /// <reference lib="dom" />
 /**
  * The docs page's script: it renders `openapi.json` and lets a person try each operation with
- * their key, building the DOM from text only (nothing is parsed as HTML). It is served as the
- * text of `docsPageScript` as the runtime compiled it, so the function uses nothing declared
- * outside it; the module holds only types besides.
+ * their key, building the DOM from text only (nothing is parsed as HTML). Only the text of
+ * `docsPageScript`, as the runtime compiled it, reaches the browser: it uses nothing declared
+ * outside it but types.
  */
 
-type Ref = { $ref?: string };
-/** A JSON Schema: the page follows the keywords typed here and only prints the others. */
-interface Schema extends Ref {
-  type?: string;
-  enum?: unknown[];
-  items?: Schema;
-  properties?: Record<string, Schema>;
-  required?: string[];
-  description?: string;
-  [keyword: string]: unknown;
-}
-/** A request body, response or parameter, once its `$ref` is followed (a field has no `in`). */
-interface Message extends Ref {
-  description?: string;
-  schema?: Schema;
-  content?: Record<string, Media>;
-  headers?: object;
-}
-type Parameter = Message & { name: string; in?: string; required?: boolean };
-type Media = { schema?: Schema; example?: unknown; examples?: Record<string, Example> };
-type Example = Ref & { value?: unknown };
-
-interface Operation {
-  operationId: string;
-  summary?: string;
-  description?: string;
-  deprecated?: boolean;
-  "x-sunset"?: string;
-  parameters?: Parameter[];
-  requestBody?: Message;
-  responses?: Record<string, Message>;
-}
-
-interface OpenApiDocument {
-  openapi?: string;
-  info?: { title?: string; summary?: string; description?: string; version?: string };
-  paths?: Record<string, Record<string, Operation | undefined>>;
-  components?: { schemas?: Record<string, Schema> };
-}
-
-/** A child for `el`: falsy ones are left out. */
+/** An object of openapi.json: the page reads the members it knows and only prints the others. */
+// deno-lint-ignore no-explicit-any -- a parsed document, read by name as the renderers need
+type Json = any;
+/** An element's tag, attributes and children (`el`): falsy children are left out. */
+type Tag = keyof HTMLElementTagNameMap;
+type Attrs = Record<string, string | undefined>;
 type Child = Node | string | false | null | undefined;
 /** A request as sent, which "Revalidate" repeats. */
 type Sent = { url: string; method: string; headers: Record<string, string>; body?: string };
@@ -54,15 +19,11 @@ type Sent = { url: string; method: string; headers: Record<string, string>; body
 /** Renders the page from `openapi.json`; runs in the browser only, as the text of `DOCS_SCRIPT`. */
 function docsPageScript(): void {
   const apiBase = location.pathname.replace(/\/docs\/?$/, "");
-  let doc: OpenApiDocument = {};
+  let doc: Json = {};
   const byId = (id: string) => document.getElementById(id) as HTMLInputElement;
 
   /** A new element: the key `text` sets its text, every other key an attribute. */
-  function el<K extends keyof HTMLElementTagNameMap>(
-    tag: K,
-    attrs: Record<string, string | undefined> = {},
-    children: Child[] = [],
-  ): HTMLElementTagNameMap[K] {
+  function el<K extends Tag>(tag: K, attrs: Attrs = {}, children: Child[] = []) {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(attrs)) {
       if (name === "text") node.textContent = value ?? "";
@@ -90,29 +51,25 @@ function docsPageScript(): void {
   }
 
   function toJson(value: unknown): string {
-    const { rawJSON } = JSON as unknown as { rawJSON(text: string): unknown };
+    const { rawJSON } = JSON as Json;
     return JSON.stringify(value, (_, v) => typeof v === "bigint" ? rawJSON(`${v}`) : v, 2);
   }
 
   /** Follows `$ref`s within the document (at most ten deep). */
-  function resolve<T extends Ref>(item: T | undefined): T | undefined {
+  function resolve(item: Json): Json {
     for (let depth = 0; item?.$ref && depth < 10; depth++) {
-      let target: unknown = doc;
-      for (const part of item.$ref.replace(/^#\//, "").split("/")) {
-        const key = part.replace(/~1/g, "/").replace(/~0/g, "~");
-        target = (target as Record<string, unknown> | undefined)?.[key];
-      }
-      item = target as T | undefined;
+      const parts: string[] = item.$ref.replace(/^#\//, "").split("/");
+      item = parts.reduce((at, part) => at?.[part.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
     }
     return item;
   }
 
-  const refName = (schema?: Schema) => schema?.$ref?.split("/").pop();
+  const refName = (schema: Json) => schema?.$ref?.split("/").pop();
 
-  function describeSchema(schema: Schema = {}): string {
+  function describeSchema(schema: Json = {}): string {
     const { type, format, minimum: min, maximum: max, minLength: fewest, maxLength: most } = schema;
     const parts = [
-      schema.enum?.map((value) => JSON.stringify(value)).join(" | "),
+      schema.enum?.map((value: unknown) => JSON.stringify(value)).join(" | "),
       type === "array"
         ? "array of " + describeSchema(schema.items)
         : type && type + (format ? ` (${format})` : ""),
@@ -131,15 +88,15 @@ function docsPageScript(): void {
     ]);
   }
 
-  function fieldRow({ name, in: at, schema, required, description }: Parameter): Child[] {
+  function fieldRow({ name, in: at, schema, required, description }: Json): Child[] {
     const type = describeSchema(schema);
     return [code(name), ...(at ? [at] : []), type, required ? "yes" : "no", rich(description)];
   }
 
-  function schemaTable(given: Schema | undefined): HTMLElement {
+  function schemaTable(given: Json): HTMLElement {
     const schema = resolve(given);
     if (schema?.type !== "object") return el("p", { text: describeSchema(schema) });
-    const rows = Object.entries(schema.properties || {}).map(([name, property]) => {
+    const rows = Object.entries<Json>(schema.properties || {}).map(([name, property]) => {
       const { description } = resolve(property) || {};
       const required = schema.required?.includes(name);
       return fieldRow({ name, schema: property, required, description });
@@ -151,11 +108,11 @@ function docsPageScript(): void {
     ]);
   }
 
-  function renderOperation(path: string, method: string, operation: Operation): HTMLElement {
+  function renderOperation(path: string, method: string, operation: Json): HTMLElement {
     const { operationId: id, deprecated, summary, description, "x-sunset": sunset } = operation;
-    const parameters = (operation.parameters || []).map((p) => resolve(p) as Parameter);
+    const parameters: Json[] = (operation.parameters || []).map(resolve);
     const body = resolve(operation.requestBody)?.content?.["application/json"];
-    const responses = Object.entries(operation.responses || {}).map(([status, given]) => {
+    const responses = Object.entries<Json>(operation.responses || {}).map(([status, given]) => {
       const { description, content, headers } = resolve(given) || {};
       const media = content?.["application/json"];
       const type = media && describeSchema(media.schema);
@@ -189,7 +146,7 @@ function docsPageScript(): void {
     ]);
   }
 
-  function tryIt(path: string, method: string, parameters: Parameter[], body?: Media): HTMLElement {
+  function tryIt(path: string, method: string, parameters: Json[], body: Json): HTMLElement {
     const verb = method.toUpperCase();
     const inputs: Record<string, HTMLInputElement> = {};
     const fields = el("div", { class: "fields" });
@@ -200,13 +157,12 @@ function docsPageScript(): void {
     const example = body && (body.example ?? resolve(Object.values(body.examples || {})[0])?.value);
     const bodyInput = body && el("textarea", { name: "body", "aria-label": "request body" });
     if (bodyInput) bodyInput.value = example === undefined ? "{}" : toJson(example);
-    const button = (text: string, attrs: Record<string, string>) =>
-      el("button", { type: "button", text, ...attrs });
-    const send = button("Send " + verb, { "data-action": "send" });
-    const next = button("Next page", { class: "secondary", hidden: "" });
+    const send = el("button", { type: "button", text: "Send " + verb, "data-action": "send" });
+    const secondary = { type: "button", class: "secondary", hidden: "" };
+    const next = el("button", { ...secondary, text: "Next page" });
     // A request with its own If-None-Match bypasses the browser's cache: the 304 itself is shown.
-    const again = { class: "secondary", hidden: "", "data-action": "revalidate" };
-    const revalidate = button("Revalidate (If-None-Match)", again);
+    const again = { ...secondary, text: "Revalidate (If-None-Match)", "data-action": "revalidate" };
+    const revalidate = el("button", again);
     const output = el("div", { class: "result", "aria-live": "polite" });
     let lastEtag: string | null = null;
     // For "Revalidate": the cursor input may hold the next page's cursor by now.
@@ -286,12 +242,12 @@ function docsPageScript(): void {
   }
 
   function render(text: string): void {
-    doc = parseExact(text) as OpenApiDocument;
+    doc = parseExact(text);
     const info = doc.info || {};
     byId("title").textContent = info.title || "API";
     byId("summary").replaceChildren(rich(info.description || info.summary));
     byId("version").textContent = "· version " + info.version + " · OpenAPI " + doc.openapi;
-    for (const [path, item] of Object.entries(doc.paths || {})) {
+    for (const [path, item] of Object.entries<Json>(doc.paths || {})) {
       for (const method of ["get", "put", "post", "patch", "delete"]) {
         const operation = item[method];
         if (!operation) continue;
@@ -301,7 +257,7 @@ function docsPageScript(): void {
         byId("operations").append(renderOperation(path, method, operation));
       }
     }
-    const schemas = Object.entries(doc.components?.schemas || {}).map(([name, schema]) =>
+    const schemas = Object.entries<Json>(doc.components?.schemas || {}).map(([name, schema]) =>
       el("div", { class: "card schema", id: "schema-" + name }, [
         el("h3", { text: name }),
         schema.description && el("p", { text: schema.description }),

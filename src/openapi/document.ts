@@ -1,8 +1,7 @@
 /**
- * The OpenAPI 3.1 document, from the operations the routes declare and the schemas that validate
- * requests; what follows from a route (parameters, deprecation, caching, errors) is derived here,
- * and the reusable parts (parameters, headers, docs/api.md's error table) carry the values of the
- * code that enforces them.
+ * The OpenAPI 3.1 document from the operations the routes declare and the schemas that validate
+ * requests: parameters, deprecation, caching and errors follow from each route, and the reusable
+ * parts (parameters, headers, docs/api.md's error table) carry the values of the enforcing code.
  */
 import { CHALLENGE_INVALID_KEY, CHALLENGE_NO_KEY } from "../http/auth.ts";
 import {
@@ -25,11 +24,8 @@ import {
 } from "../schemas/limits.ts";
 import { NewPet, Pet, Pets, PetStatus } from "../schemas/pet.ts";
 import { VERSION } from "../app/version.ts";
-import {
-  componentSchemas,
-  type ExactJsonObject as Json,
-  type ExactJsonValue,
-} from "./schema_to_json.ts";
+import type { ExactJsonObject as Json, ExactJsonValue } from "./schema_to_json.ts";
+import { componentSchemas } from "./schema_to_json.ts";
 
 function parameter(name: string, where: "query" | "path" | "header", rest: Json): Json {
   return { name, in: where, required: where === "path", ...rest };
@@ -57,12 +53,7 @@ const PARAMETERS = {
   idempotencyKey: parameter("Idempotency-Key", "header", {
     description:
       "Makes the create safe to retry (IETF draft, as Stripe does it): the same key with the same body returns the original 201 with `Idempotent-Replayed: true`; with a different body, 422. Scoped per API key, kept across restarts",
-    schema: {
-      type: "string",
-      minLength: IDEMPOTENCY_KEY_LENGTH.min,
-      maxLength: IDEMPOTENCY_KEY_LENGTH.max,
-      pattern: IDEMPOTENCY_KEY.source,
-    },
+    schema: { type: "string", ...IDEMPOTENCY_KEY_LENGTH, pattern: IDEMPOTENCY_KEY.source },
   }),
   ifNoneMatch: parameter("If-None-Match", "header", {
     description:
@@ -109,27 +100,21 @@ const HEADER_DESCRIPTIONS = {
 
 type HeaderName = keyof typeof HEADER_DESCRIPTIONS;
 
-/** Headers a response may lack; the others are on every response that lists them. */
-const OPTIONAL_HEADERS = [
-  "NextLink",
-  "IdempotentReplayed",
-  "RateLimit",
-  "RateLimitPolicy",
-  "ContentEncoding",
-];
-
-const HEADER_SCHEMAS: Record<HeaderName, [schema: Json, example?: ExactJsonValue]> = {
+/** Each header's schema and example; "optional" marks one a response may lack. */
+type HeaderSchema = [schema: Json, example?: ExactJsonValue, optional?: "optional"];
+const HEADER_SCHEMAS: Record<HeaderName, HeaderSchema> = {
   XRequestId: [{ type: "string" }, "req-4f9c1b"],
   CacheControl: [{ type: "string", enum: [AUTHENTICATED_CACHE_CONTROL] }],
   NextLink: [
     { type: "string", pattern: '^<[^>]*>; rel="next"$' },
     '</v1/pets?limit=20&cursor=MjAu.3LmVTpCgDpW8N0d0>; rel="next"',
+    "optional",
   ],
   Location: [
     { type: "string", format: "uri-reference", pattern: "/pets/[1-9][0-9]*$" },
     "/v1/pets/1",
   ],
-  IdempotentReplayed: [{ type: "string", enum: ["true"] }],
+  IdempotentReplayed: [{ type: "string", enum: ["true"] }, undefined, "optional"],
   Deprecation: [{ type: "string", pattern: "^@[0-9]+$" }, DEPRECATION_VALUE],
   Sunset: [{ type: "string", enum: [SUNSET_VALUE] }, SUNSET_VALUE],
   SuccessorLink: [
@@ -137,15 +122,15 @@ const HEADER_SCHEMAS: Record<HeaderName, [schema: Json, example?: ExactJsonValue
     `</v1/pets>; rel="${SUCCESSOR_REL}"`,
   ],
   RetryAfter: [{ type: "integer", minimum: 0 }, 1],
-  RateLimit: [{ type: "string" }, '"per-key";r=59;t=60'],
-  RateLimitPolicy: [{ type: "string" }, '"per-key";q=60;w=60'],
+  RateLimit: [{ type: "string" }, '"per-key";r=59;t=60', "optional"],
+  RateLimitPolicy: [{ type: "string" }, '"per-key";q=60;w=60', "optional"],
   ETag: [{ type: "string", pattern: '^"[\\x21\\x23-\\x7e]*"$' }, '"3f9a0c1d2b4e5f60"'],
   CacheControlRevalidate: [{ type: "string", enum: [REVALIDATE] }, REVALIDATE],
   VaryAcceptEncoding: [
     { type: "string", pattern: "^Accept-Encoding(, Origin)?$" },
     "Accept-Encoding",
   ],
-  ContentEncoding: [{ type: "string", enum: ["br", "gzip"] }, "br"],
+  ContentEncoding: [{ type: "string", enum: ["br", "gzip"] }, "br", "optional"],
   WwwAuthenticate: [
     { type: "string", enum: [CHALLENGE_NO_KEY, CHALLENGE_INVALID_KEY] },
     CHALLENGE_NO_KEY,
@@ -153,11 +138,11 @@ const HEADER_SCHEMAS: Record<HeaderName, [schema: Json, example?: ExactJsonValue
 };
 
 const HEADERS: Json = Object.fromEntries(
-  Object.entries(HEADER_SCHEMAS).map(([name, [schema, example]]) => [name, {
+  Object.entries(HEADER_SCHEMAS).map(([name, [schema, example, optional]]) => [name, {
     description: HEADER_DESCRIPTIONS[name as HeaderName],
-    ...(OPTIONAL_HEADERS.includes(name) ? {} : { required: true }),
+    required: optional === undefined || undefined,
     schema,
-    ...(example === undefined ? {} : { example }),
+    example,
   }]),
 );
 
@@ -216,23 +201,18 @@ function errorResponses(codes: readonly ErrorCode[], headers: Json): Record<stri
   const unknown = codes.filter((code) => CODES[code] === undefined);
   if (unknown.length > 0) throw new Error(`No example for error codes ${unknown.join(", ")}`);
   // In the table's order, so a status lists its codes the same way whatever the caller's order.
-  const examplesByStatus: Record<string, Json> = {};
+  const examplesByStatus: Record<number, Json> = {};
   for (const [code, [status, message]] of Object.entries(CODES)) {
     if (!codes.includes(code as ErrorCode)) continue;
     const value = { code, message, status, requestId: "req-4f9c1b" };
     (examplesByStatus[status] ??= {})[code] = { summary: code, value };
   }
-  return Object.fromEntries(
-    Object.entries(examplesByStatus).map(([status, examples]) => {
-      const [description, extra] = STATUSES[Number(status)];
-      const schema = { $ref: "#/components/schemas/Error" };
-      return [status, {
-        description,
-        headers: { ...headers, ...extra },
-        content: { "application/json": { schema, examples } },
-      }];
-    }),
-  );
+  const responses = Object.entries(examplesByStatus).map(([status, examples]) => {
+    const [description, extra] = STATUSES[Number(status)];
+    const all = { ...headers, ...extra };
+    return [status, { description, headers: all, content: content("Error", examples) }];
+  });
+  return Object.fromEntries(responses);
 }
 
 const SCHEMAS = { PetStatus, NewPet, Pet, Pets, Error: ErrorBody };
@@ -345,26 +325,20 @@ function servers({ basePath, publicUrl }: DocumentOptions): Json[] {
   if (publicUrl !== undefined) {
     return [{ url: `${publicUrl}${basePath}`, description: "This deployment" }];
   }
-  return [["production", SITE], ["staging", "https://staging.pets.example.com"]].map(
-    ([description, origin]) => {
-      const variable = {
-        default: origin,
-        description: `Scheme and host of the ${description} service`,
-      };
-      return { url: `{origin}${basePath}`, description, variables: { origin: variable } };
+  const origins = [["production", SITE], ["staging", "https://staging.pets.example.com"]];
+  return origins.map(([description, origin]) => ({
+    url: `{origin}${basePath}`,
+    description,
+    variables: {
+      origin: { default: origin, description: `Scheme and host of the ${description} service` },
     },
-  );
+  }));
 }
 
 function describe(operation: Operation): Json {
   const { deprecated = false, cacheable = false, response } = operation;
-  const pathParameters = [...operation.pattern.matchAll(/:([A-Za-z0-9]+)/g)].map((m) => m[1]);
-  const parameters = [
-    ...pathParameters,
-    ...operation.parameters ?? [],
-    ...cacheable ? ["ifNoneMatch"] : [],
-    "requestId",
-  ];
+  const parameters = [...operation.pattern.matchAll(/:([A-Za-z0-9]+)/g)].map((m) => m[1]);
+  parameters.push(...operation.parameters ?? [], ...cacheable ? ["ifNoneMatch"] : [], "requestId");
   const deprecation = deprecated ? DEPRECATION_HEADERS : {};
   const always = { ...deprecation, ...COMMON_HEADERS };
   const errors = [...operation.errors, ...KEYED_ERRORS, ...deprecated ? ["gone" as const] : []];
@@ -382,7 +356,7 @@ function describe(operation: Operation): Json {
     requestBody: operation.requestBody === undefined ? undefined : {
       required: true,
       description: operation.requestBody.description,
-      content: content(operation.requestBody),
+      content: content(operation.requestBody.schema, operation.requestBody.examples),
     },
     responses: {
       [response.status]: {
@@ -394,7 +368,7 @@ function describe(operation: Operation): Json {
           // Last: these GETs may be kept by the client, so their Cache-Control wins.
           ...cacheable ? CACHING_HEADERS : {},
         },
-        content: content(response),
+        content: content(response.schema, response.examples),
       },
       "304": cacheable
         ? {
@@ -407,7 +381,6 @@ function describe(operation: Operation): Json {
   };
 }
 
-function content(body: Body): Json {
-  const schema = { $ref: `#/components/schemas/${body.schema}` };
-  return { "application/json": { schema, examples: body.examples } };
+function content(schema: keyof typeof SCHEMAS, examples: Json): Json {
+  return { "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, examples } };
 }

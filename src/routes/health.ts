@@ -25,7 +25,6 @@ export function healthRoutes(lifecycle: Pick<Lifecycle, "notReady">): AppRoute[]
 }
 
 /** `GET /metrics` (METRICS=on): the Prometheus text format, behind an API key. */
-
 export function metricsRoutes(registry: Registry): AppRoute[] {
   return [{
     method: "GET",

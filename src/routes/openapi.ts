@@ -6,10 +6,8 @@ import type { AppRoute } from "../app/context.ts";
 import type { Config } from "../config/config.ts";
 import { DOCS_CSS, DOCS_HTML } from "../docs/page_html.ts";
 import { DOCS_SCRIPT } from "../docs/page_script.ts";
-import { jsonReply } from "../http/responses.ts";
 import { type DocumentOptions, openApiDocument } from "../openapi/document.ts";
 import { stringifyExact } from "../openapi/schema_to_json.ts";
-import type { Reply } from "../runtime/contract.ts";
 import { PET_OPERATIONS } from "./pets.ts";
 
 /** The document of the API's operations as served, and as the `openapi` sub-command prints it. */
@@ -17,41 +15,29 @@ export function openApiJson(options: DocumentOptions): string {
   return stringifyExact(openApiDocument(options, PET_OPERATIONS)) + "\n";
 }
 
-/** The document route; its text is built once. */
-export function openapiRoutes(deps: { config: Config }): AppRoute[] {
-  const text = openApiJson({ basePath: deps.config.basePath, publicUrl: deps.config.publicUrl });
-  return [{
-    method: "GET",
-    pattern: "/openapi.json",
-    handler: (context) => jsonReply(context.headers.reply, text, { "cache-control": "no-cache" }),
-    options: { public: true },
-  }];
-}
+/** The docs page's security headers, on the page and its assets. */
+const PAGE = {
+  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; " +
+    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
+    "frame-ancestors 'none'",
+  "referrer-policy": "no-referrer",
+};
 
-const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; " +
-  "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; " +
-  "frame-ancestors 'none'";
-
-const ASSETS: [string, string, string][] = [
-  ["/docs", DOCS_HTML, "text/html; charset=utf-8"],
-  ["/docs/app.js", DOCS_SCRIPT, "text/javascript; charset=utf-8"],
-  ["/docs/style.css", DOCS_CSS, "text/css; charset=utf-8"],
-];
-
-export function docsRoutes(): AppRoute[] {
-  return ASSETS.map(([pattern, text, contentType]) => ({
+/** The document (its text built once), the docs page and the page's script and stylesheet. */
+export function openapiRoutes(config: Config): AppRoute[] {
+  const assets: [pattern: string, body: string, headers: Record<string, string>][] = [
+    ["/openapi.json", openApiJson(config), {}],
+    ["/docs", DOCS_HTML, { "content-type": "text/html; charset=utf-8", ...PAGE }],
+    ["/docs/app.js", DOCS_SCRIPT, { "content-type": "text/javascript; charset=utf-8", ...PAGE }],
+    ["/docs/style.css", DOCS_CSS, { "content-type": "text/css; charset=utf-8", ...PAGE }],
+  ];
+  return assets.map(([pattern, body, headers]) => ({
     method: "GET",
     pattern,
-    handler: (context): Reply => ({
+    handler: (context) => ({
       status: 200,
-      body: text,
-      headers: {
-        ...context.headers.reply,
-        "content-type": contentType,
-        "cache-control": "no-cache",
-        "content-security-policy": CONTENT_SECURITY_POLICY,
-        "referrer-policy": "no-referrer",
-      },
+      body,
+      headers: { ...context.headers.reply, ...headers, "cache-control": "no-cache" },
     }),
     options: { public: true },
   }));

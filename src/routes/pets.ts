@@ -115,13 +115,10 @@ export function petRoutes(deps: { config: Config; brotli?: BrotliEncoder }): App
 
   async function createPet(context: RequestContext): Promise<Reply> {
     const { request } = context;
-    const { headers } = request;
-    const unsupported = unsupportedBodyReason(
-      headers.get("content-type"),
-      headers.get("content-encoding"),
-    );
+    const type = request.headers.get("content-type");
+    const unsupported = unsupportedBodyReason(type, request.headers.get("content-encoding"));
     if (unsupported !== undefined) throw new HttpError(415, "unsupported_media_type", unsupported);
-    const idempotencyKey = parseIdempotencyKey(headers.get("idempotency-key"));
+    const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
     const body = await readJsonBody(request, config.maxBodyBytes);
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
       throw new HttpError(400, "invalid_body", ERROR_MESSAGES.notJsonObject);

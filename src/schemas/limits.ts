@@ -12,9 +12,9 @@ export const LIMIT_PATTERN = /^[1-9][0-9]{0,2}$/;
 export const PET_ID_MAX = INT64_MAX;
 export const PET_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
 /** A valid `Idempotency-Key`: 1–255 visible ASCII characters (also the OpenAPI pattern). */
-export const IDEMPOTENCY_KEY_LENGTH = { min: 1, max: 255 } as const;
+export const IDEMPOTENCY_KEY_LENGTH = { minLength: 1, maxLength: 255 } as const;
 export const IDEMPOTENCY_KEY = new RegExp(
-  `^[\\x21-\\x7e]{${IDEMPOTENCY_KEY_LENGTH.min},${IDEMPOTENCY_KEY_LENGTH.max}}$`,
+  `^[\\x21-\\x7e]{${IDEMPOTENCY_KEY_LENGTH.minLength},${IDEMPOTENCY_KEY_LENGTH.maxLength}}$`,
 );
 /** The longest `cursor` accepted; a real one is far shorter. */
 export const CURSOR_MAX_LENGTH = 200;

@@ -16,7 +16,7 @@ export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
 /** In Unicode code points. */
-const NAME_LENGTH = { min: 1, max: 200 } as const;
+const NAME_LENGTH = { minLength: 1, maxLength: 200 } as const;
 
 /**
  * The pet-name rule, written once: which rule a name breaks (worded to follow "name"), or
@@ -27,8 +27,8 @@ export function nameFlaw(name: string): string | undefined {
   if (CONTROL_CHARACTER.test(name)) return "contains a control character";
   if (name.trim() === "") return name === "" ? "is empty" : "is blank";
   // At most max UTF-16 units are at most max code points: only longer names are counted.
-  if (name.length > NAME_LENGTH.max && [...name].length > NAME_LENGTH.max) {
-    return `is longer than ${NAME_LENGTH.max} characters`;
+  if (name.length > NAME_LENGTH.maxLength && [...name].length > NAME_LENGTH.maxLength) {
+    return `is longer than ${NAME_LENGTH.maxLength} characters`;
   }
   return undefined;
 }
@@ -38,7 +38,7 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** UTF-8 bytes of a name `nameFlaw` surely accepts (printable ASCII, not all spaces): no string. */
 export function isPlainAsciiName(bytes: Uint8Array, start: number, end: number): boolean {
-  if (end - start > NAME_LENGTH.max) return false;
+  if (end - start > NAME_LENGTH.maxLength) return false;
   let visible = false;
   for (let p = start; p < end; p++) {
     const byte = bytes[p];
@@ -50,18 +50,17 @@ export function isPlainAsciiName(bytes: Uint8Array, start: number, end: number):
 
 const PetName = Type.Refine(
   Type.String({
-    minLength: NAME_LENGTH.min,
-    maxLength: NAME_LENGTH.max,
+    ...NAME_LENGTH,
     // `nameFlaw` for the document's readers, surrogates left to the refinement; its two leading
     // classes are disjoint, so matching stays linear on a long name.
     pattern:
       "^[^\\S\\u0000-\\u001F\\u007F-\\u009F]*[^\\s\\u0000-\\u001F\\u007F-\\u009F][^\\u0000-\\u001F\\u007F-\\u009F]*$",
     description:
-      `${NAME_LENGTH.min} to ${NAME_LENGTH.max} Unicode characters (code points), not only white space, no control characters, no lone surrogates; stored exactly as sent`,
+      `${NAME_LENGTH.minLength} to ${NAME_LENGTH.maxLength} Unicode characters (code points), not only white space, no control characters, no lone surrogates; stored exactly as sent`,
   }),
   (name: string) => nameFlaw(name) === undefined,
   () =>
-    `must be ${NAME_LENGTH.min} to ${NAME_LENGTH.max} characters, not blank, without control characters or lone surrogates`,
+    `must be ${NAME_LENGTH.minLength} to ${NAME_LENGTH.maxLength} characters, not blank, without control characters or lone surrogates`,
 );
 
 /** A `bigint` in memory (http/json.ts), kept exactly. */

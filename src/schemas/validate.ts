@@ -63,10 +63,9 @@ function describeErrors(errors: ReturnType<typeof newPetValidator.Errors>): Erro
     } else if (error.instancePath === "") {
       details.push({ path: "", message: "body must be a JSON object" });
     } else {
-      const field = error.instancePath.slice(1);
-      const message = MESSAGE_BY_FIELD_AND_KEYWORD[`${error.instancePath} ${error.keyword}`] ??
-        error.message;
-      details.push({ path: error.instancePath, message: `${field} ${message}` });
+      const { instancePath: path, keyword } = error;
+      const message = MESSAGE_BY_FIELD_AND_KEYWORD[`${path} ${keyword}`] ?? error.message;
+      details.push({ path, message: `${path.slice(1)} ${message}` });
     }
   }
   return details;
