@@ -109,10 +109,8 @@ export function checkLine(pets: number, sha256: string): string {
 }
 
 /** The claim object in a fixed key order, so a line has exactly one correct text. */
-function claimJson(claim: IdempotencyClaim): string {
-  return `{"scope":${JSON.stringify(claim.scope)},"key":${JSON.stringify(claim.key)},"digest":${
-    JSON.stringify(claim.digest)
-  }}`;
+function claimJson({ scope, key, digest }: IdempotencyClaim): string {
+  return JSON.stringify({ scope, key, digest });
 }
 
 // ---- Reading ----
@@ -157,10 +155,7 @@ export class PetLine {
   checkPets = 0;
   checkSha256 = "";
 
-  /**
-   * Reads bytes[start, end) (a UTF-8 line, no newline): undefined in the exact written form, else
-   * the first rule it breaks. The name is held to `nameFlaw`: every text served is a valid Pet.
-   */
+  /** Reads bytes[start, end) (no newline): undefined in the exact written form, else why not. */
   parse(bytes: Uint8Array, start: number, end: number): string | undefined {
     const flaw = this.#scan(bytes, start, end);
     // A damaged line is decoded: a broken rule is named only in a line that is JSON at all.
@@ -227,8 +222,8 @@ export class PetLine {
     if (p === idStart || bytes[idStart] === ZERO || id > Number.MAX_SAFE_INTEGER) return BAD_ID;
     if (!matches(bytes, p, end, NAME_KEY)) return isNumberPart(bytes[p]) ? BAD_ID : OFF_FORM;
 
-    // name: a JSON string, with no raw control byte and only escapes JSON allows, so the text
-    // served from these bytes is always valid JSON; then the API's own rules (`nameFlaw`).
+    // name: a JSON string, with no raw control byte and only escapes JSON allows, then the API's
+    // own rules (`nameFlaw`): the text served from these bytes is always a valid Pet.
     if (bytes[p + NAME_KEY.length] !== QUOTE) {
       return isWhiteSpace(bytes[p + NAME_KEY.length]) ? OFF_FORM : NOT_STRING;
     }
@@ -311,11 +306,7 @@ const BAD_CLAIM = `has an "idempotency" member that is not {scope, key, digest}`
 const RECORD_FIELDS = ["type", "v", "pet", "idempotency"];
 const PET_FIELDS = ["id", "name", "categoryId", "status"];
 /** The pet's members a record must have, and the reason when one is missing. */
-const REQUIRED: readonly [string, string][] = [
-  ["id", BAD_ID],
-  ["name", NOT_STRING],
-  ["categoryId", NOT_INTEGER],
-];
+const REQUIRED = { id: BAD_ID, name: NOT_STRING, categoryId: NOT_INTEGER };
 const LINE_TYPES: readonly unknown[] = ["pet", "backup", "check"] satisfies LineType[];
 
 function isWhiteSpace(byte: number): boolean {
@@ -365,7 +356,7 @@ function describeForm(line: string): string {
   if (!isPlainObject(pet)) return `has no "pet" object`;
   const petField = Object.keys(pet).find((field) => !PET_FIELDS.includes(field));
   if (petField !== undefined) return `has a pet with an unknown field ${JSON.stringify(petField)}`;
-  return REQUIRED.find(([field]) => !(field in pet))?.[1] ?? NOT_EXACT;
+  return Object.entries(REQUIRED).find(([field]) => !(field in pet))?.[1] ?? NOT_EXACT;
 }
 
 /** The `idempotency` member's claim, or undefined when it is not {scope, key, digest}. */

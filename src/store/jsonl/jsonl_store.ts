@@ -53,6 +53,11 @@ import { GroupWriter, type WriterBatch } from "./writer.ts";
 export const DATA_FILE = "pets.jsonl";
 
 const NEWLINE = new Uint8Array([0x0a]);
+const OUT_OF_IDS = {
+  kind: "unavailable",
+  reason: ID_SPACE_EXHAUSTED,
+  idSpaceExhausted: true,
+} as const;
 
 export interface JsonlStoreOptions {
   /** Created (recursively) when missing. */
@@ -211,13 +216,7 @@ export class JsonlStore implements PetStore {
       if (this.#keysInFlight.has(id)) return Promise.resolve({ kind: "key_in_flight" });
     }
     // After the keys: a retry of a pet already made needs no new id.
-    if (this.#lastIdPromised >= MAX_PET_ID) {
-      return Promise.resolve({
-        kind: "unavailable",
-        reason: ID_SPACE_EXHAUSTED,
-        idSpaceExhausted: true,
-      });
-    }
+    if (this.#lastIdPromised >= MAX_PET_ID) return Promise.resolve(OUT_OF_IDS);
     this.#lastIdPromised++;
     if (claim !== undefined) this.#keysInFlight.add(keyId(claim)); // until #publish or #fail
     return new Promise((resolve) => this.#writer.append({ pet, claim, resolve }));

@@ -16,12 +16,8 @@ const LOCK_FILE = "animal-store.lock";
 /** To tell this process's own live locks from a dead namesake's. */
 const heldHere = new Set<string>();
 
-interface LockOwner {
-  readonly pid: number;
-  /** Start time of the pid (Linux: clock ticks after boot, /proc/<pid>/stat field 22), or null. */
-  readonly startTime: string | null;
-  readonly hostname: string;
-}
+/** `startTime`: the pid's (Linux: clock ticks after boot, /proc/<pid>/stat field 22), or null. */
+type LockOwner = { pid: number; startTime: string | null; hostname: string };
 
 export type DirectoryLock = { release(): Promise<void> };
 
@@ -106,11 +102,8 @@ async function ownerVerdict(path: string, owner: LockOwner, me: LockOwner): Prom
     return heldHere.has(path) || sameStart ? `process ${owner.pid}` : "gone";
   }
   const startTime = await processStartTime(owner.pid);
-  if (startTime === undefined) return "gone";
-  if (startTime !== null && owner.startTime !== null && startTime !== owner.startTime) {
-    return "gone";
-  }
-  return `process ${owner.pid}`;
+  const reused = startTime != null && owner.startTime !== null && startTime !== owner.startTime;
+  return startTime === undefined || reused ? "gone" : `process ${owner.pid}`;
 }
 
 /** False (and the file put back) when it was no longer that stale lock. */
