@@ -18,9 +18,7 @@ export const denoRuntime: RuntimeAdapter = {
   version: Deno.version.deno,
   brotliEncoder: loadWasmBrotli,
   serve,
-  onSignal(signal, handler) {
-    Deno.addSignalListener(signal, handler);
-  },
+  onSignal: (signal, handler) => Deno.addSignalListener(signal, handler),
   output: (name) => ({
     async write(text) {
       const file = name === "stdout" ? Deno.stdout : Deno.stderr;

@@ -102,13 +102,10 @@ interface GroupCommitOptions<T> {
 export class GroupCommit<T> {
   /** Oldest first; the owner may take expired entries from the head. */
   readonly queue: T[] = [];
-  readonly #options: GroupCommitOptions<T>;
   readonly #gathering = new BatchGathering();
   #draining: Promise<void> | undefined;
 
-  constructor(options: GroupCommitOptions<T>) {
-    this.#options = options;
-  }
+  constructor(private readonly options: GroupCommitOptions<T>) {}
 
   add(entry: T): void {
     this.queue.push(entry);
@@ -124,7 +121,7 @@ export class GroupCommit<T> {
   }
 
   async #drain(): Promise<void> {
-    const { commit, maxBatch, onError } = this.#options;
+    const { commit, maxBatch, onError } = this.options;
     try {
       // After the current microtasks, so creates made in the same turn share the first batch.
       await undefined;

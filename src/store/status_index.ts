@@ -7,19 +7,14 @@ import type { PetStatus } from "../schemas/pet.ts";
 /** Ascending ids, all and per status; ids must be added in increasing order. */
 export class StatusIndex {
   readonly #all = new IdList();
-  readonly #byStatus: Record<PetStatus, IdList> = {
-    available: new IdList(),
-    pending: new IdList(),
-    sold: new IdList(),
-  };
+  readonly #byStatus = { available: new IdList(), pending: new IdList(), sold: new IdList() };
 
   get size(): number {
     return this.#all.length;
   }
 
-  /** `undefined` counts every id. */
-  count(status: PetStatus | undefined): number {
-    return this.#list(status).length;
+  count(status: PetStatus): number {
+    return this.#byStatus[status].length;
   }
 
   idAt(position: number): number {

@@ -73,14 +73,8 @@ export function joinPageJson(pets: readonly StoredPet[], hasMore: boolean): PetP
   const count = pets.length;
   let text = "[";
   for (let i = 0; i < count; i++) text += (i === 0 ? "" : ",") + pets[i].json;
-  text += "]";
-  return {
-    body: encoder.encode(text),
-    firstId: count === 0 ? 0 : pets[0].id,
-    lastId: count === 0 ? 0 : pets[count - 1].id,
-    count,
-    hasMore,
-  };
+  const body = encoder.encode(text + "]");
+  return { body, firstId: pets[0]?.id ?? 0, lastId: pets[count - 1]?.id ?? 0, count, hasMore };
 }
 
 /** A pet store. `create` resolves only once the pet is durable. */

@@ -10,25 +10,22 @@ const encoder = new TextEncoder();
 
 /** Writes a backup to a sink: `begin`, then pet lines (`write`), then `end`, or nothing more. */
 export class CheckedBackup {
-  readonly #sink: ByteSink;
   readonly #sha256 = createHash("sha256");
 
-  constructor(sink: ByteSink) {
-    this.#sink = sink;
-  }
+  constructor(private readonly sink: ByteSink) {}
 
   begin(): Promise<void> {
-    return this.#sink(encoder.encode(BACKUP_LINE));
+    return this.sink(encoder.encode(BACKUP_LINE));
   }
 
   /** Whole pet lines, each with its newline. */
   write(bytes: Uint8Array): Promise<void> {
     this.#sha256.update(bytes);
-    return this.#sink(bytes);
+    return this.sink(bytes);
   }
 
   /** Only once the copy is complete: a backup that fails half-way is refused as cut short. */
   end(pets: number): Promise<void> {
-    return this.#sink(encoder.encode(checkLine(pets, this.#sha256.digest("hex"))));
+    return this.sink(encoder.encode(checkLine(pets, this.#sha256.digest("hex"))));
   }
 }

@@ -233,7 +233,6 @@ class RecordWalk {
     return `is outside the backup's checked lines: it follows the check line ${this.lastCheck} (lines were added to the backup)`;
   }
 
-  /** Takes in the pet just judged sound. */
   acceptPet(): void {
     const { record } = this;
     if (this.backup === undefined) {
@@ -253,10 +252,7 @@ class RecordWalk {
     this.options.onRecord?.(record, this.bytes, key);
   }
 
-  /**
-   * A backup's first or check line just parsed, whose run of pet lines was hashed up to it: opens
-   * or closes the run whatever the verdict (so `all` reads on sensibly); why it is damage, or not.
-   */
+  /** A backup's first or check line just parsed: opens or closes its run, whatever the verdict. */
   judgeFraming(): string | undefined {
     const open = this.backup;
     if (this.record.type === "backup") {
