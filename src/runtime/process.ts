@@ -34,10 +34,9 @@ export function delay(ms: number): Promise<void> {
 /**
  * The drain of Deno and Bun (docs/operations.md, "Stopping behind a proxy"). Their stop closes the
  * listener and every idle connection at once, and a pooled connection is idle between requests
- * (closed the instant it fell idle, it could meet a proxy's request). So for `IDLE_QUIET_MS` every
- * answer says `Connection: close`, and only then is the server stopped. The stop also resets a
- * request accepted but not yet handed to the app, so for its last `HOLD_BEFORE_CLOSE_MS` new
- * requests wait, the loop goes idle, and they are answered after the stop.
+ * (closed then, it could meet a proxy's request): so for `IDLE_QUIET_MS` every answer says
+ * `Connection: close` before the stop. The stop also resets a request accepted but not yet handed
+ * to the app, so for the last `HOLD_BEFORE_CLOSE_MS` new requests wait and are answered after it.
  */
 export class Drain {
   #draining = false;

@@ -13,6 +13,7 @@
  * whole one (read_records.ts). Here are each line's writer and the one reader (`PetLine.parse`,
  * no JSON.parse per pet line), which says why a line is refused.
  */
+import { createHash } from "node:crypto";
 import {
   isPlainAsciiName,
   nameFlaw,
@@ -52,9 +53,8 @@ export function maxRecordBytes(record: PetRecord): number {
 }
 
 /**
- * Writes `records` into `target` (room for `maxRecordBytes` of each); pet i's text is
- * [spans[2i], spans[2i+1]). An ASCII batch is one string and one `encodeInto` (its byte offsets
- * are its string offsets), other text goes line by line.
+ * Writes `records` at `target[at]` (room for `maxRecordBytes` of each); pet i's text is [spans[2i],
+ * spans[2i+1]). An ASCII batch is one `encodeInto` (byte offsets = string offsets); else by line.
  */
 export function encodePetRecords(
   records: readonly PetRecord[],
@@ -91,10 +91,7 @@ export function petRecordBytes(id: number, pet: NewPet, claim?: IdempotencyClaim
   return bytes.slice(0, encodePetRecords([record], bytes, 0).end);
 }
 
-/**
- * Whether a create's line stays under MAX_LINE_BYTES, which readers refuse: a bound (3 bytes per
- * UTF-16 unit, 6 per escaped claim character) is enough, a valid NewPet is far below it.
- */
+/** Whether a create's line stays under MAX_LINE_BYTES (3 bytes a UTF-16 unit, 6 a claim's). */
 export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): boolean {
   const claimUnits = claim ? claim.scope.length + claim.key.length + claim.digest.length : 0;
   return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
@@ -106,6 +103,28 @@ export const BACKUP_LINE = `{"type":"backup","v":${RECORD_VERSION}}\n`;
 /** The last line of a backup: how many pet lines it holds, and the SHA-256 (hex) of their bytes. */
 export function checkLine(pets: number, sha256: string): string {
   return `{"type":"check","v":${RECORD_VERSION},"pets":${pets},"sha256":"${sha256}"}\n`;
+}
+
+/** Writes a backup to `sink`: `begin`, pet lines (`write`), then `end`, or nothing more. */
+export class CheckedBackup {
+  readonly #sha256 = createHash("sha256");
+
+  constructor(private readonly sink: (bytes: Uint8Array) => Promise<void>) {}
+
+  begin(): Promise<void> {
+    return this.sink(encoder.encode(BACKUP_LINE));
+  }
+
+  /** Whole pet lines, each with its newline; hashed as they pass, so a stream has its check too. */
+  write(bytes: Uint8Array): Promise<void> {
+    this.#sha256.update(bytes);
+    return this.sink(bytes);
+  }
+
+  /** Only once the copy is complete: a backup that fails half-way is refused as cut short. */
+  end(pets: number): Promise<void> {
+    return this.sink(encoder.encode(checkLine(pets, this.#sha256.digest("hex"))));
+  }
 }
 
 /** The claim object in a fixed key order, so a line has exactly one correct text. */
