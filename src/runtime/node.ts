@@ -120,8 +120,7 @@ function send(reply: Reply, outgoing: ServerResponse): void {
     // A synchronous reply is written before the parser marks even a body-less request complete;
     // one without Content-Length (or 0) and Transfer-Encoding has nothing left (RFC 9112 §6.3).
     if (incoming.complete || (chunked === undefined && (sentLength ?? "0") === "0")) {
-      outgoing.writeHead(status, headers).end(body ?? undefined);
-      return;
+      return void outgoing.writeHead(status, headers).end(body ?? undefined);
     }
     // Answered without reading the whole body (401, 413, 415): a small one is dropped when it
     // arrives, which keeps the connection for the next request.

@@ -5,11 +5,10 @@
  *
  * After a commit the next batch waits a moment for the callers just answered, who send their next
  * create a round trip later: else they split into groups that take turns and never meet
- * (docs/performance.md). The wait ends when the queue holds as many creates as the last batch and
- * its queue had, after a quarter of the commit's time (at most MAX_WAIT_MS), or on a close. A wait
- * shorter than a timer is made only for MIN_POPULATION creates or more (as PostgreSQL's
- * `commit_siblings`). A wait its timer ended lets the next 1, 2, 4 … MAX_BATCHES_WITHOUT_WAIT
- * batches go without one; arrivals reset the count. No wait follows a failed commit.
+ * (docs/performance.md). The wait ends once the last batch and its queue are queued again, after
+ * a share of the commit's time, or on a close; one shorter than a timer needs MIN_POPULATION creates
+ * (as PostgreSQL's `commit_siblings`). A wait its timer ended lets the next 1, 2, 4 …
+ * MAX_BATCHES_WITHOUT_WAIT batches go without one; arrivals reset the count. None after a failure.
  */
 
 export const WAIT_SHARE_OF_COMMIT = 1 / 4;

@@ -112,14 +112,11 @@ async function readLastLine(walk: RecordWalk): Promise<RecordsRead> {
     walk.offset += carried;
     return walk.close(walk.result(undefined, { offset: walk.offset, line: walk.line }));
   }
-  const backupLineStart = walk.offset === 0 && carried < BACKUP_LINE.length &&
-    bytes.subarray(0, carried).every((byte, i) => byte === BACKUP_LINE.charCodeAt(i));
-  if (backupLineStart) {
-    // Bytes no service writes to its file: a backup cut short inside its first line.
-    walk.fail(
-      ++walk.line,
-      "is the start of a backup's first line: the backup was cut short inside it",
-    );
+  // Bytes no service writes to its file: a backup cut short inside its first line.
+  if (walk.offset === 0 && carried < BACKUP_LINE.length) {
+    const start = String.fromCharCode(...bytes.subarray(0, carried));
+    const reason = "is the start of a backup's first line: the backup was cut short inside it";
+    if (BACKUP_LINE.startsWith(start)) walk.fail(++walk.line, reason);
   }
   const checkLacksNewline = form === undefined && record.type === "check";
   return walk.close(walk.result({ offset: walk.offset, length: carried }), checkLacksNewline);

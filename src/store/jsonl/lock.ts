@@ -74,8 +74,7 @@ async function createLockFile(path: string, me: LockOwner, files: FileLayer): Pr
   const draft = `${path}.${me.pid}.draft`;
   const file = await files.open(draft, "w");
   try {
-    const bytes = new TextEncoder().encode(`${JSON.stringify(me)}\n`);
-    await writeFully(file, bytes, 0);
+    await writeFully(file, new TextEncoder().encode(`${JSON.stringify(me)}\n`), 0);
     await file.sync();
   } finally {
     await file.close();
@@ -109,11 +108,8 @@ async function ownerVerdict(path: string, owner: LockOwner, me: LockOwner): Prom
 /** False (and the file put back) when it was no longer that stale lock. */
 async function moveAside(path: string, staleText: string): Promise<boolean> {
   const aside = `${path}.stale-${process.pid}-${Date.now()}`;
-  try {
-    await rename(path, aside);
-  } catch {
-    return true; // already gone: the next attempt creates it
-  }
+  const renamed = await rename(path, aside).then(() => true, () => false);
+  if (!renamed) return true; // already gone: the next attempt creates it
   const moved = await readFile(aside, "utf8").catch(() => undefined);
   if (moved !== staleText) {
     await rename(aside, path).catch(() => {});
