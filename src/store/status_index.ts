@@ -4,7 +4,6 @@
  */
 import type { PetStatus } from "../schemas/pet.ts";
 
-/** Ascending ids, all and per status; ids must be added in increasing order. */
 export class StatusIndex {
   readonly #all = new IdList();
   readonly #byStatus = { available: new IdList(), pending: new IdList(), sold: new IdList() };

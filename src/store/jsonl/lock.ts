@@ -54,13 +54,11 @@ export async function acquireLock(
 
 /** Start time of a running pid, undefined when it does not run, null when it cannot be told. */
 export async function processStartTime(pid: number): Promise<string | null | undefined> {
-  let stat: string;
-  try {
-    stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  } catch (error) {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch((error: Error) => error);
+  if (typeof stat !== "string") {
     // No readable /proc (macOS, or Deno without --allow-all): fall back to the pid alone.
     if (!(await procAvailable())) return isRunning(pid) ? null : undefined;
-    return errorCodeOf(error) === "ENOENT" ? undefined : null;
+    return errorCodeOf(stat) === "ENOENT" ? undefined : null;
   }
   // The command name (field 2) may hold spaces and parentheses: count fields after the last ")".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -131,6 +129,7 @@ function parseOwner(text: string): LockOwner | undefined {
   }
 }
 
+/** Not `existsSync`: where Deno's permissions hide /proc, it throws. */
 let procChecked: boolean | undefined;
 async function procAvailable(): Promise<boolean> {
   procChecked ??= await stat("/proc/self/stat").then(() => true, () => false);

@@ -125,9 +125,8 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
         await this.options.file.truncate(this.#durableLength);
         await this.options.file.datasync();
       } catch (truncateError) {
-        reason = `cannot cut the data file back after a failed batch (${reason}): ${
-          errorCodeOf(truncateError)
-        }`;
+        const code = errorCodeOf(truncateError);
+        reason = `cannot cut the data file back after a failed batch (${reason}): ${code}`;
         halts = true;
       }
     }
