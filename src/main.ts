@@ -87,8 +87,7 @@ async function main(args: readonly string[]): Promise<number> {
       process.stderr.write(`Cannot ${command.action ?? name}: ${error.message}\n`);
       return 2;
     }
-    // A failure nothing else explained (a bug, or an environment the checks did not foresee):
-    // still one line and exit 1, as docs/configuration.md promises for every failure to start.
+    // Anything else (a bug, an environment not foreseen): one line and exit 1 all the same.
     const reason = error instanceof Error ? error.message : String(error);
     process.stderr.write(`Cannot ${name}: ${reason.split("\n")[0]}\n`);
     return 1;

@@ -12,11 +12,11 @@ export class Registry {
   readonly #hooks: (() => unknown)[] = [];
 
   counter(name: string, help: string, labelNames: readonly string[] = []): Family<CounterSeries> {
-    return this.#add(new Family(name, help, "counter", labelNames, (t) => new CounterSeries(t)));
+    return this.#add(new Family(name, help, "counter", labelNames, (t) => new ValueSeries(t)));
   }
 
   gauge(name: string, help: string, labelNames: readonly string[] = []): Family<GaugeSeries> {
-    return this.#add(new Family(name, help, "gauge", labelNames, (t) => new GaugeSeries(t)));
+    return this.#add(new Family(name, help, "gauge", labelNames, (t) => new ValueSeries(t)));
   }
 
   /** A histogram with fixed upper bounds (`+Inf` is added). */
@@ -82,11 +82,8 @@ export class Family<S extends Series> {
     }
     const pairs = values.map((value, i) => `${this.labelNames[i]}="${escapeLabelValue(value)}"`);
     const text = values.length === 0 ? "" : `{${pairs.join(",")}}`;
-    let series = this.#series.get(text);
-    if (series === undefined) {
-      series = this.make(text);
-      this.#series.set(text, series);
-    }
+    const series = this.#series.get(text) ?? this.make(text);
+    this.#series.set(text, series);
     return series;
   }
 
@@ -104,14 +101,9 @@ abstract class Series {
   abstract write(name: string, out: string[]): void;
 }
 
-abstract class ValueSeries extends Series {
+/** The one number of a counter, which never goes down, or of a gauge, which is set. */
+class ValueSeries extends Series {
   value = 0;
-  write(name: string, out: string[]): void {
-    out.push(`${name}${this.text} ${formatNumber(this.value)}`);
-  }
-}
-
-export class CounterSeries extends ValueSeries {
   inc(amount = 1): void {
     if (amount > 0) this.value += amount;
   }
@@ -119,13 +111,16 @@ export class CounterSeries extends ValueSeries {
   mirror(total: number): void {
     if (total > this.value) this.value = total;
   }
-}
-
-export class GaugeSeries extends ValueSeries {
   set(value: number): void {
     this.value = value;
   }
+  write(name: string, out: string[]): void {
+    out.push(`${name}${this.text} ${formatNumber(this.value)}`);
+  }
 }
+
+export type CounterSeries = Omit<ValueSeries, "set">;
+export type GaugeSeries = Omit<ValueSeries, "inc" | "mirror">;
 
 /** A count per bucket, `+Inf` last (each value lands in one), sum, count. */
 export class HistogramSeries extends Series {

@@ -38,10 +38,7 @@ export class ServiceMetrics {
   readonly #rateLimited: CounterSeries;
   readonly #loadSeconds: Family<GaugeSeries>;
 
-  /**
-   * `routes`: the router's patterns (`/pets/:petId`) outside BASE_PATH (health, metrics) and under
-   * it; `app`: what the app knows, read at each scrape (`ready` as `/readyz` says it).
-   */
+  /** `routes`: the router's patterns outside BASE_PATH and under it; `app`: read at each scrape. */
   constructor(
     routes: { rootPatterns: readonly string[]; apiPatterns: readonly string[]; basePath: string },
     app: { ready: () => boolean; inFlight: () => number; logLinesDropped: () => number },

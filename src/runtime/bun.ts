@@ -9,7 +9,7 @@
  *   or too many. Both are what `splitUrl` finds unroutable on Deno and Node (http/url.ts).
  */
 import { MAX_PATH_SEGMENTS, type RuntimeAdapter, type ServeOptions } from "./contract.ts";
-import { Drain, onProcessSignal, processOutput } from "./process.ts";
+import { Drain, processEvents } from "./process.ts";
 
 type Handler = (request: RoutedRequest) => Response | Promise<Response>;
 declare const Bun: {
@@ -69,6 +69,5 @@ export const bunRuntime: RuntimeAdapter = {
       },
     });
   },
-  onSignal: onProcessSignal,
-  output: processOutput,
+  ...processEvents,
 };

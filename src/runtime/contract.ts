@@ -48,10 +48,7 @@ export interface ServeOptions {
   readonly onWarning?: (message: string) => void;
 }
 
-export interface TlsMaterial {
-  readonly cert: string;
-  readonly key: string;
-}
+export type TlsMaterial = { readonly cert: string; readonly key: string };
 
 export interface RunningServer {
   readonly port: number;

@@ -18,9 +18,7 @@ export const denoRuntime: RuntimeAdapter = {
   version: Deno.version.deno,
   brotliEncoder: loadWasmBrotli,
   serve,
-  onSignal(signal, handler) {
-    Deno.addSignalListener(signal, handler);
-  },
+  onSignal: (signal, handler) => Deno.addSignalListener(signal, handler),
   output: (name) => ({
     async write(text) {
       const file = name === "stdout" ? Deno.stdout : Deno.stderr;
@@ -37,9 +35,8 @@ const RELISTEN_MS = 250;
 const WARNING_INTERVAL_MS = 10_000;
 
 /**
- * `Deno.serve`, kept listening through a failed accept: on EMFILE or ENFILE Deno 2.9's serve loop
- * closes the listener and rejects `finished` (unhandled, the process would end) while its open
- * connections are still served. So the failure is logged and the port listened on again.
+ * `Deno.serve`, listening again after a failed accept: on EMFILE or ENFILE Deno 2.9's serve loop
+ * closes the listener and rejects `finished` (unhandled, fatal) while still serving its connections.
  */
 function serve(options: ServeOptions): Promise<RunningServer> {
   return new Promise((resolve) => {

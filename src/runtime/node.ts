@@ -11,7 +11,7 @@ import process from "node:process";
 import type { Reply, Respond, RunningServer, RuntimeAdapter, ServeOptions } from "./contract.ts";
 import { NodeRequest } from "./node/node_request.ts";
 import { awaitSmallBody, discardUnreadBody } from "./node/unread_body.ts";
-import { IDLE_QUIET_MS, onProcessSignal, processOutput } from "./process.ts";
+import { IDLE_QUIET_MS, processEvents } from "./process.ts";
 
 /** How often shutdown closes the connections that became idle since. */
 const IDLE_SWEEP_MS = 100;
@@ -101,9 +101,7 @@ async function serve(options: ServeOptions): Promise<RunningServer> {
 
 const asIs: Respond<Reply> = (reply) => reply;
 
-function serverError(): Reply {
-  return { status: 500, headers: {}, body: null };
-}
+const serverError = (): Reply => ({ status: 500, headers: {}, body: null });
 
 /** Writes `reply` on `outgoing`; never throws (a failed write drops the connection). */
 function send(reply: Reply, outgoing: ServerResponse): void {
@@ -122,8 +120,7 @@ function send(reply: Reply, outgoing: ServerResponse): void {
     // A synchronous reply is written before the parser marks even a body-less request complete;
     // one without Content-Length (or 0) and Transfer-Encoding has nothing left (RFC 9112 §6.3).
     if (incoming.complete || (chunked === undefined && (sentLength ?? "0") === "0")) {
-      outgoing.writeHead(status, headers).end(body ?? undefined);
-      return;
+      return void outgoing.writeHead(status, headers).end(body ?? undefined);
     }
     // Answered without reading the whole body (401, 413, 415): a small one is dropped when it
     // arrives, which keeps the connection for the next request.
@@ -145,6 +142,5 @@ export const nodeRuntime: RuntimeAdapter = {
   name: "node",
   version: process.versions.node,
   serve,
-  onSignal: onProcessSignal,
-  output: processOutput,
+  ...processEvents,
 };

@@ -1,27 +1,26 @@
 /** Helpers the adapters share: node:process's signals and streams, an unref'd timer, the drain. */
 import process from "node:process";
-import type { AppRequest, OutputStream, Respond, ServeOptions } from "./contract.ts";
+import type { AppRequest, Respond, RuntimeAdapter, ServeOptions } from "./contract.ts";
 import { webResponse } from "./contract.ts";
 
 /** How long a drain lets a connection stay idle before closing it (docs/operations.md: ≤ 1 s). */
 export const IDLE_QUIET_MS = 500;
 const HOLD_BEFORE_CLOSE_MS = 300;
 
-export function onProcessSignal(signal: "SIGTERM" | "SIGINT" | "SIGHUP", handler: () => void) {
-  process.on(signal, handler);
-}
-
-/** Bun's and Node's streams: a failing one emits `error`, which ends the process unless heard. */
-export function processOutput(name: "stdout" | "stderr"): OutputStream {
-  const stream = process[name];
-  stream.on("error", () => {});
-  return {
-    write: (text) =>
-      new Promise((resolve, reject) => {
-        stream.write(text, (error) => (error ? reject(error) : resolve()));
-      }),
-  };
-}
+/** Bun's and Node's signals and streams; a failing stream emits `error`, fatal unless heard. */
+export const processEvents: Pick<RuntimeAdapter, "onSignal" | "output"> = {
+  onSignal: (signal, handler) => void process.on(signal, handler),
+  output(name) {
+    const stream = process[name];
+    stream.on("error", () => {});
+    return {
+      write: (text) =>
+        new Promise((resolve, reject) => {
+          stream.write(text, (error) => (error ? reject(error) : resolve()));
+        }),
+    };
+  },
+};
 
 /** Resolves after `ms`, without keeping the process alive for it. */
 export function delay(ms: number): Promise<void> {
@@ -35,10 +34,9 @@ export function delay(ms: number): Promise<void> {
 /**
  * The drain of Deno and Bun (docs/operations.md, "Stopping behind a proxy"). Their stop closes the
  * listener and every idle connection at once, and a pooled connection is idle between requests
- * (closed the instant it fell idle, it could meet a proxy's request). So for `IDLE_QUIET_MS` every
- * answer says `Connection: close`, and only then is the server stopped. The stop also resets a
- * request accepted but not yet handed to the app, so for its last `HOLD_BEFORE_CLOSE_MS` new
- * requests wait, the loop goes idle, and they are answered after the stop.
+ * (closed then, it could meet a proxy's request): so for `IDLE_QUIET_MS` every answer says
+ * `Connection: close` before the stop. The stop also resets a request accepted but not yet handed
+ * to the app, so for the last `HOLD_BEFORE_CLOSE_MS` new requests wait and are answered after it.
  */
 export class Drain {
   #draining = false;

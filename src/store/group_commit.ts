@@ -5,11 +5,10 @@
  *
  * After a commit the next batch waits a moment for the callers just answered, who send their next
  * create a round trip later: else they split into groups that take turns and never meet
- * (docs/performance.md). The wait ends when the queue holds as many creates as the last batch and
- * its queue had, after a quarter of the commit's time (at most MAX_WAIT_MS), or on a close. A wait
- * shorter than a timer is made only for MIN_POPULATION creates or more (as PostgreSQL's
- * `commit_siblings`). A wait its timer ended lets the next 1, 2, 4 … MAX_BATCHES_WITHOUT_WAIT
- * batches go without one; arrivals reset the count. No wait follows a failed commit.
+ * (docs/performance.md). The wait ends once the last batch and its queue are queued again, after
+ * a share of the commit's time, or on a close; one shorter than a timer needs MIN_POPULATION creates
+ * (as PostgreSQL's `commit_siblings`). A wait its timer ended lets the next 1, 2, 4 …
+ * MAX_BATCHES_WITHOUT_WAIT batches go without one; arrivals reset the count. None after a failure.
  */
 
 export const WAIT_SHARE_OF_COMMIT = 1 / 4;
@@ -102,13 +101,10 @@ interface GroupCommitOptions<T> {
 export class GroupCommit<T> {
   /** Oldest first; the owner may take expired entries from the head. */
   readonly queue: T[] = [];
-  readonly #options: GroupCommitOptions<T>;
   readonly #gathering = new BatchGathering();
   #draining: Promise<void> | undefined;
 
-  constructor(options: GroupCommitOptions<T>) {
-    this.#options = options;
-  }
+  constructor(private readonly options: GroupCommitOptions<T>) {}
 
   add(entry: T): void {
     this.queue.push(entry);
@@ -124,7 +120,7 @@ export class GroupCommit<T> {
   }
 
   async #drain(): Promise<void> {
-    const { commit, maxBatch, onError } = this.#options;
+    const { commit, maxBatch, onError } = this.options;
     try {
       // After the current microtasks, so creates made in the same turn share the first batch.
       await undefined;

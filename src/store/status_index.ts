@@ -4,22 +4,16 @@
  */
 import type { PetStatus } from "../schemas/pet.ts";
 
-/** Ascending ids, all and per status; ids must be added in increasing order. */
 export class StatusIndex {
   readonly #all = new IdList();
-  readonly #byStatus: Record<PetStatus, IdList> = {
-    available: new IdList(),
-    pending: new IdList(),
-    sold: new IdList(),
-  };
+  readonly #byStatus = { available: new IdList(), pending: new IdList(), sold: new IdList() };
 
   get size(): number {
     return this.#all.length;
   }
 
-  /** `undefined` counts every id. */
-  count(status: PetStatus | undefined): number {
-    return this.#list(status).length;
+  count(status: PetStatus): number {
+    return this.#byStatus[status].length;
   }
 
   idAt(position: number): number {
@@ -45,16 +39,12 @@ export class StatusIndex {
 
   /** Ids with the status (any when undefined) above `afterId`, at most `limit`; and if more exist. */
   page(status: PetStatus | undefined, afterId: number, limit: number) {
-    const list = this.#list(status);
+    const list = status === undefined ? this.#all : this.#byStatus[status];
     const start = list.firstAbove(afterId);
     const end = Math.min(list.length, start + Math.max(0, limit));
     const ids: number[] = [];
     for (let i = start; i < end; i++) ids.push(list.at(i));
     return { ids, hasMore: end < list.length };
-  }
-
-  #list(status: PetStatus | undefined): IdList {
-    return status === undefined ? this.#all : this.#byStatus[status];
   }
 }
 

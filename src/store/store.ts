@@ -7,10 +7,7 @@ import type { Registry } from "../observe/metrics_registry.ts";
 import type { MaybePromise, PageQuery, PetPageJson } from "../schemas/page.ts";
 import { type NewPet, PET_STATUSES, type PetStatus } from "../schemas/pet.ts";
 
-/**
- * A pet's exact JSON text: `categoryId` from its bigint digits, never rounded; fields in a fixed
- * order (id, name, categoryId, status), so also a stable digest input (`idempotencyClaim`).
- */
+/** A pet's exact JSON text: `categoryId` never rounded; fields in a fixed order (a digest input). */
 export function petJson(id: number, pet: NewPet): string {
   return `{"id":${id},${newPetFields(pet)}}`;
 }
@@ -23,17 +20,14 @@ function newPetFields(pet: NewPet): string {
 /** A pet as the store holds it. `json` is the Pet body exactly as clients receive it. */
 export type StoredPet = { readonly id: number; readonly json: string };
 
-/**
- * Retry-safe creation (docs/api.md, Idempotency-Key): `scope` is a fingerprint of the API key
- * (never the key), `digest` the SHA-256 hex of the canonical NewPet (`idempotencyClaim`).
- */
+/** An Idempotency-Key (docs/api.md): `scope` is a fingerprint of the API key (never the key). */
 export interface IdempotencyClaim {
   readonly scope: string;
   readonly key: string;
   readonly digest: string;
 }
 
-/** The key within its API key's scope, and the SHA-256 of the canonical NewPet. */
+/** The key within its API key's scope, and the SHA-256 (hex) of the canonical NewPet. */
 export function idempotencyClaim(scope: string, key: string, pet: NewPet): IdempotencyClaim {
   const digest = createHash("sha256").update(`{${newPetFields(pet)}}`).digest("hex");
   return { scope, key, digest };
@@ -79,14 +73,8 @@ export function joinPageJson(pets: readonly StoredPet[], hasMore: boolean): PetP
   const count = pets.length;
   let text = "[";
   for (let i = 0; i < count; i++) text += (i === 0 ? "" : ",") + pets[i].json;
-  text += "]";
-  return {
-    body: encoder.encode(text),
-    firstId: count === 0 ? 0 : pets[0].id,
-    lastId: count === 0 ? 0 : pets[count - 1].id,
-    count,
-    hasMore,
-  };
+  const body = encoder.encode(text + "]");
+  return { body, firstId: pets[0]?.id ?? 0, lastId: pets[count - 1]?.id ?? 0, count, hasMore };
 }
 
 /** A pet store. `create` resolves only once the pet is durable. */

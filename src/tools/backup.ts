@@ -9,7 +9,7 @@
  *      not keep it: only the last IN_FLIGHT_WINDOW bytes can still change, and they are hashed.
  *   4. The file is fdatasync'd (an EIO fails the backup) and, after SETTLE_MS, the window read
  *      again: a cut-back changes the hash (ids are never reused), and the copy is taken again.
- *   5. Only then is the check line written (backup_check.ts): a copy without one is refused.
+ *   5. Only then is the check line written (`CheckedBackup`): a copy without one is refused.
  * A backup's first and check lines in the data file are left out; the copy has one check of its
  * own. A writer that cannot even truncate keeps failed lines, as a crash then would.
  */
@@ -18,8 +18,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Config } from "../config/config.ts";
 import { errorCodeOf } from "../observe/error_code.ts";
-import { CheckedBackup } from "../store/catalogue/backup_check.ts";
-import { MAX_LINE_BYTES } from "../store/catalogue/line_format.ts";
+import { CheckedBackup, MAX_LINE_BYTES } from "../store/catalogue/line_format.ts";
 import { type ByteSink, fileSource, readRecords } from "../store/catalogue/read_records.ts";
 import { installFile, openIfExists } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";

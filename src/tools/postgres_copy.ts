@@ -6,8 +6,12 @@
 import { join } from "node:path";
 import type { DatabaseConfig } from "../config/config.ts";
 import { errorCodeOf } from "../observe/error_code.ts";
-import { CheckedBackup } from "../store/catalogue/backup_check.ts";
-import { encodePetRecords, maxRecordBytes, petRecord } from "../store/catalogue/line_format.ts";
+import {
+  CheckedBackup,
+  encodePetRecords,
+  maxRecordBytes,
+  petRecord,
+} from "../store/catalogue/line_format.ts";
 import { type ByteSink, fileSource, readRecords } from "../store/catalogue/read_records.ts";
 import { type DataFile, nodeFileLayer } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";

@@ -13,6 +13,7 @@
  * whole one (read_records.ts). Here are each line's writer and the one reader (`PetLine.parse`,
  * no JSON.parse per pet line), which says why a line is refused.
  */
+import { createHash } from "node:crypto";
 import {
   isPlainAsciiName,
   nameFlaw,
@@ -52,9 +53,8 @@ export function maxRecordBytes(record: PetRecord): number {
 }
 
 /**
- * Writes `records` into `target` (room for `maxRecordBytes` of each); pet i's text is
- * [spans[2i], spans[2i+1]). An ASCII batch is one string and one `encodeInto` (its byte offsets
- * are its string offsets), other text goes line by line.
+ * Writes `records` at `target[at]` (room for `maxRecordBytes` of each); pet i's text is [spans[2i],
+ * spans[2i+1]). An ASCII batch is one `encodeInto` (byte offsets = string offsets); else by line.
  */
 export function encodePetRecords(
   records: readonly PetRecord[],
@@ -91,10 +91,7 @@ export function petRecordBytes(id: number, pet: NewPet, claim?: IdempotencyClaim
   return bytes.slice(0, encodePetRecords([record], bytes, 0).end);
 }
 
-/**
- * Whether a create's line stays under MAX_LINE_BYTES, which readers refuse: a bound (3 bytes per
- * UTF-16 unit, 6 per escaped claim character) is enough, a valid NewPet is far below it.
- */
+/** Whether a create's line stays under MAX_LINE_BYTES (3 bytes a UTF-16 unit, 6 a claim's). */
 export function fitsOneLine(pet: NewPet, claim: IdempotencyClaim | undefined): boolean {
   const claimUnits = claim ? claim.scope.length + claim.key.length + claim.digest.length : 0;
   return 3 * pet.name.length + 6 * claimUnits + 256 <= MAX_LINE_BYTES;
@@ -108,11 +105,31 @@ export function checkLine(pets: number, sha256: string): string {
   return `{"type":"check","v":${RECORD_VERSION},"pets":${pets},"sha256":"${sha256}"}\n`;
 }
 
+/** Writes a backup to `sink`: `begin`, pet lines (`write`), then `end`, or nothing more. */
+export class CheckedBackup {
+  readonly #sha256 = createHash("sha256");
+
+  constructor(private readonly sink: (bytes: Uint8Array) => Promise<void>) {}
+
+  begin(): Promise<void> {
+    return this.sink(encoder.encode(BACKUP_LINE));
+  }
+
+  /** Whole pet lines, each with its newline; hashed as they pass, so a stream has its check too. */
+  write(bytes: Uint8Array): Promise<void> {
+    this.#sha256.update(bytes);
+    return this.sink(bytes);
+  }
+
+  /** Only once the copy is complete: a backup that fails half-way is refused as cut short. */
+  end(pets: number): Promise<void> {
+    return this.sink(encoder.encode(checkLine(pets, this.#sha256.digest("hex"))));
+  }
+}
+
 /** The claim object in a fixed key order, so a line has exactly one correct text. */
-function claimJson(claim: IdempotencyClaim): string {
-  return `{"scope":${JSON.stringify(claim.scope)},"key":${JSON.stringify(claim.key)},"digest":${
-    JSON.stringify(claim.digest)
-  }}`;
+function claimJson({ scope, key, digest }: IdempotencyClaim): string {
+  return JSON.stringify({ scope, key, digest });
 }
 
 // ---- Reading ----
@@ -157,10 +174,7 @@ export class PetLine {
   checkPets = 0;
   checkSha256 = "";
 
-  /**
-   * Reads bytes[start, end) (a UTF-8 line, no newline): undefined in the exact written form, else
-   * the first rule it breaks. The name is held to `nameFlaw`: every text served is a valid Pet.
-   */
+  /** Reads bytes[start, end) (no newline): undefined in the exact written form, else why not. */
   parse(bytes: Uint8Array, start: number, end: number): string | undefined {
     const flaw = this.#scan(bytes, start, end);
     // A damaged line is decoded: a broken rule is named only in a line that is JSON at all.
@@ -227,8 +241,8 @@ export class PetLine {
     if (p === idStart || bytes[idStart] === ZERO || id > Number.MAX_SAFE_INTEGER) return BAD_ID;
     if (!matches(bytes, p, end, NAME_KEY)) return isNumberPart(bytes[p]) ? BAD_ID : OFF_FORM;
 
-    // name: a JSON string, with no raw control byte and only escapes JSON allows, so the text
-    // served from these bytes is always valid JSON; then the API's own rules (`nameFlaw`).
+    // name: a JSON string, with no raw control byte and only escapes JSON allows, then the API's
+    // own rules (`nameFlaw`): the text served from these bytes is always a valid Pet.
     if (bytes[p + NAME_KEY.length] !== QUOTE) {
       return isWhiteSpace(bytes[p + NAME_KEY.length]) ? OFF_FORM : NOT_STRING;
     }
@@ -311,11 +325,7 @@ const BAD_CLAIM = `has an "idempotency" member that is not {scope, key, digest}`
 const RECORD_FIELDS = ["type", "v", "pet", "idempotency"];
 const PET_FIELDS = ["id", "name", "categoryId", "status"];
 /** The pet's members a record must have, and the reason when one is missing. */
-const REQUIRED: readonly [string, string][] = [
-  ["id", BAD_ID],
-  ["name", NOT_STRING],
-  ["categoryId", NOT_INTEGER],
-];
+const REQUIRED = { id: BAD_ID, name: NOT_STRING, categoryId: NOT_INTEGER };
 const LINE_TYPES: readonly unknown[] = ["pet", "backup", "check"] satisfies LineType[];
 
 function isWhiteSpace(byte: number): boolean {
@@ -365,7 +375,7 @@ function describeForm(line: string): string {
   if (!isPlainObject(pet)) return `has no "pet" object`;
   const petField = Object.keys(pet).find((field) => !PET_FIELDS.includes(field));
   if (petField !== undefined) return `has a pet with an unknown field ${JSON.stringify(petField)}`;
-  return REQUIRED.find(([field]) => !(field in pet))?.[1] ?? NOT_EXACT;
+  return Object.entries(REQUIRED).find(([field]) => !(field in pet))?.[1] ?? NOT_EXACT;
 }
 
 /** The `idempotency` member's claim, or undefined when it is not {scope, key, digest}. */

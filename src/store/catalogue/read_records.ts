@@ -31,7 +31,7 @@ export type MissingNewline = { readonly offset: number; readonly line: number };
 
 export type Damage = { readonly line: number; readonly reason: string };
 
-/** What a read found, of the sound records read. */
+/** What a read found, of the sound records. */
 export interface RecordsRead {
   readonly pets: number;
   readonly byStatus: StatusCounts;
@@ -112,14 +112,11 @@ async function readLastLine(walk: RecordWalk): Promise<RecordsRead> {
     walk.offset += carried;
     return walk.close(walk.result(undefined, { offset: walk.offset, line: walk.line }));
   }
-  const backupLineStart = walk.offset === 0 && carried < BACKUP_LINE.length &&
-    bytes.subarray(0, carried).every((byte, i) => byte === BACKUP_LINE.charCodeAt(i));
-  if (backupLineStart) {
-    // Bytes no service writes to its file: a backup cut short inside its first line.
-    walk.fail(
-      ++walk.line,
-      "is the start of a backup's first line: the backup was cut short inside it",
-    );
+  // Bytes no service writes to its file: a backup cut short inside its first line.
+  if (walk.offset === 0 && carried < BACKUP_LINE.length) {
+    const start = String.fromCharCode(...bytes.subarray(0, carried));
+    const reason = "is the start of a backup's first line: the backup was cut short inside it";
+    if (BACKUP_LINE.startsWith(start)) walk.fail(++walk.line, reason);
   }
   const checkLacksNewline = form === undefined && record.type === "check";
   return walk.close(walk.result({ offset: walk.offset, length: carried }), checkLacksNewline);
@@ -136,15 +133,14 @@ class RecordWalk {
   damage: Damage | undefined;
   damagedLines = 0;
   backup: OpenBackup | undefined;
-  // Backup runs: whether one was opened, the check line of the last one closed, and whether one
-  // failed its check (damage, so it matters only with `all`).
+  // Backup runs: whether one was opened, the last check line, and whether a check failed (`all`).
   framed = false;
   lastCheck = 0;
   checkFailed = false;
   // The first pet line outside every run, and how many there are.
   firstOutside: number | undefined;
   outside = 0;
-  // Room for a whole line and a newline beside a full read.
+  /** Room for a whole line and a newline beside a full read. */
   readonly bytes = new Uint8Array(CHUNK_BYTES + MAX_LINE_BYTES + 1);
   /** Bytes at the start of `bytes` not yet judged (a line still without its newline). */
   carried = 0;
@@ -157,17 +153,8 @@ class RecordWalk {
     const { pets, byStatus, lastId, offset: length, damage, damagedLines } = this;
     const checked = damage === undefined && this.framed && this.outside === 0 &&
       !this.checkFailed && this.backup === undefined;
-    return {
-      pets,
-      byStatus,
-      lastId,
-      length,
-      tornTail,
-      missingNewline,
-      checked,
-      damage,
-      damagedLines,
-    };
+    const found = { pets, byStatus, lastId, length, damage, damagedLines };
+    return { ...found, tornTail, missingNewline, checked };
   }
 
   fail(at: number, reason: string): void {
@@ -175,10 +162,7 @@ class RecordWalk {
     this.damage ??= { line: at, reason };
   }
 
-  /**
-   * Judges the whole lines of bytes[0, end), then hands them on (the file holds bytes[0, held): a
-   * last line may lack its newline); false when the read stops.
-   */
+  /** Judges, then hands on bytes[0, end) (the file holds [0, held)); false when the read stops. */
   async take(end: number, held = end): Promise<boolean> {
     const framing = this.judgeLines(end);
     if (framing === undefined) return false;
@@ -189,10 +173,7 @@ class RecordWalk {
     return true;
   }
 
-  /**
-   * Judges the whole lines of bytes[0, end): the [start, end) pairs of a backup's first and check
-   * lines (left out of a copy), or undefined when the read stops at damage.
-   */
+  /** Judges bytes[0, end): its framing lines' [start, end) pairs, or undefined at a stop. */
   judgeLines(end: number): number[] | undefined {
     const { bytes } = this;
     // One native pass per chunk: pet texts are served as they are, so they must be UTF-8.
@@ -249,7 +230,6 @@ class RecordWalk {
     return `is outside the backup's checked lines: it follows the check line ${this.lastCheck} (lines were added to the backup)`;
   }
 
-  /** Takes in the pet just judged sound. */
   acceptPet(): void {
     const { record } = this;
     if (this.backup === undefined) {
@@ -269,10 +249,7 @@ class RecordWalk {
     this.options.onRecord?.(record, this.bytes, key);
   }
 
-  /**
-   * A backup's first or check line just parsed, whose run of pet lines was hashed up to it: opens
-   * or closes the run whatever the verdict (so `all` reads on sensibly); why it is damage, or not.
-   */
+  /** A backup's first or check line just parsed: opens or closes its run, whatever the verdict. */
   judgeFraming(): string | undefined {
     const open = this.backup;
     if (this.record.type === "backup") {
@@ -313,13 +290,11 @@ class RecordWalk {
     const { backup, line } = this;
     if (backup !== undefined) {
       const where = read.tornTail === undefined ? `after line ${line}` : `inside line ${line + 1}`;
+      const check = checkLacksNewline ? `, line ${line + 1}, lacks its newline` : " is missing";
+      const how = checkLacksNewline ? "by its last byte" : where;
       this.fail(
         backup.line,
-        checkLacksNewline
-          ? `starts a backup whose check line, line ${
-            line + 1
-          }, lacks its newline: the backup was cut short by its last byte`
-          : `starts a backup whose check line is missing: the backup was cut short ${where}`,
+        `starts a backup whose check line${check}: the backup was cut short ${how}`,
       );
     } else {
       const reason = read.tornTail === undefined ? undefined : this.judgeOutside();
@@ -339,6 +314,7 @@ async function copyRuns(bytes: Uint8Array, framing: number[], copy: ByteSink): P
   }
   if (from < bytes.length) await copy(bytes.subarray(from));
 }
+
 /** Reads on, discarding, to the next newline or the end; how many bytes came before it. */
 async function skipToNewline(
   source: ByteSource,

@@ -26,9 +26,7 @@ export type FileIdentity = { readonly dev: number; readonly ino: number; readonl
 /** Opens files; `flags` as in node:fs ("r", "r+", "a+", "wx"). */
 export type FileLayer = { open(path: string, flags: string): Promise<DataFile> };
 
-export const nodeFileLayer: FileLayer = {
-  open: (path, flags) => open(path, flags),
-};
+export const nodeFileLayer: FileLayer = { open: (path, flags) => open(path, flags) };
 
 /** A write may take fewer bytes than asked (a signal, a full pipe). */
 export async function writeFully(file: DataFile, bytes: Uint8Array, at: number): Promise<void> {

@@ -53,14 +53,17 @@ import { GroupWriter, type WriterBatch } from "./writer.ts";
 export const DATA_FILE = "pets.jsonl";
 
 const NEWLINE = new Uint8Array([0x0a]);
+const OUT_OF_IDS = {
+  kind: "unavailable",
+  reason: ID_SPACE_EXHAUSTED,
+  idSpaceExhausted: true,
+} as const;
 
 export interface JsonlStoreOptions {
-  /** Created (recursively) when missing. */
   readonly dataDir: string;
   /** Hear of recoverable problems (a torn line cut off), and why creates stopped until a restart. */
   readonly onWarning?: (message: string) => void;
   readonly onError?: (message: string) => void;
-  /** Tests inject failures through it. */
   readonly files?: FileLayer;
   /** For a live owner to let go (default 0): a predecessor told to stop may still be exiting. */
   readonly lockWaitMs?: number;
@@ -117,8 +120,6 @@ interface EncodedBatch extends WriterBatch<PendingCreate> {
 }
 
 export class JsonlStore implements PetStore {
-  readonly #file: DataFile;
-  readonly #lock: DirectoryLock;
   #nextId = 1;
   /** Creates are encoded in queue order: refusing the one that would pass MAX_PET_ID suffices. */
   #lastIdPromised = 0;
@@ -126,16 +127,13 @@ export class JsonlStore implements PetStore {
   readonly #index = new StatusIndex();
   /** Durable keys: the digest of their body and the position of the pet they made. */
   readonly #keys = new Map<string, { readonly digest: string; readonly position: number }>();
-  /** Keys of creates queued or being written. */
+  /** Keys of creates queued or being written (`create` puts them in, `#publish` or `#fail` out). */
   readonly #keysInFlight = new Set<string>();
   #writer!: GroupWriter<PendingCreate, EncodedBatch>;
   #closing: Promise<void> | undefined;
   #batchSynced: ((seconds: number, creates: number) => void) | undefined;
 
-  private constructor(file: DataFile, lock: DirectoryLock) {
-    this.#file = file;
-    this.#lock = lock;
-  }
+  private constructor(private readonly file: DataFile, private readonly lock: DirectoryLock) {}
 
   static async load(
     file: DataFile,
@@ -211,15 +209,9 @@ export class JsonlStore implements PetStore {
       if (this.#keysInFlight.has(id)) return Promise.resolve({ kind: "key_in_flight" });
     }
     // After the keys: a retry of a pet already made needs no new id.
-    if (this.#lastIdPromised >= MAX_PET_ID) {
-      return Promise.resolve({
-        kind: "unavailable",
-        reason: ID_SPACE_EXHAUSTED,
-        idSpaceExhausted: true,
-      });
-    }
+    if (this.#lastIdPromised >= MAX_PET_ID) return Promise.resolve(OUT_OF_IDS);
     this.#lastIdPromised++;
-    if (claim !== undefined) this.#keysInFlight.add(keyId(claim)); // until #publish or #fail
+    if (claim !== undefined) this.#keysInFlight.add(keyId(claim));
     return new Promise((resolve) => this.#writer.append({ pet, claim, resolve }));
   }
 
@@ -246,16 +238,10 @@ export class JsonlStore implements PetStore {
       offset = this.#texts.copyTo(positions[i], body, offset);
     }
     body[offset] = 0x5d; // ]
-    return {
-      body,
-      firstId: count === 0 ? 0 : page.ids[0],
-      lastId: count === 0 ? 0 : page.ids[count - 1],
-      count,
-      hasMore: page.hasMore,
-    };
+    const { ids, hasMore } = page;
+    return { body, firstId: ids[0] ?? 0, lastId: ids[count - 1] ?? 0, count, hasMore };
   }
 
-  /** False once the writer halted: the data file needs a restart. */
   isAvailable(): boolean {
     return this.#writer.halted === undefined;
   }
@@ -295,8 +281,8 @@ export class JsonlStore implements PetStore {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#writer.idle();
-      await this.#file.close();
-      await this.#lock.release();
+      await this.file.close();
+      await this.lock.release();
     })();
     return this.#closing;
   }
@@ -304,7 +290,7 @@ export class JsonlStore implements PetStore {
   #replay() {
     // Of each chunk only the pet texts are kept, moved down over their lines' framing.
     let kept = 0;
-    return readRecords(fileSource(this.#file), {
+    return readRecords(fileSource(this.file), {
       onChunk: (bytes) => {
         this.#texts.addSegment(bytes.slice(0, kept));
         kept = 0;
@@ -319,7 +305,6 @@ export class JsonlStore implements PetStore {
     });
   }
 
-  /** Step 2. */
   #encode(entries: PendingCreate[]): EncodedBatch {
     const firstId = this.#nextId;
     this.#nextId += entries.length;

@@ -16,12 +16,8 @@ const LOCK_FILE = "animal-store.lock";
 /** To tell this process's own live locks from a dead namesake's. */
 const heldHere = new Set<string>();
 
-interface LockOwner {
-  readonly pid: number;
-  /** Start time of the pid (Linux: clock ticks after boot, /proc/<pid>/stat field 22), or null. */
-  readonly startTime: string | null;
-  readonly hostname: string;
-}
+/** `startTime`: the pid's (Linux: clock ticks after boot, /proc/<pid>/stat field 22), or null. */
+type LockOwner = { pid: number; startTime: string | null; hostname: string };
 
 export type DirectoryLock = { release(): Promise<void> };
 
@@ -58,13 +54,11 @@ export async function acquireLock(
 
 /** Start time of a running pid, undefined when it does not run, null when it cannot be told. */
 export async function processStartTime(pid: number): Promise<string | null | undefined> {
-  let stat: string;
-  try {
-    stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  } catch (error) {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch((error: Error) => error);
+  if (typeof stat !== "string") {
     // No readable /proc (macOS, or Deno without --allow-all): fall back to the pid alone.
     if (!(await procAvailable())) return isRunning(pid) ? null : undefined;
-    return errorCodeOf(error) === "ENOENT" ? undefined : null;
+    return errorCodeOf(stat) === "ENOENT" ? undefined : null;
   }
   // The command name (field 2) may hold spaces and parentheses: count fields after the last ")".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -78,8 +72,7 @@ async function createLockFile(path: string, me: LockOwner, files: FileLayer): Pr
   const draft = `${path}.${me.pid}.draft`;
   const file = await files.open(draft, "w");
   try {
-    const bytes = new TextEncoder().encode(`${JSON.stringify(me)}\n`);
-    await writeFully(file, bytes, 0);
+    await writeFully(file, new TextEncoder().encode(`${JSON.stringify(me)}\n`), 0);
     await file.sync();
   } finally {
     await file.close();
@@ -106,21 +99,15 @@ async function ownerVerdict(path: string, owner: LockOwner, me: LockOwner): Prom
     return heldHere.has(path) || sameStart ? `process ${owner.pid}` : "gone";
   }
   const startTime = await processStartTime(owner.pid);
-  if (startTime === undefined) return "gone";
-  if (startTime !== null && owner.startTime !== null && startTime !== owner.startTime) {
-    return "gone";
-  }
-  return `process ${owner.pid}`;
+  const reused = startTime != null && owner.startTime !== null && startTime !== owner.startTime;
+  return startTime === undefined || reused ? "gone" : `process ${owner.pid}`;
 }
 
 /** False (and the file put back) when it was no longer that stale lock. */
 async function moveAside(path: string, staleText: string): Promise<boolean> {
   const aside = `${path}.stale-${process.pid}-${Date.now()}`;
-  try {
-    await rename(path, aside);
-  } catch {
-    return true; // already gone: the next attempt creates it
-  }
+  const renamed = await rename(path, aside).then(() => true, () => false);
+  if (!renamed) return true; // already gone: the next attempt creates it
   const moved = await readFile(aside, "utf8").catch(() => undefined);
   if (moved !== staleText) {
     await rename(aside, path).catch(() => {});
@@ -142,6 +129,7 @@ function parseOwner(text: string): LockOwner | undefined {
   }
 }
 
+/** Not `existsSync`: where Deno's permissions hide /proc, it throws. */
 let procChecked: boolean | undefined;
 async function procAvailable(): Promise<boolean> {
   procChecked ??= await stat("/proc/self/stat").then(() => true, () => false);

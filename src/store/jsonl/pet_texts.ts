@@ -28,8 +28,7 @@ export class PetTexts {
 
   /** Keeps a chunk of file bytes; returns its segment number. */
   addSegment(bytes: Uint8Array): number {
-    this.#segments.push(bytes);
-    return this.#segments.length - 1;
+    return this.#segments.push(bytes) - 1;
   }
 
   get nextSegment(): number {

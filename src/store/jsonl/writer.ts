@@ -42,13 +42,11 @@ export interface WriterOptions<Entry, Batch extends WriterBatch<Entry>> {
 }
 
 export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
-  readonly #options: WriterOptions<Entry, Batch>;
   readonly #commits: GroupCommit<Entry>;
   #durableLength: number;
   #halted: string | undefined;
 
-  constructor(options: WriterOptions<Entry, Batch>) {
-    this.#options = options;
+  constructor(private readonly options: WriterOptions<Entry, Batch>) {
     this.#durableLength = options.fileLength;
     this.#commits = new GroupCommit({
       maxBatch: MAX_BATCH,
@@ -77,17 +75,14 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
 
   /** Encodes, writes and syncs one batch, then reports it durable or applies the failure rules. */
   async #commit(entries: Entry[]): Promise<Committed> {
-    const { file, checkFile, onFailed } = this.#options;
-    if (this.#halted !== undefined) {
-      onFailed(entries, this.#halted, false);
-      return undefined;
-    }
+    const { file, checkFile, onFailed } = this.options;
+    if (this.#halted !== undefined) return void onFailed(entries, this.#halted, false);
     let batch: Batch;
     try {
-      batch = this.#options.encode(entries);
+      batch = this.options.encode(entries);
     } catch (error) {
       // A bug of ours, before anything reached the file: nothing was saved.
-      this.#options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
+      this.options.onWarning(`Store writer failed: ${errorCodeOf(error)}`);
       onFailed(entries, "internal store error", false);
       return undefined;
     }
@@ -102,14 +97,14 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     }
     try {
       if (failure === undefined) {
-        this.#options.onBatchSynced?.(syncSeconds, batch.entries.length);
+        this.options.onBatchSynced?.(syncSeconds, batch.entries.length);
         const moved = await checkFile?.();
         if (moved !== undefined) failure = { reason: moved, halts: true };
       }
       if (failure === undefined) {
         this.#durableLength += batch.bytes.length;
         const queued = this.#commits.queue.length;
-        this.#options.onDurable(batch);
+        this.options.onDurable(batch);
         return { ms: syncSeconds * 1000, queued };
       }
     } catch (error) {
@@ -118,8 +113,7 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
       failure = { reason: `internal store error: ${errorCodeOf(error)}`, halts: true };
     }
     const { reason, outcomeUnknown } = await this.#cutBack(failure);
-    onFailed(batch.entries, reason, outcomeUnknown);
-    return undefined;
+    return void onFailed(batch.entries, reason, outcomeUnknown);
   }
 
   /** Cuts what reached the file past the durable end; halts when that fails or `failure` asks. */
@@ -128,18 +122,17 @@ export class GroupWriter<Entry, Batch extends WriterBatch<Entry>> {
     if (!halts) {
       try {
         // Synced too: a cut not on disk could let a crash bring back pets answered "nothing saved".
-        await this.#options.file.truncate(this.#durableLength);
-        await this.#options.file.datasync();
+        await this.options.file.truncate(this.#durableLength);
+        await this.options.file.datasync();
       } catch (truncateError) {
-        reason = `cannot cut the data file back after a failed batch (${reason}): ${
-          errorCodeOf(truncateError)
-        }`;
+        const code = errorCodeOf(truncateError);
+        reason = `cannot cut the data file back after a failed batch (${reason}): ${code}`;
         halts = true;
       }
     }
     if (halts) {
       this.#halted = reason;
-      this.#options.onHalted(reason);
+      this.options.onHalted(reason);
     }
     return { reason, outcomeUnknown: halts };
   }

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CheckedBackup } from "../../../src/store/catalogue/backup_check.ts";
+import { CheckedBackup } from "../../../src/store/catalogue/line_format.ts";
 import { readRecords } from "../../../src/store/catalogue/read_records.ts";
 import { formatReport, verifySource } from "../../../src/tools/report.ts";
 import { backupOf, byteSource, line } from "../helpers.ts";
