@@ -2,11 +2,11 @@
 import { join } from "node:path";
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
-import { copyWarnings, formatReport, type RecordReport } from "../tools/report.ts";
+import { copyWarnings, formatReport, type RecordReport, verifySource } from "../tools/report.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { backupCatalogue } from "../tools/backup.ts";
-import { restoreBackup } from "../tools/restore.ts";
-import { verifyCatalogue } from "../tools/verify.ts";
+import { restoreDataFile } from "../tools/restore.ts";
+import { readBackupAt, verifyDataFile } from "../tools/verify.ts";
 import { fail, writeStdout } from "./output.ts";
 
 function printReport(report: RecordReport, stream: NodeJS.WritableStream = process.stdout) {
@@ -20,8 +20,9 @@ function warn(message: string): void {
 /** `verify [PATH]`: 0 for a sound file (warnings allowed: a torn last line, no check line), 1 for damage. */
 export async function runVerify([path]: readonly string[] = []): Promise<number> {
   // Only the data file needs the settings (DATA_DIR): a backup is read without them.
-  const target = path === undefined ? { dataDir: loadConfig(process.env).dataDir } : { path };
-  const read = await verifyCatalogue(target);
+  const read = path === undefined
+    ? { ok: true as const, value: await verifyDataFile(loadConfig(process.env).dataDir) }
+    : await readBackupAt(path, (source, name) => verifySource(source, { name, kind: "backup" }));
   if (!read.ok) return fail(`Cannot verify: ${read.reason}`);
   printReport(read.value);
   return read.value.damage === undefined ? 0 : 1;
@@ -50,9 +51,13 @@ export async function runBackup([path]: readonly string[] = []): Promise<number>
 export async function runRestore([path]: readonly string[] = []): Promise<number> {
   if (!path) return fail("Cannot restore: give the backup file to read, or - for stdin", 2);
   const { dataDir } = loadConfig(process.env);
-  const result = await restoreBackup(dataDir, path);
+  const read = await readBackupAt(path, async (source, name) => {
+    const result = await restoreDataFile({ dataDir, source, name });
+    if (result.ok) copyWarnings(name, result, true).forEach(warn);
+    return result;
+  });
+  const result = read.ok ? read.value : read;
   if (!result.ok) return fail(`Cannot restore: ${result.reason}`);
-  for (const warning of copyWarnings("restore", result.name, result, true)) warn(warning);
   const { pets, byStatus } = result;
   printReport({ file: join(dataDir, DATA_FILE), pets, byStatus, damagedLines: 0 });
   return 0;

@@ -51,28 +51,19 @@ function noCheckLineWarning(file: string): string {
   return `${file} has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one`;
 }
 
-/** What a copy left out or repaired, one warning each. */
-export function copyWarnings(
-  tool: "restore" | "import",
-  file: string,
-  counts: RecordCounts,
-  backup: boolean,
-): string[] {
+/** What a copy (`restore`, `import`) left out or repaired, one warning each. */
+export function copyWarnings(file: string, counts: RecordCounts, backup: boolean): string[] {
   const { tornTail, missingNewline } = counts;
   const warnings: string[] = [];
   if (tornTail !== undefined) {
+    const { offset, length } = tornTail;
     warnings.push(
-      tool === "restore"
-        ? `left out the torn last line of ${file} (${tornTail.length} bytes without a newline)`
-        : `Leaving out the torn last line of ${file} (byte offset ${tornTail.offset}): it was never acknowledged`,
+      `left out the torn last line of ${file} (byte offset ${offset}): ${length} bytes without a newline`,
     );
   }
   if (missingNewline !== undefined) {
-    warnings.push(
-      tool === "restore"
-        ? `added the missing newline after the last record of ${file}`
-        : `The last record of ${file} (line ${missingNewline.line}) lacks its newline; it is imported`,
-    );
+    const { line } = missingNewline;
+    warnings.push(`the last record of ${file} (line ${line}) lacks its newline; it is kept`);
   }
   if (backup && !counts.checked) warnings.push(noCheckLineWarning(file));
   return warnings;

@@ -14,7 +14,7 @@ import { installFile } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { acquireLock } from "../store/jsonl/lock.ts";
 import type { ToolResult } from "./report.ts";
-import { readBackupAt, verifyDataFile } from "./verify.ts";
+import { verifyDataFile } from "./verify.ts";
 
 /** Restores `source` (a backup's bytes; `name` says where they come from) into `dataDir`. */
 export async function restoreDataFile(options: {
@@ -51,16 +51,4 @@ export async function restoreDataFile(options: {
   } finally {
     await lock.release();
   }
-}
-
-/** Restores the backup at `path` (`-`: stdin) into `dataDir`; `name` is what messages call it. */
-export async function restoreBackup(
-  dataDir: string,
-  path: string,
-): Promise<ToolResult<{ name: string }>> {
-  const read = await readBackupAt(path, async (source, name) => {
-    const result = await restoreDataFile({ dataDir, source, name });
-    return result.ok ? { ...result, name } : result;
-  });
-  return read.ok ? read.value : read;
 }

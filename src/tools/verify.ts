@@ -11,17 +11,6 @@ import { openIfExists } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { type RecordReport, verifySource } from "./report.ts";
 
-/** The report of a data directory's file, or of the backup at `path` (`-`: stdin); or why not. */
-export async function verifyCatalogue(
-  target: { readonly dataDir: string } | { readonly path: string },
-): Promise<{ ok: true; value: RecordReport } | { ok: false; reason: string }> {
-  if ("dataDir" in target) return { ok: true, value: await verifyDataFile(target.dataDir) };
-  return await readBackupAt(
-    target.path,
-    (source, name) => verifySource(source, { name, kind: "backup" }),
-  );
-}
-
 /** The start's judgement of every line, without the lock; a missing file has no pets. */
 export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
   const path = join(dataDir, DATA_FILE);

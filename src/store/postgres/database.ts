@@ -1,9 +1,8 @@
 /**
- * The node-postgres pool from the `DATABASE_*` settings, with a deadline on every use, and which
- * failures pass (503, retry) or stop the start. `statement_timeout` needs a server that answers:
- * past the deadline the caller is answered at once and the connection destroyed (a late answer
- * could still arrive on it). Both 'error' events (pool, client) are heard: unheard, they end the
- * process.
+ * The node-postgres pool with a deadline on every use, and which failures pass (503, retry) or stop
+ * the start. Past the deadline (`statement_timeout` needs a server that answers) the caller is
+ * answered at once and the connection destroyed: a late answer could still arrive on it. Both
+ * 'error' events (pool, client) are heard: unheard, they end the process.
  */
 import { checkServerIdentity } from "node:tls";
 import { setTimeout as delay } from "node:timers/promises";
@@ -25,10 +24,7 @@ const IDLE_TIMEOUT_MS = 60_000;
 /** The pool or one transaction's connection; int8 and numeric columns arrive as decimal text. */
 export type Queryable = { query<Row>(text: string, values?: Values): Promise<Row[]> };
 
-/**
- * A failure with a code of its own: DEADLINE_MISSED, NOT_PRIMARY, or
- * COMMIT_UNCONFIRMED (COMMIT was sent but its answer never came: it may have committed).
- */
+/** DEADLINE_MISSED, NOT_PRIMARY, COMMIT_UNCONFIRMED (COMMIT sent, no answer: it may be done). */
 export class CodedError extends Error {
   constructor(readonly code: string, message: string, options?: ErrorOptions) {
     super(message, options);
@@ -163,7 +159,8 @@ export class Database implements Queryable {
           const name = values === undefined ? undefined : statementName(text);
           const result = await client!.query({ text, values: values as unknown[], name })
             .catch((error) => {
-              if (!state.committing || hasSqlState(error)) throw error;
+              // A SQLSTATE is the server's answer: the commit failed, not its answer lost.
+              if (!state.committing || /^[0-9A-Z]{5}$/.test(errorCodeOf(error))) throw error;
               const message = "the connection broke during the commit";
               throw new CodedError("COMMIT_UNCONFIRMED", message, { cause: error });
             });
@@ -213,11 +210,6 @@ function statementName(text: string): string {
     statementNames.set(text, name);
   }
   return name;
-}
-
-function hasSqlState(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code);
 }
 
 /** Closes the socket at once: a graceful close would wait for a server that may never answer. */
@@ -286,10 +278,7 @@ function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
   if (mode !== "verify-full") return false;
   // A private CA replaces the system's. The host is checked against the URL's explicitly: with
   // an IP address there is no SNI name, and Deno's node:tls then checks "localhost" instead.
-  const hostname = new URL(config.url).hostname;
-  const host = hostname === "" || hostname.includes(",")
-    ? undefined
-    : hostname.replace(/^\[(.*)\]$/, "$1");
+  const host = new URL(config.url).hostname.replace(/^\[(.*)\]$/, "$1") || undefined;
   return {
     rejectUnauthorized: true,
     ...(config.sslCa === undefined ? {} : { ca: config.sslCa }),

@@ -5,7 +5,6 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { DatabaseConfig } from "../../config/config.ts";
-import type { DatabaseHost } from "../../config/database_url.ts";
 import type { Registry } from "../../observe/metrics_registry.ts";
 import type { PageQuery, PetPageJson } from "../../schemas/page.ts";
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
@@ -31,11 +30,9 @@ import {
 } from "./database.ts";
 import {
   AcknowledgedIds,
-  checkPrimary,
   describeIds,
   describeRole,
   enterTimeline,
-  type HostAnswer,
   missingIds,
   PrimaryFinder,
 } from "./failover.ts";
@@ -75,9 +72,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 class PostgresStore implements PetStore {
   readonly #finder: PrimaryFinder;
   readonly #config: DatabaseConfig;
-  /** On the primary's host; undefined until one is found at start. */
+  /** On the finder's primary; undefined until one is found at start. */
   #db: Database | undefined;
-  #host: DatabaseHost | undefined;
   #creates: CreateBatches | undefined;
   readonly #log: Required<Omit<PostgresStoreOptions, "database" | "signal">>;
   #probe: ReturnType<typeof setTimeout> | undefined;
@@ -118,8 +114,7 @@ class PostgresStore implements PetStore {
           `Database not reachable yet, retrying: ${describeDatabaseError(error)}`,
         );
       }
-      const waited = await delay(wait, true, { signal }).catch(() => false);
-      if (!waited) {
+      if (!(await delay(wait, true, { signal }).catch(() => false))) {
         await this.#db?.end();
         throw new StoreOpenError("Cannot open store: stopped while waiting for the database");
       }
@@ -129,21 +124,25 @@ class PostgresStore implements PetStore {
 
   /**
    * Finds the primary and moves to it, the schema migrated once; false while none answers as one
-   * (each standby named once); throws when every host failed.
+   * (each standby named once, until it is a primary); throws when every host failed.
    */
   async #reconnect(starting: boolean): Promise<boolean> {
+    const previous = this.#finder.primary;
     const { primary, answers } = await this.#finder.find();
     if (primary === undefined) {
       // Said as waiting at start: the line tells where the service listens meanwhile.
-      this.#reportHosts(answers, starting ? this.#log.onWaiting : this.#log.onWarning);
-      const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
-      if (errors.length < answers.length) return false;
-      throw errors.find((error) => fatalStartReason(error) !== undefined) ?? errors[0];
+      const log = starting ? this.#log.onWaiting : this.#log.onWarning;
+      for (const { host, role } of answers) {
+        if (role === undefined || this.#warnedHosts.has(host.name)) continue;
+        this.#warnedHosts.add(host.name);
+        const why = "the service writes only to a primary and waits for one";
+        log(`Database host ${host.name} ${describeRole(role)}: ${why}`);
+      }
+      return false;
     }
     if (this.#closing !== undefined) return false;
-    this.#warnedHosts.delete(primary.host.name); // named again if it is ever a standby
-    const moved = this.#host !== undefined && primary.host.url !== this.#host.url;
-    this.#host = primary.host;
+    this.#warnedHosts.delete(primary.host.name);
+    const moved = previous !== undefined && primary !== previous;
     if (this.#db === undefined) {
       this.#db = new Database(primary.config, "animal-store", {
         onIdleConnectionLost: (error) => this.#lost(error),
@@ -172,21 +171,9 @@ class PostgresStore implements PetStore {
     return true;
   }
 
-  /** Logs each host that answered as a standby (or read-only), once until it is a primary. */
-  #reportHosts(answers: readonly HostAnswer[], log: (message: string) => void): void {
-    for (const answer of answers) {
-      if (!("role" in answer) || answer.role === "primary") continue;
-      const { host, role } = answer;
-      if (this.#warnedHosts.has(host.name)) continue;
-      this.#warnedHosts.add(host.name);
-      const why = "the service writes only to a primary and waits for one";
-      log(`Database host ${host.name} ${describeRole(role)}: ${why}`);
-    }
-  }
-
   /** Before a new connection's first use (or the pool's): still a writable primary, on a known timeline. */
   async #checkNewConnection(connection: Queryable): Promise<void> {
-    const { timeline } = await checkPrimary(connection, this.#host!, this.#finder.target);
+    const timeline = await this.#finder.check(connection);
     if (!this.#schemaReady || timeline === this.#timeline) return;
     await this.#enterTimeline(connection, timeline);
   }
@@ -240,7 +227,7 @@ class PostgresStore implements PetStore {
     try {
       const { standbys, synchronous } = await this.#synchronousStandbys();
       if (standbys === 0 || (synchronous ?? 0) > 0) return;
-      const primary = this.#host!.name;
+      const primary = this.#finder.primary!.host.name;
       const has = `has ${standbys} ${standbys === 1 ? "standby" : "standbys"}`;
       this.#log.onWarning(
         synchronous === undefined
@@ -372,18 +359,14 @@ class PostgresStore implements PetStore {
     if (this.#closing !== undefined) return;
     const interval = this.#available ? PROBE_INTERVAL_MS : LOST_PROBE_INTERVAL_MS;
     this.#probe = setTimeout(async () => {
-      await this.#checkConnection();
+      try {
+        if (this.#available) await this.#finder.check(this.#db!);
+        else await this.#reconnect(false);
+      } catch (error) {
+        this.#failed(error);
+      }
       this.#scheduleProbe();
     }, interval);
     this.#probe.unref?.();
-  }
-
-  async #checkConnection(): Promise<void> {
-    try {
-      if (this.#available) await checkPrimary(this.#db!, this.#host!, this.#finder.target);
-      else await this.#reconnect(false);
-    } catch (error) {
-      this.#failed(error);
-    }
   }
 }

@@ -4,8 +4,8 @@
  * and its rows as exact Pet JSON. int8 columns arrive as decimal text (node-postgres's default).
  */
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
-import { type IdempotencyClaim, petJson, type StoredPet } from "../store.ts";
-import type { Database, Queryable } from "./database.ts";
+import { petJson, type StoredPet } from "../store.ts";
+import type { Database } from "./database.ts";
 
 /** The schema steps. Never edit a released one: add the next version instead. */
 const MIGRATIONS = [
@@ -107,30 +107,4 @@ export function storedPetOf(row: PetRow): StoredPet {
 
 export function petOf(row: PetRow): NewPet {
   return { name: row.name, categoryId: BigInt(row.category_id), status: row.status ?? undefined };
-}
-
-/** A pet to insert, with its id and the Idempotency-Key it was made with (if any). */
-export interface PetInsert {
-  readonly id: number;
-  readonly pet: NewPet;
-  readonly claim: IdempotencyClaim | undefined;
-}
-
-/** One statement: a column per array parameter; `categoryId` as its digits, never a number. */
-export async function insertPets(tx: Queryable, rows: readonly PetInsert[]): Promise<void> {
-  await tx.query(
-    `INSERT INTO pets (id, name, category_id, status,
-                       idempotency_scope, idempotency_key, idempotency_digest)
-     SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[],
-                          $5::text[], $6::text[], $7::text[])`,
-    [
-      rows.map((row) => String(row.id)),
-      rows.map((row) => row.pet.name),
-      rows.map((row) => String(row.pet.categoryId)),
-      rows.map((row) => row.pet.status ?? null),
-      rows.map((row) => row.claim?.scope ?? null),
-      rows.map((row) => row.claim?.key ?? null),
-      rows.map((row) => row.claim?.digest ?? null),
-    ],
-  );
 }
