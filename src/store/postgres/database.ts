@@ -21,6 +21,9 @@ export const CONNECT_TIMEOUT_MS = 5000;
 /** So a pool sized for a peak does not hold the server's slots. */
 const IDLE_TIMEOUT_MS = 60_000;
 
+/** One host of DATABASE_URL's settings (failover.ts): `hostname` is what `verify-full` checks. */
+export type HostConfig = DatabaseConfig & { readonly hostname: string };
+
 /** The pool or one transaction's connection; int8 and numeric columns arrive as decimal text. */
 export type Queryable = { query<Row>(text: string, values?: Values): Promise<Row[]> };
 
@@ -48,7 +51,7 @@ export class Database implements Queryable {
   /** Destroyed by `end`, so a stop never waits on a frozen server. */
   readonly #inUse = new Set<pg.PoolClient>();
 
-  constructor(config: DatabaseConfig, applicationName: string, options: DatabaseOptions = {}) {
+  constructor(config: HostConfig, applicationName: string, options: DatabaseOptions = {}) {
     const timeout = config.statementTimeoutMs;
     this.#deadlineMs = timeout === 0 || options.deadline === false
       ? undefined
@@ -59,16 +62,20 @@ export class Database implements Queryable {
   }
 
   /** Connections go to another host from now on; the old pool closes as its connections return. */
-  switchTo(config: DatabaseConfig): void {
+  switchTo(config: HostConfig): void {
     const old = this.#pool;
     this.#pool = this.#newPool(config);
     old.end().catch(() => {});
   }
 
-  #newPool(config: DatabaseConfig): pg.Pool {
+  #newPool(config: HostConfig): pg.Pool {
     const timeout = config.statementTimeoutMs;
+    // `sslMode` decides, with libpq's meanings: node-postgres reads the URL's `sslmode=require` as
+    // verify-full, and lets the URL's TLS parameters override the options given beside it.
+    const url = new URL(config.url);
+    for (const name of SSL_PARAMETERS) url.searchParams.delete(name);
     const pool = new pg.Pool({
-      connectionString: withoutSslParameters(config.url),
+      connectionString: url.toString(),
       max: config.poolSize,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       idleTimeoutMillis: IDLE_TIMEOUT_MS,
@@ -195,9 +202,9 @@ export class Database implements Queryable {
   }
 }
 
-/** Ends a pool or client, giving a server that froze a moment only. */
-async function endWithin(ending: { end(): Promise<void> }): Promise<void> {
-  await Promise.race([ending.end().catch(() => {}), delay(200, undefined, { ref: false })]);
+/** Ends a pool, giving a server that froze a moment only. */
+async function endWithin(pool: pg.Pool): Promise<void> {
+  await Promise.race([pool.end().catch(() => {}), delay(200, undefined, { ref: false })]);
 }
 
 /** Named statements are parsed and planned once per connection; the texts are our constants. */
@@ -227,49 +234,15 @@ function discard(client: pg.PoolClient): void {
 
 // ---- TLS ----
 
-/** `DATABASE_SSL` decides, with libpq's meanings. */
 const SSL_PARAMETERS = ["sslmode", "ssl", "sslcert", "sslkey", "sslrootcert", "uselibpqcompat"];
 
-/**
- * The URL without its TLS parameters: node-postgres reads `sslmode=require` as verify-full (not
- * libpq's meaning), and lets the URL's parameters override the options given beside it.
- */
-function withoutSslParameters(url: string): string {
-  const parsed = new URL(url);
-  for (const name of SSL_PARAMETERS) parsed.searchParams.delete(name);
-  return parsed.toString();
-}
-
-/** libpq's `prefer` (TLS if the server has it), learnt from one connection: node-postgres has none. */
-export async function settleSslMode(config: DatabaseConfig): Promise<DatabaseConfig> {
-  if (sslMode(config) !== "prefer") return config;
-  const client = new pg.Client({
-    connectionString: withoutSslParameters(config.url),
-    ssl: { rejectUnauthorized: false },
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-  });
-  client.on("error", () => {}); // a late socket error after the answer changes nothing
-  try {
-    await client.connect();
-    return { ...config, ssl: "require" };
-  } catch (error) {
-    // node-postgres's answer (with no code) when the server has no TLS.
-    const refused = (error as Error | undefined)?.message ===
-      "The server does not support SSL connections";
-    if (refused) return { ...config, ssl: "disable" };
-    throw error;
-  } finally {
-    await endWithin(client);
-  }
-}
-
-function sslMode(config: DatabaseConfig): string {
+export function sslMode(config: DatabaseConfig): string {
   return config.ssl ?? new URL(config.url).searchParams.get("sslmode") ?? "disable";
 }
 
 type PeerCertificate = Parameters<typeof checkServerIdentity>[1];
 
-function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
+function sslOption(config: HostConfig): pg.PoolConfig["ssl"] {
   const mode = sslMode(config);
   // libpq's meaning of these: encrypted, the certificate not checked (`prefer` is settled first).
   if (mode === "prefer" || mode === "require" || mode === "allow" || mode === "verify-ca") {
@@ -278,11 +251,11 @@ function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
   if (mode !== "verify-full") return false;
   // A private CA replaces the system's. The host is checked against the URL's explicitly: with
   // an IP address there is no SNI name, and Deno's node:tls then checks "localhost" instead.
-  const host = new URL(config.url).hostname.replace(/^\[(.*)\]$/, "$1") || undefined;
+  const { hostname: host, sslCa: ca } = config;
   return {
     rejectUnauthorized: true,
-    ...(config.sslCa === undefined ? {} : { ca: config.sslCa }),
-    ...(host === undefined ? {} : {
+    ...(ca === undefined ? {} : { ca }),
+    ...(host === "" ? {} : {
       checkServerIdentity: (_: string, certificate: PeerCertificate) =>
         checkServerIdentity(host, certificate),
     }),

@@ -24,8 +24,9 @@ import {
   Database,
   describeDatabaseError,
   fatalStartReason,
+  type HostConfig,
   type Queryable,
-  settleSslMode,
+  sslMode,
 } from "./database.ts";
 
 // ---- The primary ----
@@ -53,8 +54,11 @@ export function describeRole(role: HostRole): string {
 /** A host's role, or (no role) the error that kept it from answering. */
 type HostAnswer = { readonly host: DatabaseHost; readonly role?: HostRole; error?: unknown };
 
-/** A host and the settings that reach it alone; TLS `prefer` is settled at its first ask. */
-type Candidate = { readonly host: DatabaseHost; config: DatabaseConfig };
+/** A host and the settings that reach it alone; TLS `prefer` is settled at its first answer. */
+type Candidate = { readonly host: DatabaseHost; config: HostConfig };
+
+/** node-postgres's answer (with no code) when the server has no TLS. */
+const NO_TLS = "The server does not support SSL connections";
 
 export class PrimaryFinder {
   readonly #hosts: readonly Candidate[];
@@ -64,7 +68,9 @@ export class PrimaryFinder {
 
   constructor(config: DatabaseConfig) {
     const address = parseDatabaseUrl(config.url);
-    this.#hosts = address.hosts.map((host) => ({ host, config: { ...config, url: host.url } }));
+    this.#hosts = address.hosts.map((host) => {
+      return { host, config: { ...config, url: host.url, hostname: host.hostname } };
+    });
     this.#target = address.targetSessionAttrs;
   }
 
@@ -101,21 +107,32 @@ export class PrimaryFinder {
     return this.#target === "read-write" && row.read_only === "on" ? "read_only" : "primary";
   }
 
-  /** One host's role, on a connection of its own that is closed afterwards; never rejects. */
+  /** One host's role, on connections of its own that are closed afterwards; never rejects. */
   async #ask(candidate: Candidate): Promise<HostAnswer> {
-    const { host } = candidate;
+    const { host, config } = candidate;
     try {
-      candidate.config = await settleSslMode(candidate.config);
-      const db = new Database({ ...candidate.config, poolSize: 1 }, "animal-store");
-      try {
-        const deadline = db.deadline() ?? performance.now() + CONNECT_TIMEOUT_MS;
-        const [row] = await db.query<HostRoleRow>(HOST_ROLE_QUERY, undefined, deadline);
-        return { host, role: this.#role(row) };
-      } finally {
-        await db.end();
-      }
+      if (sslMode(config) !== "prefer") return { host, role: await this.#askRole(config) };
+      // libpq's `prefer` (TLS if the server has it; node-postgres has none), learnt once.
+      const tls: HostConfig = { ...config, ssl: "require" };
+      const role = await this.#askRole(tls).catch((error) => {
+        if ((error as Error | undefined)?.message === NO_TLS) return undefined;
+        throw error;
+      });
+      candidate.config = role === undefined ? { ...config, ssl: "disable" } : tls;
+      return { host, role: role ?? await this.#askRole(candidate.config) };
     } catch (error) {
       return { host, error };
+    }
+  }
+
+  async #askRole(config: HostConfig): Promise<HostRole> {
+    const db = new Database({ ...config, poolSize: 1 }, "animal-store");
+    try {
+      const deadline = db.deadline() ?? performance.now() + CONNECT_TIMEOUT_MS;
+      const [row] = await db.query<HostRoleRow>(HOST_ROLE_QUERY, undefined, deadline);
+      return this.#role(row);
+    } finally {
+      await db.end();
     }
   }
 }
