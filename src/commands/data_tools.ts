@@ -20,12 +20,12 @@ function warn(message: string): void {
 /** `verify [PATH]`: 0 for a sound file (warnings allowed: a torn last line, no check line), 1 for damage. */
 export async function runVerify([path]: readonly string[] = []): Promise<number> {
   // Only the data file needs the settings (DATA_DIR): a backup is read without them.
-  const read = path === undefined
-    ? { ok: true as const, value: await verifyDataFile(loadConfig(process.env).dataDir) }
+  const report = path === undefined
+    ? await verifyDataFile(loadConfig(process.env).dataDir)
     : await readBackupAt(path, (source, name) => verifySource(source, { name, kind: "backup" }));
-  if (!read.ok) return fail(`Cannot verify: ${read.reason}`);
-  printReport(read.value);
-  return read.value.damage === undefined ? 0 : 1;
+  if ("reason" in report) return fail(`Cannot verify: ${report.reason}`);
+  printReport(report);
+  return report.damage === undefined ? 0 : 1;
 }
 
 /** `backup PATH` (`-`: stdout): 0 when the copy is complete and durable; 1 when it failed. */
@@ -51,12 +51,11 @@ export async function runBackup([path]: readonly string[] = []): Promise<number>
 export async function runRestore([path]: readonly string[] = []): Promise<number> {
   if (!path) return fail("Cannot restore: give the backup file to read, or - for stdin", 2);
   const { dataDir } = loadConfig(process.env);
-  const read = await readBackupAt(path, async (source, name) => {
+  const result = await readBackupAt(path, async (source, name) => {
     const result = await restoreDataFile({ dataDir, source, name });
     if (result.ok) copyWarnings(name, result, true).forEach(warn);
     return result;
   });
-  const result = read.ok ? read.value : read;
   if (!result.ok) return fail(`Cannot restore: ${result.reason}`);
   const { pets, byStatus } = result;
   printReport({ file: join(dataDir, DATA_FILE), pets, byStatus, damagedLines: 0 });

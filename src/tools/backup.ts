@@ -72,11 +72,8 @@ export async function backupDataFile(options: {
   if (file === undefined) {
     // A service creates the data file when it first starts, so a DATA_DIR without one is most
     // likely the wrong directory: an empty "backup" of it would hide that until the restore.
-    return {
-      ok: false,
-      changed: false,
-      reason: `data directory ${dataDir} holds no ${DATA_FILE}: is DATA_DIR the service's?`,
-    };
+    const reason = `data directory ${dataDir} holds no ${DATA_FILE}: is DATA_DIR the service's?`;
+    return { ok: false, changed: false, reason };
   }
   try {
     // 1. and 2.

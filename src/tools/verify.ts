@@ -25,18 +25,18 @@ export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
 
 const EMPTY: ByteSource = { read: () => Promise.resolve(0) };
 
-/** Calls `read` with the backup at `path` and the name messages give it (`stdin` for `-`). */
+/** `read` of the backup at `path` and the name messages give it (`stdin` for `-`); or why not. */
 export async function readBackupAt<T>(
   path: string,
   read: (source: ByteSource, name: string) => Promise<T>,
-): Promise<{ ok: true; value: T } | { ok: false; reason: string }> {
-  if (path === "-") return { ok: true, value: await read(streamSource(process.stdin), "stdin") };
+): Promise<T | { ok: false; reason: string }> {
+  if (path === "-") return await read(streamSource(process.stdin), "stdin");
   const file = await open(path, "r").catch((error: Error) => error);
   if (file instanceof Error) {
     return { ok: false, reason: `cannot read ${path}: ${errorCodeOf(file)}` };
   }
   try {
-    return { ok: true, value: await read(fileSource(file), path) };
+    return await read(fileSource(file), path);
   } finally {
     await file.close();
   }

@@ -127,7 +127,7 @@ export class Database implements Queryable {
   async end(): Promise<void> {
     for (const client of this.#inUse) discard(client);
     // A connection still being opened holds `end` until its connect timeout: not worth waiting.
-    await endWithin(this.#pool);
+    await Promise.race([this.#pool.end().catch(() => {}), delay(200, undefined, { ref: false })]);
   }
 
   async #withConnection<T>(
@@ -200,11 +200,6 @@ export class Database implements Queryable {
       clearTimeout(timer);
     }
   }
-}
-
-/** Ends a pool, giving a server that froze a moment only. */
-async function endWithin(pool: pg.Pool): Promise<void> {
-  await Promise.race([pool.end().catch(() => {}), delay(200, undefined, { ref: false })]);
 }
 
 /** Named statements are parsed and planned once per connection; the texts are our constants. */

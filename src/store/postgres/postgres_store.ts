@@ -243,14 +243,10 @@ class PostgresStore implements PetStore {
     return this.#available;
   }
 
-  create(pet: NewPet, idempotency?: IdempotencyClaim): Promise<CreateOutcome> {
-    if (this.#closing !== undefined) {
-      return Promise.resolve({ kind: "unavailable", reason: "the store is closing" });
-    }
-    if (!this.#available) {
-      return Promise.resolve({ kind: "unavailable", reason: "the database is not reachable" });
-    }
-    return this.#creates!.create(pet, idempotency);
+  async create(pet: NewPet, idempotency?: IdempotencyClaim): Promise<CreateOutcome> {
+    if (this.#closing !== undefined) return { kind: "unavailable", reason: "the store is closing" };
+    if (!this.#available) return { kind: "unavailable", reason: "the database is not reachable" };
+    return await this.#creates!.create(pet, idempotency);
   }
 
   async get(id: number): Promise<StoredPet | undefined> {
@@ -302,8 +298,8 @@ class PostgresStore implements PetStore {
       const { synchronous: count } = await this.#synchronousStandbys();
       if (count !== undefined) synchronous.labels().set(count);
     });
-    registry.onScrape(() => lost.mirror(this.#lostInFailover));
     registry.onScrape(async () => {
+      lost.mirror(this.#lostInFailover);
       // Taken before this scrape's own query, so it counts the traffic only.
       inUse.set(Math.min(this.#db!.connectionsInUse, this.#config.poolSize));
       try {
