@@ -1,12 +1,20 @@
 /** The data tools' sub-commands (docs/operations.md): exit 0 done, 1 not done, 2 for usage. */
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
-import { copyWarnings, formatReport, type RecordReport, verifySource } from "../tools/report.ts";
+import { errorCodeOf } from "../observe/error_code.ts";
+import { type ByteSource, fileSource } from "../store/catalogue/read_records.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { backupCatalogue } from "../tools/backup.ts";
+import {
+  copyWarnings,
+  formatReport,
+  type RecordReport,
+  verifyDataFile,
+  verifySource,
+} from "../tools/report.ts";
 import { restoreDataFile } from "../tools/restore.ts";
-import { readBackupAt, verifyDataFile } from "../tools/verify.ts";
 import { fail, writeStdout } from "./output.ts";
 
 function printReport(report: RecordReport, stream: NodeJS.WritableStream = process.stdout) {
@@ -76,4 +84,39 @@ export async function runImport([backup]: readonly string[] = []): Promise<numbe
     `Imported ${result.pets} pets (highest id ${result.lastId}) and ${result.keys} idempotency keys from ${result.file}\n`,
   );
   return 0;
+}
+
+/** `read` of the backup at `path` and the name messages give it (`stdin` for `-`); or why not. */
+async function readBackupAt<T>(
+  path: string,
+  read: (source: ByteSource, name: string) => Promise<T>,
+): Promise<T | { ok: false; reason: string }> {
+  if (path === "-") return await read(streamSource(process.stdin), "stdin");
+  const file = await open(path, "r").catch((error: Error) => error);
+  if (file instanceof Error) {
+    return { ok: false, reason: `cannot read ${path}: ${errorCodeOf(file)}` };
+  }
+  try {
+    return await read(fileSource(file), path);
+  } finally {
+    await file.close();
+  }
+}
+
+function streamSource(stream: AsyncIterable<Uint8Array>): ByteSource {
+  const chunks = stream[Symbol.asyncIterator]();
+  let pending: Uint8Array = new Uint8Array(0);
+  return {
+    async read(into, offset, length) {
+      while (pending.length === 0) {
+        const next = await chunks.next();
+        if (next.done) return 0;
+        pending = next.value;
+      }
+      const count = Math.min(length, pending.length);
+      into.set(pending.subarray(0, count), offset);
+      pending = pending.subarray(count);
+      return count;
+    },
+  };
 }

@@ -33,9 +33,8 @@ export async function exportDatabase(
   database: DatabaseConfig,
   sink: ByteSink,
 ): Promise<ToolResult> {
-  const config = { ...database, poolSize: 1 };
   try {
-    return await withPrimary(config, "animal-store backup", (db) =>
+    return await withPrimary(database, "animal-store backup", (db) =>
       db.transaction(async (tx) => {
         const backup = new CheckedBackup(sink);
         await backup.begin();

@@ -1,13 +1,17 @@
-/** What the data tools found, in one result type, and the one report the commands print. */
+/** What the data tools found, in one result type; `verify`'s judgement; the one report printed. */
+import { join } from "node:path";
 import { MAX_PET_ID, type StatusCounts } from "../store/store.ts";
 import {
   type ByteSource,
   type Damage,
   type FileKind,
+  fileSource,
   type MissingNewline,
   readRecords,
   type TornTail,
 } from "../store/catalogue/read_records.ts";
+import { openIfExists } from "../store/jsonl/file_layer.ts";
+import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 
 /** What a tool read or wrote: pets per status, and what it left out or repaired at the end. */
 export interface RecordCounts {
@@ -41,6 +45,18 @@ export async function verifySource(
 ): Promise<RecordReport> {
   const read = await readRecords(source, { kind: options.kind, all: true });
   return { ...read, file: options.name, kind: options.kind };
+}
+
+/** The start's judgement of every line, without the lock; a missing file has no pets. */
+export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
+  const path = join(dataDir, DATA_FILE);
+  const file = await openIfExists(path, "r");
+  try {
+    const source = file === undefined ? { read: async () => 0 } : fileSource(file);
+    return await verifySource(source, { name: path, kind: "data file" });
+  } finally {
+    await file?.close();
+  }
 }
 
 /** How near MAX_PET_ID the highest id of a file may come before `verify` warns. */

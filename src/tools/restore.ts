@@ -13,8 +13,7 @@ import { type ByteSource, readRecords } from "../store/catalogue/read_records.ts
 import { installFile } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { acquireLock } from "../store/jsonl/lock.ts";
-import type { ToolResult } from "./report.ts";
-import { verifyDataFile } from "./verify.ts";
+import { type ToolResult, verifyDataFile } from "./report.ts";
 
 /** Restores `source` (a backup's bytes; `name` says where they come from) into `dataDir`. */
 export async function restoreDataFile(options: {

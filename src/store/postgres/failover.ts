@@ -137,7 +137,7 @@ export class PrimaryFinder {
   }
 }
 
-/** `work` on the primary with no deadline, for a command that connects once; ended after. */
+/** `work` on the primary, one connection with no deadline, for a command; ended after. */
 export async function withPrimary<T>(
   config: DatabaseConfig,
   applicationName: string,
@@ -152,7 +152,7 @@ export async function withPrimary<T>(
     );
     throw new Error(`no host of DATABASE_URL is a writable primary: ${hosts.join("; ")}`);
   }
-  const db = new Database(primary.config, applicationName, { deadline: false });
+  const db = new Database({ ...primary.config, poolSize: 1 }, applicationName, { deadline: false });
   try {
     return await work(db);
   } finally {
