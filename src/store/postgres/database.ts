@@ -151,7 +151,7 @@ export class Database implements Queryable {
         );
       }, Math.max(0, deadline - performance.now()));
     });
-    const run = async () => {
+    const running = (async () => {
       client = await this.#pool.connect();
       if (expired) {
         client.release(); // the caller has gone; the connection was never used
@@ -190,12 +190,10 @@ export class Database implements Queryable {
         if (expired || broken || client.getTransactionStatus() !== "I") discard(client);
         else client.release();
       }
-    };
-    const running = run();
-    if (missed === undefined) return await running;
+    })();
     running.catch(() => {}); // after a missed deadline its failure has no one to hear it
     try {
-      return await Promise.race([running, missed]);
+      return await (missed === undefined ? running : Promise.race([running, missed]));
     } finally {
       clearTimeout(timer);
     }

@@ -102,7 +102,7 @@ class PostgresStore implements PetStore {
     for (let attempt = 0;; attempt++) {
       let wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
       try {
-        if (await this.#reconnect(true)) break;
+        if (await this.#reconnect(true)) return this.#scheduleProbe();
         wait = LOST_PROBE_INTERVAL_MS; // only standbys answer: a promotion is awaited
       } catch (error) {
         const fatal = fatalStartReason(error);
@@ -119,7 +119,6 @@ class PostgresStore implements PetStore {
         throw new StoreOpenError("Cannot open store: stopped while waiting for the database");
       }
     }
-    this.#scheduleProbe();
   }
 
   /**

@@ -93,12 +93,7 @@ export async function migrate(database: Database): Promise<number[]> {
 }
 
 /** The columns a read selects. */
-export interface PetRow {
-  readonly id: string;
-  readonly name: string;
-  readonly category_id: string;
-  readonly status: PetStatus | null;
-}
+export type PetRow = { id: string; name: string; category_id: string; status: PetStatus | null };
 
 export function storedPetOf(row: PetRow): StoredPet {
   const id = Number(row.id);
