@@ -103,11 +103,8 @@ export async function backupDataFile(options: {
     await delay(settleMs);
     await options.beforeRecheck?.();
     const end = read.length;
-    const changed = {
-      ok: false,
-      changed: true,
-      reason: `${path} was cut back during the backup (a write failed in the service)`,
-    } as const;
+    const reason = `${path} was cut back during the backup (a write failed in the service)`;
+    const changed = { ok: false, changed: true, reason } as const;
     if ((await file.stat()).size < end) return changed;
     const now = createHash("sha256");
     const source = fileSource(file, Math.min(windowStart, end), end);

@@ -32,11 +32,8 @@ export async function restoreDataFile(options: {
   try {
     const present = await verifyDataFile(dataDir);
     if (present.pets > 0 || present.damage !== undefined) {
-      return {
-        ok: false,
-        reason:
-          `data directory ${dataDir} already holds pets (${present.file}); restore into an empty one`,
-      };
+      const holds = `data directory ${dataDir} already holds pets (${present.file})`;
+      return { ok: false, reason: `${holds}; restore into an empty one` };
     }
     return await installFile(join(dataDir, DATA_FILE), async (sink): Promise<ToolResult> => {
       const read = await readRecords(source, { kind: "backup", onCopy: sink });

@@ -186,12 +186,9 @@ export async function enterTimeline(
   connection: Queryable,
   timeline: number,
 ): Promise<number | undefined> {
-  const rows = await connection.query<{ range_start: string }>(ENTER_TIMELINE, [
-    timeline,
-    String(MAX_PET_ID),
-    String(TIMELINE_ID_SPAN),
-  ]);
-  return rows.length === 0 ? undefined : Number(rows[0].range_start);
+  const values = [timeline, String(MAX_PET_ID), String(TIMELINE_ID_SPAN)];
+  const [row] = await connection.query<{ range_start: string }>(ENTER_TIMELINE, values);
+  return row === undefined ? undefined : Number(row.range_start);
 }
 
 /** The latest ids this instance acknowledged, as ranges, oldest forgotten first. */

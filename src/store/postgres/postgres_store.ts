@@ -187,10 +187,9 @@ class PostgresStore implements PetStore {
         this.#acknowledged.clear();
         if (lost.length > 0) {
           this.#lostInFailover += lost.length;
+          const ids = describeIds(lost);
           this.#log.onError(
-            `A database failover lost ${lost.length} pets this instance answered 201 (their ids are not given again): ids ${
-              describeIds(lost)
-            }; create them again (a retry with the same Idempotency-Key makes a new pet)`,
+            `A database failover lost ${lost.length} pets this instance answered 201 (their ids are not given again): ids ${ids}; create them again (a retry with the same Idempotency-Key makes a new pet)`,
           );
         }
       }
@@ -249,22 +248,19 @@ class PostgresStore implements PetStore {
   }
 
   async get(id: number): Promise<StoredPet | undefined> {
-    const rows = await this.#read(() =>
-      this.#db!.query<PetRow>("SELECT id, name, category_id, status FROM pets WHERE id = $1", [id])
-    );
-    return rows.length === 0 ? undefined : storedPetOf(rows[0]);
+    const sql = "SELECT id, name, category_id, status FROM pets WHERE id = $1";
+    const [row] = await this.#read<PetRow>(sql, [id]);
+    return row === undefined ? undefined : storedPetOf(row);
   }
 
   /** By keyset, never OFFSET; one row more tells `hasMore`. */
   async listJson(query: PageQuery): Promise<PetPageJson> {
     const { status, afterId, limit } = query;
     const filter = status === undefined ? "" : "status = $3 AND ";
-    const rows = await this.#read(() =>
-      this.#db!.query<PetRow>(
-        `SELECT id, name, category_id, status FROM pets
-         WHERE ${filter}id > $1 ORDER BY id LIMIT $2`,
-        status === undefined ? [afterId, limit + 1] : [afterId, limit + 1, status],
-      )
+    const rows = await this.#read<PetRow>(
+      `SELECT id, name, category_id, status FROM pets
+       WHERE ${filter}id > $1 ORDER BY id LIMIT $2`,
+      status === undefined ? [afterId, limit + 1] : [afterId, limit + 1, status],
     );
     return joinPageJson(rows.slice(0, limit).map(storedPetOf), rows.length > limit);
   }
@@ -302,10 +298,8 @@ class PostgresStore implements PetStore {
       // Taken before this scrape's own query, so it counts the traffic only.
       inUse.set(Math.min(this.#db!.connectionsInUse, this.#config.poolSize));
       try {
-        const rows = await this.#read(() =>
-          this.#db!.query<{ status: PetStatus | null; count: string }>(
-            "SELECT status, count(*) AS count FROM pets GROUP BY status",
-          )
+        const rows = await this.#read<{ status: PetStatus | null; count: string }>(
+          "SELECT status, count(*) AS count FROM pets GROUP BY status",
         );
         const pets = emptyStatusCounts();
         for (const row of rows) pets[row.status ?? "none"] = Number(row.count);
@@ -327,10 +321,10 @@ class PostgresStore implements PetStore {
   }
 
   /** Runs a read; a passing database failure becomes StoreUnavailableError (503). */
-  async #read<T>(query: () => Promise<T>): Promise<T> {
+  async #read<Row>(text: string, values?: readonly unknown[]): Promise<Row[]> {
     if (!this.#available) throw new StoreUnavailableError("the database is not reachable");
     try {
-      return await query();
+      return await this.#db!.query<Row>(text, values);
     } catch (error) {
       this.#failed(error);
       if (!isTransientDatabaseError(error)) throw error;
