@@ -44,12 +44,10 @@ export async function backupCatalogue(
   to: { readonly path: string } | { readonly sink: ByteSink },
 ): Promise<ToolResult> {
   if ("sink" in to) return await copyCatalogue(config, to.sink);
-  let outcome: ToolResult;
-  let attempt = 0;
-  do {
-    outcome = await installFile(to.path, (sink) => copyCatalogue(config, sink));
-  } while (!outcome.ok && outcome.changed && ++attempt < ATTEMPTS);
-  return outcome;
+  for (let attempt = 1;; attempt++) {
+    const outcome = await installFile(to.path, (sink) => copyCatalogue(config, sink));
+    if (outcome.ok || !outcome.changed || attempt === ATTEMPTS) return outcome;
+  }
 }
 
 async function copyCatalogue(config: Config, sink: ByteSink): Promise<ToolResult> {

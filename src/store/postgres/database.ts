@@ -63,9 +63,8 @@ export class Database implements Queryable {
 
   /** Connections go to another host from now on; the old pool closes as its connections return. */
   switchTo(config: HostConfig): void {
-    const old = this.#pool;
+    this.#pool.end().catch(() => {});
     this.#pool = this.#newPool(config);
-    old.end().catch(() => {});
   }
 
   #newPool(config: HostConfig): pg.Pool {
