@@ -41,10 +41,9 @@ export interface RecordReport extends RecordCounts {
 /** Checks the lines of a data file or a backup read from `source` (`name` says where from). */
 export async function verifySource(
   source: ByteSource,
-  options: { name: string; kind: FileKind },
+  { name, kind }: { name: string; kind: FileKind },
 ): Promise<RecordReport> {
-  const read = await readRecords(source, { kind: options.kind, all: true });
-  return { ...read, file: options.name, kind: options.kind };
+  return { ...(await readRecords(source, { kind, all: true })), file: name, kind };
 }
 
 /** The start's judgement of every line, without the lock; a missing file has no pets. */

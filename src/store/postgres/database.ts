@@ -232,8 +232,6 @@ export function sslMode(config: DatabaseConfig): string {
   return config.ssl ?? new URL(config.url).searchParams.get("sslmode") ?? "disable";
 }
 
-type PeerCertificate = Parameters<typeof checkServerIdentity>[1];
-
 function sslOption(config: HostConfig): pg.PoolConfig["ssl"] {
   const mode = sslMode(config);
   // libpq's meaning of these: encrypted, the certificate not checked (`prefer` is settled first).
@@ -248,7 +246,7 @@ function sslOption(config: HostConfig): pg.PoolConfig["ssl"] {
     rejectUnauthorized: true,
     ...(ca === undefined ? {} : { ca }),
     ...(host === "" ? {} : {
-      checkServerIdentity: (_: string, certificate: PeerCertificate) =>
+      checkServerIdentity: (_: string, certificate: Parameters<typeof checkServerIdentity>[1]) =>
         checkServerIdentity(host, certificate),
     }),
   };

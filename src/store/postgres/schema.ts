@@ -1,7 +1,7 @@
 /**
  * The `pets` table: numbered migrations, applied at start in one transaction under an advisory
  * lock (concurrent starts apply each once, a start that dies half-way leaves nothing half-made),
- * and its rows as exact Pet JSON. int8 columns arrive as decimal text (node-postgres's default).
+ * and its rows as exact Pet JSON.
  */
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
 import { petJson, type StoredPet } from "../store.ts";
