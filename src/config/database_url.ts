@@ -6,7 +6,7 @@
  */
 
 const TARGETS = ["read-write", "primary"] as const;
-export type TargetSessionAttrs = (typeof TARGETS)[number];
+type TargetSessionAttrs = (typeof TARGETS)[number];
 
 /** One host of the URL: `name` for the log (never secret), `hostname` for `verify-full`. */
 export type DatabaseHost = ReturnType<typeof parseDatabaseUrl>["hosts"][number];

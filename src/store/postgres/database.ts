@@ -36,6 +36,7 @@ export class CodedError extends Error {
 
 /** Lazily: the first query connects. `deadline: false` for the long `import` and `backup`. */
 interface DatabaseOptions {
+  readonly applicationName: string;
   readonly deadline?: boolean;
   readonly onIdleConnectionLost?: (error: unknown) => void;
   /** Once per new connection, before its first use; a rejection discards it and fails the use. */
@@ -44,19 +45,17 @@ interface DatabaseOptions {
 
 export class Database implements Queryable {
   #pool: pg.Pool;
-  readonly #applicationName: string;
   readonly #deadlineMs: number | undefined;
   readonly #options: DatabaseOptions;
   readonly #checked = new WeakSet<pg.PoolClient>();
   /** Destroyed by `end`, so a stop never waits on a frozen server. */
   readonly #inUse = new Set<pg.PoolClient>();
 
-  constructor(config: HostConfig, applicationName: string, options: DatabaseOptions = {}) {
+  constructor(config: HostConfig, options: DatabaseOptions) {
     const timeout = config.statementTimeoutMs;
     this.#deadlineMs = timeout === 0 || options.deadline === false
       ? undefined
       : timeout + DEADLINE_MARGIN_MS;
-    this.#applicationName = applicationName;
     this.#options = options;
     this.#pool = this.#newPool(config);
   }
@@ -79,7 +78,7 @@ export class Database implements Queryable {
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       idleTimeoutMillis: IDLE_TIMEOUT_MS,
       ssl: sslOption(config),
-      application_name: this.#applicationName,
+      application_name: this.#options.applicationName,
       ...(timeout === 0 ? {} : { statement_timeout: timeout }),
     });
     pool.on("error", (error) => this.#options.onIdleConnectionLost?.(error));

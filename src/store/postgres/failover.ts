@@ -12,11 +12,7 @@
  * create stays one statement. Acknowledged ids the new primary lacks are logged for the operator.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
-import {
-  type DatabaseHost,
-  parseDatabaseUrl,
-  type TargetSessionAttrs,
-} from "../../config/database_url.ts";
+import { type DatabaseHost, parseDatabaseUrl } from "../../config/database_url.ts";
 import { MAX_PET_ID } from "../store.ts";
 import {
   CodedError,
@@ -62,7 +58,8 @@ const NO_TLS = "The server does not support SSL connections";
 
 export class PrimaryFinder {
   readonly #hosts: readonly Candidate[];
-  readonly #target: TargetSessionAttrs;
+  /** `target_session_attrs=read-write`: a primary whose sessions are read-only is passed over. */
+  readonly #readWrite: boolean;
   /** The primary `find` found last. */
   primary: Candidate | undefined;
 
@@ -71,7 +68,7 @@ export class PrimaryFinder {
     this.#hosts = address.hosts.map((host) => {
       return { host, config: { ...config, url: host.url, hostname: host.hostname } };
     });
-    this.#target = address.targetSessionAttrs;
+    this.#readWrite = address.targetSessionAttrs === "read-write";
   }
 
   /**
@@ -104,7 +101,7 @@ export class PrimaryFinder {
 
   #role(row: HostRoleRow): HostRole {
     if (row.recovery) return "standby";
-    return this.#target === "read-write" && row.read_only === "on" ? "read_only" : "primary";
+    return this.#readWrite && row.read_only === "on" ? "read_only" : "primary";
   }
 
   /** One host's role, on connections of its own that are closed afterwards; never rejects. */
@@ -126,7 +123,7 @@ export class PrimaryFinder {
   }
 
   async #askRole(config: HostConfig): Promise<HostRole> {
-    const db = new Database({ ...config, poolSize: 1 }, "animal-store");
+    const db = new Database({ ...config, poolSize: 1 }, { applicationName: "animal-store" });
     try {
       const deadline = db.deadline() ?? performance.now() + CONNECT_TIMEOUT_MS;
       const [row] = await db.query<HostRoleRow>(HOST_ROLE_QUERY, undefined, deadline);
@@ -152,7 +149,7 @@ export async function withPrimary<T>(
     );
     throw new Error(`no host of DATABASE_URL is a writable primary: ${hosts.join("; ")}`);
   }
-  const db = new Database({ ...primary.config, poolSize: 1 }, applicationName, { deadline: false });
+  const db = new Database({ ...primary.config, poolSize: 1 }, { applicationName, deadline: false });
   try {
     return await work(db);
   } finally {

@@ -143,7 +143,8 @@ class PostgresStore implements PetStore {
     this.#warnedHosts.delete(primary.host.name);
     const moved = previous !== undefined && primary !== previous;
     if (this.#db === undefined) {
-      this.#db = new Database(primary.config, "animal-store", {
+      this.#db = new Database(primary.config, {
+        applicationName: "animal-store",
         onIdleConnectionLost: (error) => this.#lost(error),
         checkConnection: (connection) => this.#checkNewConnection(connection),
       });
@@ -157,10 +158,8 @@ class PostgresStore implements PetStore {
       this.#log.onWarning(`Database primary is now ${primary.host.name}`);
     }
     if (!this.#schemaReady) {
-      const applied = await migrate(this.#db!);
-      if (applied.length > 0) {
-        this.#log.onInfo(`Database schema migrated to version ${applied.at(-1)}`);
-      }
+      const newest = (await migrate(this.#db!)).at(-1);
+      if (newest !== undefined) this.#log.onInfo(`Database schema migrated to version ${newest}`);
       this.#schemaReady = true;
     }
     await this.#checkNewConnection(this.#db!);
@@ -205,9 +204,8 @@ class PostgresStore implements PetStore {
 
   /** Synchronous: undefined when the role may not see (pg_stat_replication needs pg_read_all_stats). */
   async #synchronousStandbys(): Promise<{ standbys: number; synchronous: number | undefined }> {
-    const [row] = await this.#db!.query<
-      { standbys: string; synchronous: string; hidden: string; commit_level: string }
-    >(
+    type Row = { standbys: string; synchronous: string; hidden: string; commit_level: string };
+    const [row] = await this.#db!.query<Row>(
       `SELECT count(*) AS standbys,
          count(*) FILTER (WHERE sync_state IN ('sync', 'quorum')) AS synchronous,
          count(*) FILTER (WHERE sync_state IS NULL) AS hidden,

@@ -66,9 +66,7 @@ export async function migrate(database: Database): Promise<number[]> {
       description text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const rows = await tx.query<{ version: number }>(
-      "SELECT version FROM animal_store_migrations",
-    );
+    const rows = await tx.query<{ version: number }>("SELECT version FROM animal_store_migrations");
     const applied = new Set(rows.map((row) => row.version));
     const newest = Math.max(0, ...applied);
     const known = MIGRATIONS.at(-1)?.version ?? 0;
