@@ -1,12 +1,20 @@
 /** The data tools' sub-commands (docs/operations.md): exit 0 done, 1 not done, 2 for usage. */
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { loadConfig } from "../config/config.ts";
-import { copyWarnings, formatReport, type RecordReport } from "../tools/report.ts";
+import { errorCodeOf } from "../observe/error_code.ts";
+import { type ByteSource, fileSource } from "../store/catalogue/read_records.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { backupCatalogue } from "../tools/backup.ts";
-import { restoreBackup } from "../tools/restore.ts";
-import { verifyCatalogue } from "../tools/verify.ts";
+import {
+  copyWarnings,
+  formatReport,
+  type RecordReport,
+  verifyDataFile,
+  verifySource,
+} from "../tools/report.ts";
+import { restoreDataFile } from "../tools/restore.ts";
 import { fail, writeStdout } from "./output.ts";
 
 function printReport(report: RecordReport, stream: NodeJS.WritableStream = process.stdout) {
@@ -20,11 +28,12 @@ function warn(message: string): void {
 /** `verify [PATH]`: 0 for a sound file (warnings allowed: a torn last line, no check line), 1 for damage. */
 export async function runVerify([path]: readonly string[] = []): Promise<number> {
   // Only the data file needs the settings (DATA_DIR): a backup is read without them.
-  const target = path === undefined ? { dataDir: loadConfig(process.env).dataDir } : { path };
-  const read = await verifyCatalogue(target);
-  if (!read.ok) return fail(`Cannot verify: ${read.reason}`);
-  printReport(read.value);
-  return read.value.damage === undefined ? 0 : 1;
+  const report = path === undefined
+    ? await verifyDataFile(loadConfig(process.env).dataDir)
+    : await readBackupAt(path, (source, name) => verifySource(source, { name, kind: "backup" }));
+  if ("reason" in report) return fail(`Cannot verify: ${report.reason}`);
+  printReport(report);
+  return report.damage === undefined ? 0 : 1;
 }
 
 /** `backup PATH` (`-`: stdout): 0 when the copy is complete and durable; 1 when it failed. */
@@ -50,9 +59,12 @@ export async function runBackup([path]: readonly string[] = []): Promise<number>
 export async function runRestore([path]: readonly string[] = []): Promise<number> {
   if (!path) return fail("Cannot restore: give the backup file to read, or - for stdin", 2);
   const { dataDir } = loadConfig(process.env);
-  const result = await restoreBackup(dataDir, path);
+  const result = await readBackupAt(path, async (source, name) => {
+    const result = await restoreDataFile({ dataDir, source, name });
+    if (result.ok) copyWarnings(name, result, true).forEach(warn);
+    return result;
+  });
   if (!result.ok) return fail(`Cannot restore: ${result.reason}`);
-  for (const warning of copyWarnings("restore", result.name, result, true)) warn(warning);
   const { pets, byStatus } = result;
   printReport({ file: join(dataDir, DATA_FILE), pets, byStatus, damagedLines: 0 });
   return 0;
@@ -72,4 +84,39 @@ export async function runImport([backup]: readonly string[] = []): Promise<numbe
     `Imported ${result.pets} pets (highest id ${result.lastId}) and ${result.keys} idempotency keys from ${result.file}\n`,
   );
   return 0;
+}
+
+/** `read` of the backup at `path` and the name messages give it (`stdin` for `-`); or why not. */
+async function readBackupAt<T>(
+  path: string,
+  read: (source: ByteSource, name: string) => Promise<T>,
+): Promise<T | { ok: false; reason: string }> {
+  if (path === "-") return await read(streamSource(process.stdin), "stdin");
+  const file = await open(path, "r").catch((error: Error) => error);
+  if (file instanceof Error) {
+    return { ok: false, reason: `cannot read ${path}: ${errorCodeOf(file)}` };
+  }
+  try {
+    return await read(fileSource(file), path);
+  } finally {
+    await file.close();
+  }
+}
+
+function streamSource(stream: AsyncIterable<Uint8Array>): ByteSource {
+  const chunks = stream[Symbol.asyncIterator]();
+  let pending: Uint8Array = new Uint8Array(0);
+  return {
+    async read(into, offset, length) {
+      while (pending.length === 0) {
+        const next = await chunks.next();
+        if (next.done) return 0;
+        pending = next.value;
+      }
+      const count = Math.min(length, pending.length);
+      into.set(pending.subarray(0, count), offset);
+      pending = pending.subarray(count);
+      return count;
+    },
+  };
 }

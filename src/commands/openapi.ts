@@ -5,7 +5,6 @@ import { openApiJson } from "../routes/openapi.ts";
 import { writeStdout } from "./output.ts";
 
 export async function runOpenapi(): Promise<number> {
-  const { basePath, publicUrl } = loadConfig(process.env);
-  await writeStdout(openApiJson({ basePath, publicUrl }));
+  await writeStdout(openApiJson(loadConfig(process.env)));
   return 0;
 }

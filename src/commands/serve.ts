@@ -5,7 +5,7 @@
 import process from "node:process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type App, createApp } from "../app.ts";
-import { configuredKeys, KeyFileError, loadApiKeys, type LoadedKeys } from "../config/api_keys.ts";
+import { configuredKeys, loadApiKeys } from "../config/api_keys.ts";
 import { type Config, loadConfig } from "../config/config.ts";
 import { ConfigError } from "../config/settings.ts";
 import { certificateDateWarning, readTlsPair, type TlsPair } from "../config/tls_pair.ts";
@@ -49,12 +49,9 @@ export async function runServe(): Promise<number> {
   const config = loadConfig(process.env);
   const runtime = await detectRuntime();
   const stderr = runtime.output("stderr");
-  let loaded: LoadedKeys;
-  try {
-    loaded = loadApiKeys(config);
-  } catch (error) {
-    if (!(error instanceof KeyFileError)) throw error;
-    return await failToStart(stderr, `Cannot start: ${error.message}`);
+  const loaded = loadApiKeys(config);
+  if (loaded.failure !== undefined) {
+    return await failToStart(stderr, `Cannot start: ${loaded.failure}`);
   }
   const keys = new KeyRing(loaded.digests);
   const log = createJsonLogger(runtime.output("stdout"));

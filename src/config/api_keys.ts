@@ -10,16 +10,6 @@ import type { Config } from "./config.ts";
 import { ConfigError, KEY_TEXT, readSettingFile } from "./settings.ts";
 import { errorCodeOf } from "../observe/error_code.ts";
 
-export interface LoadedKeys {
-  readonly digests: Uint8Array[];
-  readonly generatedKey?: { readonly key: string; readonly file: string };
-}
-
-/** The generated key could not be read or written: a failure to start (exit 1), not a setting. */
-export class KeyFileError extends Error {
-  override name = "KeyFileError";
-}
-
 const DIGEST_LINE = /^sha256:([0-9a-fA-F]{64})$/;
 
 /** Parses the text of a keys file into digests; throws `ConfigError` naming the line. */
@@ -53,8 +43,11 @@ export function configuredKeys({ apiKeys = [], apiKeysFile: path }: Config): Uin
   return [...apiKeys.map(keyDigest), ...digests];
 }
 
-/** The accepted keys from the settings, or the first-run key, generated if needed. */
-export function loadApiKeys(config: Config): LoadedKeys {
+/**
+ * The accepted keys from the settings, or the first-run key, generated if needed; `failure` when
+ * that key cannot be read or written (a failure to start, exit 1, not a bad setting).
+ */
+export function loadApiKeys(config: Config) {
   if (config.apiKeys !== undefined || config.apiKeysFile !== undefined) {
     return { digests: configuredKeys(config) };
   }
@@ -63,7 +56,7 @@ export function loadApiKeys(config: Config): LoadedKeys {
   try {
     key = readOrCreateGeneratedKey(config.dataDir, file);
   } catch (error) {
-    throw new KeyFileError(`cannot keep the generated API key in ${file}: ${errorCodeOf(error)}`);
+    return { failure: `cannot keep the generated API key in ${file}: ${errorCodeOf(error)}` };
   }
   return { digests: [keyDigest(key)], generatedKey: { key, file } };
 }

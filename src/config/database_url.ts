@@ -6,7 +6,7 @@
  */
 
 const TARGETS = ["read-write", "primary"] as const;
-export type TargetSessionAttrs = (typeof TARGETS)[number];
+type TargetSessionAttrs = (typeof TARGETS)[number];
 
 /** One host of the URL: `name` for the log (never secret), `hostname` for `verify-full`. */
 export type DatabaseHost = ReturnType<typeof parseDatabaseUrl>["hosts"][number];
@@ -23,8 +23,7 @@ export function parseDatabaseUrl(url: string) {
   const [, scheme, authority, rest] = match;
   const at = authority.lastIndexOf("@");
   const userinfo = at === -1 ? "" : authority.slice(0, at + 1);
-  const hostList = authority.slice(at + 1);
-  const entries = hostList.includes(",") ? hostList.split(",") : [hostList];
+  const entries = authority.slice(at + 1).split(",");
   const hosts = entries.map((entry) => {
     const host = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]*)(?::([0-9]*))?$/.exec(entry);
     // One host may be empty (libpq's default host); in a list, each must be named.
@@ -33,7 +32,7 @@ export function parseDatabaseUrl(url: string) {
         "its hosts must be host or host:port, several separated by commas",
       );
     }
-    const port = host[2] === undefined || host[2] === "" ? undefined : host[2];
+    const port = host[2] || undefined;
     const single = `${scheme}${userinfo}${host[1]}${port === undefined ? "" : `:${port}`}${rest}`;
     if (!URL.canParse(single)) throw new DatabaseUrlError("it is not a valid URL");
     return {
@@ -44,14 +43,12 @@ export function parseDatabaseUrl(url: string) {
       url: withoutTargetSessionAttrs(single),
     };
   });
-  const targetSessionAttrs =
-    new URL(`${scheme}x${rest}`).searchParams.get("target_session_attrs") ??
-      "read-write";
+  const query = new URL(`${scheme}x${rest}`).searchParams;
+  const targetSessionAttrs = query.get("target_session_attrs") ?? "read-write";
   if (!TARGETS.includes(targetSessionAttrs as TargetSessionAttrs)) {
+    const got = JSON.stringify(targetSessionAttrs);
     throw new DatabaseUrlError(
-      `its target_session_attrs must be read-write or primary (the service writes only to a primary), got ${
-        JSON.stringify(targetSessionAttrs)
-      }`,
+      `its target_session_attrs must be read-write or primary (the service writes only to a primary), got ${got}`,
     );
   }
   return { hosts, targetSessionAttrs: targetSessionAttrs as TargetSessionAttrs };

@@ -16,17 +16,12 @@ const SERVABLE_CURVES = new Set(["prime256v1", "secp384r1", "secp521r1"]);
 /** Why not every runtime can serve `key`, or undefined when all can. */
 function unservableKind(key: KeyObject): string | undefined {
   const { modulusLength = 0, namedCurve } = key.asymmetricKeyDetails ?? {};
-  switch (key.asymmetricKeyType) {
-    case "rsa":
-      return modulusLength >= 2048 ? undefined : `an RSA key of ${modulusLength} bits`;
-    case "ec":
-      if (SERVABLE_CURVES.has(namedCurve ?? "")) return undefined;
-      return `an EC key on ${namedCurve ?? "a curve given by its parameters"}`;
-    case "ed25519":
-      return undefined;
-    default:
-      return `a key of type ${key.asymmetricKeyType}`;
-  }
+  const type = key.asymmetricKeyType;
+  if (type === "ed25519" || (type === "rsa" && modulusLength >= 2048)) return undefined;
+  if (type === "ec" && SERVABLE_CURVES.has(namedCurve ?? "")) return undefined;
+  if (type === "rsa") return `an RSA key of ${modulusLength} bits`;
+  if (type === "ec") return `an EC key on ${namedCurve ?? "a curve given by its parameters"}`;
+  return `a key of type ${type}`;
 }
 
 /** Reads both files and checks that the key belongs to the certificate; throws `ConfigError`. */

@@ -43,12 +43,10 @@ export async function backupCatalogue(
   to: { readonly path: string } | { readonly sink: ByteSink },
 ): Promise<ToolResult> {
   if ("sink" in to) return await copyCatalogue(config, to.sink);
-  let outcome: ToolResult;
-  let attempt = 0;
-  do {
-    outcome = await installFile(to.path, (sink) => copyCatalogue(config, sink));
-  } while (!outcome.ok && outcome.changed && ++attempt < ATTEMPTS);
-  return outcome;
+  for (let attempt = 1;; attempt++) {
+    const outcome = await installFile(to.path, (sink) => copyCatalogue(config, sink));
+    if (outcome.ok || !outcome.changed || attempt === ATTEMPTS) return outcome;
+  }
 }
 
 async function copyCatalogue(config: Config, sink: ByteSink): Promise<ToolResult> {
@@ -71,11 +69,8 @@ export async function backupDataFile(options: {
   if (file === undefined) {
     // A service creates the data file when it first starts, so a DATA_DIR without one is most
     // likely the wrong directory: an empty "backup" of it would hide that until the restore.
-    return {
-      ok: false,
-      changed: false,
-      reason: `data directory ${dataDir} holds no ${DATA_FILE}: is DATA_DIR the service's?`,
-    };
+    const reason = `data directory ${dataDir} holds no ${DATA_FILE}: is DATA_DIR the service's?`;
+    return { ok: false, changed: false, reason };
   }
   try {
     // 1. and 2.
@@ -105,11 +100,8 @@ export async function backupDataFile(options: {
     await delay(settleMs);
     await options.beforeRecheck?.();
     const end = read.length;
-    const changed = {
-      ok: false,
-      changed: true,
-      reason: `${path} was cut back during the backup (a write failed in the service)`,
-    } as const;
+    const reason = `${path} was cut back during the backup (a write failed in the service)`;
+    const changed = { ok: false, changed: true, reason } as const;
     if ((await file.stat()).size < end) return changed;
     const now = createHash("sha256");
     const source = fileSource(file, Math.min(windowStart, end), end);

@@ -18,13 +18,8 @@ import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { acquireLock } from "../store/jsonl/lock.ts";
 import { describeDatabaseError, type Queryable } from "../store/postgres/database.ts";
 import { withPrimary } from "../store/postgres/failover.ts";
-import {
-  insertPets,
-  migrate,
-  type PetInsert,
-  petOf,
-  type PetRow,
-} from "../store/postgres/schema.ts";
+import { migrate, petOf, type PetRow } from "../store/postgres/schema.ts";
+import type { NewPet } from "../schemas/pet.ts";
 import { emptyStatusCounts, type IdempotencyClaim } from "../store/store.ts";
 import { copyWarnings, type ToolResult } from "./report.ts";
 
@@ -42,9 +37,8 @@ export async function exportDatabase(
   database: DatabaseConfig,
   sink: ByteSink,
 ): Promise<ToolResult> {
-  const config = { ...database, poolSize: 1 };
   try {
-    return await withPrimary(config, "animal-store backup", (db) =>
+    return await withPrimary(database, "animal-store backup", (db) =>
       db.transaction(async (tx) => {
         const backup = new CheckedBackup(sink);
         await backup.begin();
@@ -107,7 +101,7 @@ export async function importJsonlFile(options: {
       await migrate(db);
       return await db.transaction((tx) => copyRecords(tx, file!, path, backup !== undefined));
     });
-    copyWarnings("import", path, result, backup !== undefined).forEach(onWarning);
+    copyWarnings(path, result, backup !== undefined).forEach(onWarning);
     return result;
   } catch (error) {
     const why = error instanceof Refused
@@ -118,6 +112,28 @@ export async function importJsonlFile(options: {
     await file?.close();
     await lock?.release();
   }
+}
+
+/** A pet to insert, with its id and the Idempotency-Key it was made with (if any). */
+type PetInsert = { readonly id: number; readonly pet: NewPet; readonly claim?: IdempotencyClaim };
+
+/** One statement: a column per array parameter; `categoryId` as its digits, never a number. */
+async function insertPets(tx: Queryable, rows: readonly PetInsert[]): Promise<void> {
+  await tx.query(
+    `INSERT INTO pets (id, name, category_id, status,
+                       idempotency_scope, idempotency_key, idempotency_digest)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[],
+                          $5::text[], $6::text[], $7::text[])`,
+    [
+      rows.map((row) => String(row.id)),
+      rows.map((row) => row.pet.name),
+      rows.map((row) => String(row.pet.categoryId)),
+      rows.map((row) => row.pet.status ?? null),
+      rows.map((row) => row.claim?.scope ?? null),
+      rows.map((row) => row.claim?.key ?? null),
+      rows.map((row) => row.claim?.digest ?? null),
+    ],
+  );
 }
 
 async function copyRecords(

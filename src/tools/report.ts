@@ -1,13 +1,17 @@
-/** What the data tools found, in one result type, and the one report the commands print. */
+/** What the data tools found, in one result type; `verify`'s judgement; the one report printed. */
+import { join } from "node:path";
 import { MAX_PET_ID, type StatusCounts } from "../store/store.ts";
 import {
   type ByteSource,
   type Damage,
   type FileKind,
+  fileSource,
   type MissingNewline,
   readRecords,
   type TornTail,
 } from "../store/catalogue/read_records.ts";
+import { openIfExists } from "../store/jsonl/file_layer.ts";
+import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 
 /** What a tool read or wrote: pets per status, and what it left out or repaired at the end. */
 export interface RecordCounts {
@@ -37,10 +41,21 @@ export interface RecordReport extends RecordCounts {
 /** Checks the lines of a data file or a backup read from `source` (`name` says where from). */
 export async function verifySource(
   source: ByteSource,
-  options: { name: string; kind: FileKind },
+  { name, kind }: { name: string; kind: FileKind },
 ): Promise<RecordReport> {
-  const read = await readRecords(source, { kind: options.kind, all: true });
-  return { ...read, file: options.name, kind: options.kind };
+  return { ...(await readRecords(source, { kind, all: true })), file: name, kind };
+}
+
+/** The start's judgement of every line, without the lock; a missing file has no pets. */
+export async function verifyDataFile(dataDir: string): Promise<RecordReport> {
+  const path = join(dataDir, DATA_FILE);
+  const file = await openIfExists(path, "r");
+  try {
+    const source = file === undefined ? { read: async () => 0 } : fileSource(file);
+    return await verifySource(source, { name: path, kind: "data file" });
+  } finally {
+    await file?.close();
+  }
 }
 
 /** How near MAX_PET_ID the highest id of a file may come before `verify` warns. */
@@ -51,28 +66,19 @@ function noCheckLineWarning(file: string): string {
   return `${file} has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one`;
 }
 
-/** What a copy left out or repaired, one warning each. */
-export function copyWarnings(
-  tool: "restore" | "import",
-  file: string,
-  counts: RecordCounts,
-  backup: boolean,
-): string[] {
+/** What a copy (`restore`, `import`) left out or repaired, one warning each. */
+export function copyWarnings(file: string, counts: RecordCounts, backup: boolean): string[] {
   const { tornTail, missingNewline } = counts;
   const warnings: string[] = [];
   if (tornTail !== undefined) {
+    const { offset, length } = tornTail;
     warnings.push(
-      tool === "restore"
-        ? `left out the torn last line of ${file} (${tornTail.length} bytes without a newline)`
-        : `Leaving out the torn last line of ${file} (byte offset ${tornTail.offset}): it was never acknowledged`,
+      `left out the torn last line of ${file} (byte offset ${offset}): ${length} bytes without a newline`,
     );
   }
   if (missingNewline !== undefined) {
-    warnings.push(
-      tool === "restore"
-        ? `added the missing newline after the last record of ${file}`
-        : `The last record of ${file} (line ${missingNewline.line}) lacks its newline; it is imported`,
-    );
+    const { line } = missingNewline;
+    warnings.push(`the last record of ${file} (line ${line}) lacks its newline; it is kept`);
   }
   if (backup && !counts.checked) warnings.push(noCheckLineWarning(file));
   return warnings;

@@ -13,8 +13,7 @@ import { type ByteSource, readRecords } from "../store/catalogue/read_records.ts
 import { installFile } from "../store/jsonl/file_layer.ts";
 import { DATA_FILE } from "../store/jsonl/jsonl_store.ts";
 import { acquireLock } from "../store/jsonl/lock.ts";
-import type { ToolResult } from "./report.ts";
-import { readBackupAt, verifyDataFile } from "./verify.ts";
+import { type ToolResult, verifyDataFile } from "./report.ts";
 
 /** Restores `source` (a backup's bytes; `name` says where they come from) into `dataDir`. */
 export async function restoreDataFile(options: {
@@ -33,11 +32,8 @@ export async function restoreDataFile(options: {
   try {
     const present = await verifyDataFile(dataDir);
     if (present.pets > 0 || present.damage !== undefined) {
-      return {
-        ok: false,
-        reason:
-          `data directory ${dataDir} already holds pets (${present.file}); restore into an empty one`,
-      };
+      const holds = `data directory ${dataDir} already holds pets (${present.file})`;
+      return { ok: false, reason: `${holds}; restore into an empty one` };
     }
     return await installFile(join(dataDir, DATA_FILE), async (sink): Promise<ToolResult> => {
       const read = await readRecords(source, { kind: "backup", onCopy: sink });
@@ -51,16 +47,4 @@ export async function restoreDataFile(options: {
   } finally {
     await lock.release();
   }
-}
-
-/** Restores the backup at `path` (`-`: stdin) into `dataDir`; `name` is what messages call it. */
-export async function restoreBackup(
-  dataDir: string,
-  path: string,
-): Promise<ToolResult<{ name: string }>> {
-  const read = await readBackupAt(path, async (source, name) => {
-    const result = await restoreDataFile({ dataDir, source, name });
-    return result.ok ? { ...result, name } : result;
-  });
-  return read.ok ? read.value : read;
 }

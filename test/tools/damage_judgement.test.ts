@@ -21,8 +21,7 @@ import {
 } from "../../src/store/catalogue/line_format.ts";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { restoreDataFile } from "../../src/tools/restore.ts";
-import { verifySource } from "../../src/tools/report.ts";
-import { verifyDataFile } from "../../src/tools/verify.ts";
+import { verifyDataFile, verifySource } from "../../src/tools/report.ts";
 import { importJsonlFile } from "../../src/tools/postgres_copy.ts";
 import { adminQuery, freshDatabase, skipWithoutPostgres } from "../support/postgres.ts";
 import { backupOf, byteSource, line, removeTempDirs, tempDir } from "../store/helpers.ts";

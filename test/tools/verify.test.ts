@@ -2,8 +2,7 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { formatReport } from "../../src/tools/report.ts";
-import { verifyDataFile } from "../../src/tools/verify.ts";
+import { formatReport, verifyDataFile } from "../../src/tools/report.ts";
 import { bytesOf, line, removeTempDirs, tempDir } from "../store/helpers.ts";
 
 after(removeTempDirs);

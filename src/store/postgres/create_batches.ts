@@ -91,23 +91,19 @@ export class CreateBatches {
     if (this.#expiry !== undefined || deadline === undefined) return;
     this.#expiry = setTimeout(() => {
       this.#expiry = undefined;
-      this.#expireDue();
+      // Queued creates past their deadline (behind a transaction that hangs) leave unsaved.
+      const now = performance.now();
+      const queue = this.#commits.queue;
+      let due = 0;
+      while (due < queue.length && queue[due].deadline! <= now) due++;
+      for (const create of queue.splice(0, due)) {
+        this.#answer(create, {
+          kind: "unavailable",
+          reason: "the database did not answer in time; nothing was saved",
+        });
+      }
       this.#armExpiry();
     }, deadline - performance.now());
-  }
-
-  /** Queued creates past their deadline (behind a transaction that hangs) leave unsaved. */
-  #expireDue(): void {
-    const now = performance.now();
-    const queue = this.#commits.queue;
-    let due = 0;
-    while (due < queue.length && queue[due].deadline! <= now) due++;
-    for (const create of queue.splice(0, due)) {
-      this.#answer(create, {
-        kind: "unavailable",
-        reason: "the database did not answer in time; nothing was saved",
-      });
-    }
   }
 
   #answer(create: PendingCreate, outcome: CreateOutcome): void {

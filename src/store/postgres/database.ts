@@ -1,9 +1,8 @@
 /**
- * The node-postgres pool from the `DATABASE_*` settings, with a deadline on every use, and which
- * failures pass (503, retry) or stop the start. `statement_timeout` needs a server that answers:
- * past the deadline the caller is answered at once and the connection destroyed (a late answer
- * could still arrive on it). Both 'error' events (pool, client) are heard: unheard, they end the
- * process.
+ * The node-postgres pool with a deadline on every use, and which failures pass (503, retry) or stop
+ * the start. Past the deadline (`statement_timeout` needs a server that answers) the caller is
+ * answered at once and the connection destroyed: a late answer could still arrive on it. Both
+ * 'error' events (pool, client) are heard: unheard, they end the process.
  */
 import { checkServerIdentity } from "node:tls";
 import { setTimeout as delay } from "node:timers/promises";
@@ -22,13 +21,13 @@ export const CONNECT_TIMEOUT_MS = 5000;
 /** So a pool sized for a peak does not hold the server's slots. */
 const IDLE_TIMEOUT_MS = 60_000;
 
+/** One host of DATABASE_URL's settings (failover.ts): `hostname` is what `verify-full` checks. */
+export type HostConfig = DatabaseConfig & { readonly hostname: string };
+
 /** The pool or one transaction's connection; int8 and numeric columns arrive as decimal text. */
 export type Queryable = { query<Row>(text: string, values?: Values): Promise<Row[]> };
 
-/**
- * A failure with a code of its own: DEADLINE_MISSED, NOT_PRIMARY, or
- * COMMIT_UNCONFIRMED (COMMIT was sent but its answer never came: it may have committed).
- */
+/** DEADLINE_MISSED, NOT_PRIMARY, COMMIT_UNCONFIRMED (COMMIT sent, no answer: it may be done). */
 export class CodedError extends Error {
   constructor(readonly code: string, message: string, options?: ErrorOptions) {
     super(message, options);
@@ -37,6 +36,7 @@ export class CodedError extends Error {
 
 /** Lazily: the first query connects. `deadline: false` for the long `import` and `backup`. */
 interface DatabaseOptions {
+  readonly applicationName: string;
   readonly deadline?: boolean;
   readonly onIdleConnectionLost?: (error: unknown) => void;
   /** Once per new connection, before its first use; a rejection discards it and fails the use. */
@@ -45,39 +45,40 @@ interface DatabaseOptions {
 
 export class Database implements Queryable {
   #pool: pg.Pool;
-  readonly #applicationName: string;
   readonly #deadlineMs: number | undefined;
   readonly #options: DatabaseOptions;
   readonly #checked = new WeakSet<pg.PoolClient>();
   /** Destroyed by `end`, so a stop never waits on a frozen server. */
   readonly #inUse = new Set<pg.PoolClient>();
 
-  constructor(config: DatabaseConfig, applicationName: string, options: DatabaseOptions = {}) {
+  constructor(config: HostConfig, options: DatabaseOptions) {
     const timeout = config.statementTimeoutMs;
     this.#deadlineMs = timeout === 0 || options.deadline === false
       ? undefined
       : timeout + DEADLINE_MARGIN_MS;
-    this.#applicationName = applicationName;
     this.#options = options;
     this.#pool = this.#newPool(config);
   }
 
   /** Connections go to another host from now on; the old pool closes as its connections return. */
-  switchTo(config: DatabaseConfig): void {
-    const old = this.#pool;
+  switchTo(config: HostConfig): void {
+    this.#pool.end().catch(() => {});
     this.#pool = this.#newPool(config);
-    old.end().catch(() => {});
   }
 
-  #newPool(config: DatabaseConfig): pg.Pool {
+  #newPool(config: HostConfig): pg.Pool {
     const timeout = config.statementTimeoutMs;
+    // `sslMode` decides, with libpq's meanings: node-postgres reads the URL's `sslmode=require` as
+    // verify-full, and lets the URL's TLS parameters override the options given beside it.
+    const url = new URL(config.url);
+    for (const name of SSL_PARAMETERS) url.searchParams.delete(name);
     const pool = new pg.Pool({
-      connectionString: withoutSslParameters(config.url),
+      connectionString: url.toString(),
       max: config.poolSize,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       idleTimeoutMillis: IDLE_TIMEOUT_MS,
       ssl: sslOption(config),
-      application_name: this.#applicationName,
+      application_name: this.#options.applicationName,
       ...(timeout === 0 ? {} : { statement_timeout: timeout }),
     });
     pool.on("error", (error) => this.#options.onIdleConnectionLost?.(error));
@@ -124,7 +125,7 @@ export class Database implements Queryable {
   async end(): Promise<void> {
     for (const client of this.#inUse) discard(client);
     // A connection still being opened holds `end` until its connect timeout: not worth waiting.
-    await endWithin(this.#pool);
+    await Promise.race([this.#pool.end().catch(() => {}), delay(200, undefined, { ref: false })]);
   }
 
   async #withConnection<T>(
@@ -148,7 +149,7 @@ export class Database implements Queryable {
         );
       }, Math.max(0, deadline - performance.now()));
     });
-    const run = async () => {
+    const running = (async () => {
       client = await this.#pool.connect();
       if (expired) {
         client.release(); // the caller has gone; the connection was never used
@@ -163,7 +164,8 @@ export class Database implements Queryable {
           const name = values === undefined ? undefined : statementName(text);
           const result = await client!.query({ text, values: values as unknown[], name })
             .catch((error) => {
-              if (!state.committing || hasSqlState(error)) throw error;
+              // A SQLSTATE is the server's answer: the commit failed, not its answer lost.
+              if (!state.committing || /^[0-9A-Z]{5}$/.test(errorCodeOf(error))) throw error;
               const message = "the connection broke during the commit";
               throw new CodedError("COMMIT_UNCONFIRMED", message, { cause: error });
             });
@@ -186,21 +188,14 @@ export class Database implements Queryable {
         if (expired || broken || client.getTransactionStatus() !== "I") discard(client);
         else client.release();
       }
-    };
-    const running = run();
-    if (missed === undefined) return await running;
+    })();
     running.catch(() => {}); // after a missed deadline its failure has no one to hear it
     try {
-      return await Promise.race([running, missed]);
+      return await (missed === undefined ? running : Promise.race([running, missed]));
     } finally {
       clearTimeout(timer);
     }
   }
-}
-
-/** Ends a pool or client, giving a server that froze a moment only. */
-async function endWithin(ending: { end(): Promise<void> }): Promise<void> {
-  await Promise.race([ending.end().catch(() => {}), delay(200, undefined, { ref: false })]);
 }
 
 /** Named statements are parsed and planned once per connection; the texts are our constants. */
@@ -213,11 +208,6 @@ function statementName(text: string): string {
     statementNames.set(text, name);
   }
   return name;
-}
-
-function hasSqlState(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code);
 }
 
 /** Closes the socket at once: a graceful close would wait for a server that may never answer. */
@@ -235,49 +225,13 @@ function discard(client: pg.PoolClient): void {
 
 // ---- TLS ----
 
-/** `DATABASE_SSL` decides, with libpq's meanings. */
 const SSL_PARAMETERS = ["sslmode", "ssl", "sslcert", "sslkey", "sslrootcert", "uselibpqcompat"];
 
-/**
- * The URL without its TLS parameters: node-postgres reads `sslmode=require` as verify-full (not
- * libpq's meaning), and lets the URL's parameters override the options given beside it.
- */
-function withoutSslParameters(url: string): string {
-  const parsed = new URL(url);
-  for (const name of SSL_PARAMETERS) parsed.searchParams.delete(name);
-  return parsed.toString();
-}
-
-/** libpq's `prefer` (TLS if the server has it), learnt from one connection: node-postgres has none. */
-export async function settleSslMode(config: DatabaseConfig): Promise<DatabaseConfig> {
-  if (sslMode(config) !== "prefer") return config;
-  const client = new pg.Client({
-    connectionString: withoutSslParameters(config.url),
-    ssl: { rejectUnauthorized: false },
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-  });
-  client.on("error", () => {}); // a late socket error after the answer changes nothing
-  try {
-    await client.connect();
-    return { ...config, ssl: "require" };
-  } catch (error) {
-    // node-postgres's answer (with no code) when the server has no TLS.
-    const refused = (error as Error | undefined)?.message ===
-      "The server does not support SSL connections";
-    if (refused) return { ...config, ssl: "disable" };
-    throw error;
-  } finally {
-    await endWithin(client);
-  }
-}
-
-function sslMode(config: DatabaseConfig): string {
+export function sslMode(config: DatabaseConfig): string {
   return config.ssl ?? new URL(config.url).searchParams.get("sslmode") ?? "disable";
 }
 
-type PeerCertificate = Parameters<typeof checkServerIdentity>[1];
-
-function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
+function sslOption(config: HostConfig): pg.PoolConfig["ssl"] {
   const mode = sslMode(config);
   // libpq's meaning of these: encrypted, the certificate not checked (`prefer` is settled first).
   if (mode === "prefer" || mode === "require" || mode === "allow" || mode === "verify-ca") {
@@ -286,15 +240,12 @@ function sslOption(config: DatabaseConfig): pg.PoolConfig["ssl"] {
   if (mode !== "verify-full") return false;
   // A private CA replaces the system's. The host is checked against the URL's explicitly: with
   // an IP address there is no SNI name, and Deno's node:tls then checks "localhost" instead.
-  const hostname = new URL(config.url).hostname;
-  const host = hostname === "" || hostname.includes(",")
-    ? undefined
-    : hostname.replace(/^\[(.*)\]$/, "$1");
+  const { hostname: host, sslCa: ca } = config;
   return {
     rejectUnauthorized: true,
-    ...(config.sslCa === undefined ? {} : { ca: config.sslCa }),
-    ...(host === undefined ? {} : {
-      checkServerIdentity: (_: string, certificate: PeerCertificate) =>
+    ...(ca === undefined ? {} : { ca }),
+    ...(host === "" ? {} : {
+      checkServerIdentity: (_: string, certificate: Parameters<typeof checkServerIdentity>[1]) =>
         checkServerIdentity(host, certificate),
     }),
   };

@@ -12,19 +12,17 @@
  * create stays one statement. Acknowledged ids the new primary lacks are logged for the operator.
  */
 import type { DatabaseConfig } from "../../config/config.ts";
-import {
-  type DatabaseHost,
-  parseDatabaseUrl,
-  type TargetSessionAttrs,
-} from "../../config/database_url.ts";
+import { type DatabaseHost, parseDatabaseUrl } from "../../config/database_url.ts";
 import { MAX_PET_ID } from "../store.ts";
 import {
   CodedError,
   CONNECT_TIMEOUT_MS,
   Database,
   describeDatabaseError,
+  fatalStartReason,
+  type HostConfig,
   type Queryable,
-  settleSslMode,
+  sslMode,
 } from "./database.ts";
 
 // ---- The primary ----
@@ -43,104 +41,120 @@ type HostRoleRow = { recovery: boolean; read_only: string; timeline: string | nu
 /** A host that answered: writable, a standby, or a primary whose sessions are read-only. */
 type HostRole = "primary" | "standby" | "read_only";
 
-function hostRole(row: HostRoleRow, target: TargetSessionAttrs): HostRole {
-  if (row.recovery) return "standby";
-  return target === "read-write" && row.read_only === "on" ? "read_only" : "primary";
-}
-
 export function describeRole(role: HostRole): string {
   return role === "standby"
     ? "is a read-only standby (in recovery)"
     : "is read-only (default_transaction_read_only is on)";
 }
 
-/** The role of a host on an open connection; throws NOT_PRIMARY for any but a primary. */
-export async function checkPrimary(
-  connection: Queryable,
-  host: DatabaseHost,
-  target: TargetSessionAttrs,
-): Promise<{ timeline: number }> {
-  const [row] = await connection.query<HostRoleRow>(HOST_ROLE_QUERY);
-  const role = hostRole(row, target);
-  if (role !== "primary") {
-    throw new CodedError("NOT_PRIMARY", `the database host ${host.name} ${describeRole(role)}`);
-  }
-  return { timeline: Number(row.timeline) };
-}
+/** A host's role, or (no role) the error that kept it from answering. */
+type HostAnswer = { readonly host: DatabaseHost; readonly role?: HostRole; error?: unknown };
 
-export type HostAnswer =
-  | { readonly host: DatabaseHost; readonly role: HostRole }
-  | { readonly host: DatabaseHost; readonly error: unknown };
+/** A host and the settings that reach it alone; TLS `prefer` is settled at its first answer. */
+type Candidate = { readonly host: DatabaseHost; config: HostConfig };
 
-/** A host and the settings that reach it alone; TLS `prefer` is settled at its first ask. */
-export type Candidate = { readonly host: DatabaseHost; config: DatabaseConfig };
+/** node-postgres's answer (with no code) when the server has no TLS. */
+const NO_TLS = "The server does not support SSL connections";
 
 export class PrimaryFinder {
   readonly #hosts: readonly Candidate[];
-  readonly target: TargetSessionAttrs;
+  /** `target_session_attrs=read-write`: a primary whose sessions are read-only is passed over. */
+  readonly #readWrite: boolean;
+  /** The primary `find` found last. */
+  primary: Candidate | undefined;
 
   constructor(config: DatabaseConfig) {
     const address = parseDatabaseUrl(config.url);
-    this.#hosts = address.hosts.map((host) => ({ host, config: { ...config, url: host.url } }));
-    this.target = address.targetSessionAttrs;
+    this.#hosts = address.hosts.map((host) => {
+      return { host, config: { ...config, url: host.url, hostname: host.hostname } };
+    });
+    this.#readWrite = address.targetSessionAttrs === "read-write";
   }
 
-  /** The first primary in the URL's order, as soon as every host before it has answered. */
+  /**
+   * The first primary in the URL's order, as soon as every host before it has answered. Throws
+   * when every host failed (an error no retry cures first).
+   */
   async find(): Promise<{ primary?: Candidate; answers: HostAnswer[] }> {
     const asked = this.#hosts.map((candidate) => this.#ask(candidate));
     const answers: HostAnswer[] = [];
     for (const [index, asking] of asked.entries()) {
       const answer = await asking;
       answers.push(answer);
-      if ("role" in answer && answer.role === "primary") {
-        return { primary: this.#hosts[index], answers };
-      }
+      if (answer.role !== "primary") continue;
+      this.primary = this.#hosts[index];
+      return { primary: this.primary, answers };
     }
-    return { answers };
+    const errors = answers.flatMap(({ role, error }) => role === undefined ? [error] : []);
+    if (errors.length < answers.length) return { answers };
+    throw errors.find((error) => fatalStartReason(error) !== undefined) ?? errors[0];
   }
 
-  /** One host's role, on a connection of its own that is closed afterwards; never rejects. */
+  /** The timeline, on an open connection to `primary`; throws NOT_PRIMARY for any other role. */
+  async check(connection: Queryable): Promise<number> {
+    const [row] = await connection.query<HostRoleRow>(HOST_ROLE_QUERY);
+    const role = this.#role(row);
+    if (role === "primary") return Number(row.timeline);
+    const message = `the database host ${this.primary!.host.name} ${describeRole(role)}`;
+    throw new CodedError("NOT_PRIMARY", message);
+  }
+
+  #role(row: HostRoleRow): HostRole {
+    if (row.recovery) return "standby";
+    return this.#readWrite && row.read_only === "on" ? "read_only" : "primary";
+  }
+
+  /** One host's role, on connections of its own that are closed afterwards; never rejects. */
   async #ask(candidate: Candidate): Promise<HostAnswer> {
-    const { host } = candidate;
+    const { host, config } = candidate;
     try {
-      candidate.config = await settleSslMode(candidate.config);
-      const db = new Database({ ...candidate.config, poolSize: 1 }, "animal-store");
-      try {
-        const deadline = db.deadline() ?? performance.now() + CONNECT_TIMEOUT_MS;
-        const [row] = await db.query<HostRoleRow>(HOST_ROLE_QUERY, undefined, deadline);
-        return { host, role: hostRole(row, this.target) };
-      } finally {
-        await db.end();
-      }
+      if (sslMode(config) !== "prefer") return { host, role: await this.#askRole(config) };
+      // libpq's `prefer` (TLS if the server has it; node-postgres has none), learnt once.
+      const tls: HostConfig = { ...config, ssl: "require" };
+      const role = await this.#askRole(tls).catch((error) => {
+        if ((error as Error | undefined)?.message === NO_TLS) return undefined;
+        throw error;
+      });
+      candidate.config = role === undefined ? { ...config, ssl: "disable" } : tls;
+      return { host, role: role ?? await this.#askRole(candidate.config) };
     } catch (error) {
       return { host, error };
     }
   }
+
+  async #askRole(config: HostConfig): Promise<HostRole> {
+    const db = new Database({ ...config, poolSize: 1 }, { applicationName: "animal-store" });
+    try {
+      const deadline = db.deadline() ?? performance.now() + CONNECT_TIMEOUT_MS;
+      const [row] = await db.query<HostRoleRow>(HOST_ROLE_QUERY, undefined, deadline);
+      return this.#role(row);
+    } finally {
+      await db.end();
+    }
+  }
 }
 
-/** `work` on the primary with no deadline, for a command that connects once; ended after. */
+/** `work` on the primary, one connection with no deadline, for a command; ended after. */
 export async function withPrimary<T>(
   config: DatabaseConfig,
   applicationName: string,
   work: (db: Database) => Promise<T>,
 ): Promise<T> {
   const { primary, answers } = await new PrimaryFinder(config).find();
-  if (primary !== undefined) {
-    const db = new Database(primary.config, applicationName, { deadline: false });
-    try {
-      return await work(db);
-    } finally {
-      await db.end();
-    }
+  if (primary === undefined) {
+    const hosts = answers.map(({ host, role, error }) =>
+      role === undefined
+        ? `${host.name}: ${describeDatabaseError(error)}`
+        : `${host.name} ${describeRole(role)}`
+    );
+    throw new Error(`no host of DATABASE_URL is a writable primary: ${hosts.join("; ")}`);
   }
-  const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
-  if (errors.length === answers.length) throw errors[0];
-  const hosts = answers.map((answer) =>
-    "role" in answer
-      ? `${answer.host.name} ${describeRole(answer.role)}`
-      : `${answer.host.name}: ${describeDatabaseError(answer.error)}`
-  );
-  throw new Error(`no host of DATABASE_URL is a writable primary: ${hosts.join("; ")}`);
+  const db = new Database({ ...primary.config, poolSize: 1 }, { applicationName, deadline: false });
+  try {
+    return await work(db);
+  } finally {
+    await db.end();
+  }
 }
 
 // ---- The ids ----
@@ -169,12 +183,9 @@ export async function enterTimeline(
   connection: Queryable,
   timeline: number,
 ): Promise<number | undefined> {
-  const rows = await connection.query<{ range_start: string }>(ENTER_TIMELINE, [
-    timeline,
-    String(MAX_PET_ID),
-    String(TIMELINE_ID_SPAN),
-  ]);
-  return rows.length === 0 ? undefined : Number(rows[0].range_start);
+  const values = [timeline, String(MAX_PET_ID), String(TIMELINE_ID_SPAN)];
+  const [row] = await connection.query<{ range_start: string }>(ENTER_TIMELINE, values);
+  return row === undefined ? undefined : Number(row.range_start);
 }
 
 /** The latest ids this instance acknowledged, as ranges, oldest forgotten first. */

@@ -5,7 +5,6 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { DatabaseConfig } from "../../config/config.ts";
-import type { DatabaseHost } from "../../config/database_url.ts";
 import type { Registry } from "../../observe/metrics_registry.ts";
 import type { PageQuery, PetPageJson } from "../../schemas/page.ts";
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
@@ -31,11 +30,9 @@ import {
 } from "./database.ts";
 import {
   AcknowledgedIds,
-  checkPrimary,
   describeIds,
   describeRole,
   enterTimeline,
-  type HostAnswer,
   missingIds,
   PrimaryFinder,
 } from "./failover.ts";
@@ -75,9 +72,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 class PostgresStore implements PetStore {
   readonly #finder: PrimaryFinder;
   readonly #config: DatabaseConfig;
-  /** On the primary's host; undefined until one is found at start. */
+  /** On the finder's primary; undefined until one is found at start. */
   #db: Database | undefined;
-  #host: DatabaseHost | undefined;
   #creates: CreateBatches | undefined;
   readonly #log: Required<Omit<PostgresStoreOptions, "database" | "signal">>;
   #probe: ReturnType<typeof setTimeout> | undefined;
@@ -106,7 +102,7 @@ class PostgresStore implements PetStore {
     for (let attempt = 0;; attempt++) {
       let wait = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
       try {
-        if (await this.#reconnect(true)) break;
+        if (await this.#reconnect(true)) return this.#scheduleProbe();
         wait = LOST_PROBE_INTERVAL_MS; // only standbys answer: a promotion is awaited
       } catch (error) {
         const fatal = fatalStartReason(error);
@@ -118,34 +114,37 @@ class PostgresStore implements PetStore {
           `Database not reachable yet, retrying: ${describeDatabaseError(error)}`,
         );
       }
-      const waited = await delay(wait, true, { signal }).catch(() => false);
-      if (!waited) {
+      if (!(await delay(wait, true, { signal }).catch(() => false))) {
         await this.#db?.end();
         throw new StoreOpenError("Cannot open store: stopped while waiting for the database");
       }
     }
-    this.#scheduleProbe();
   }
 
   /**
    * Finds the primary and moves to it, the schema migrated once; false while none answers as one
-   * (each standby named once); throws when every host failed.
+   * (each standby named once, until it is a primary); throws when every host failed.
    */
   async #reconnect(starting: boolean): Promise<boolean> {
+    const previous = this.#finder.primary;
     const { primary, answers } = await this.#finder.find();
     if (primary === undefined) {
       // Said as waiting at start: the line tells where the service listens meanwhile.
-      this.#reportHosts(answers, starting ? this.#log.onWaiting : this.#log.onWarning);
-      const errors = answers.flatMap((answer) => "error" in answer ? [answer.error] : []);
-      if (errors.length < answers.length) return false;
-      throw errors.find((error) => fatalStartReason(error) !== undefined) ?? errors[0];
+      const log = starting ? this.#log.onWaiting : this.#log.onWarning;
+      for (const { host, role } of answers) {
+        if (role === undefined || this.#warnedHosts.has(host.name)) continue;
+        this.#warnedHosts.add(host.name);
+        const why = "the service writes only to a primary and waits for one";
+        log(`Database host ${host.name} ${describeRole(role)}: ${why}`);
+      }
+      return false;
     }
     if (this.#closing !== undefined) return false;
-    this.#warnedHosts.delete(primary.host.name); // named again if it is ever a standby
-    const moved = this.#host !== undefined && primary.host.url !== this.#host.url;
-    this.#host = primary.host;
+    this.#warnedHosts.delete(primary.host.name);
+    const moved = previous !== undefined && primary !== previous;
     if (this.#db === undefined) {
-      this.#db = new Database(primary.config, "animal-store", {
+      this.#db = new Database(primary.config, {
+        applicationName: "animal-store",
         onIdleConnectionLost: (error) => this.#lost(error),
         checkConnection: (connection) => this.#checkNewConnection(connection),
       });
@@ -159,10 +158,8 @@ class PostgresStore implements PetStore {
       this.#log.onWarning(`Database primary is now ${primary.host.name}`);
     }
     if (!this.#schemaReady) {
-      const applied = await migrate(this.#db!);
-      if (applied.length > 0) {
-        this.#log.onInfo(`Database schema migrated to version ${applied.at(-1)}`);
-      }
+      const newest = (await migrate(this.#db!)).at(-1);
+      if (newest !== undefined) this.#log.onInfo(`Database schema migrated to version ${newest}`);
       this.#schemaReady = true;
     }
     await this.#checkNewConnection(this.#db!);
@@ -172,21 +169,9 @@ class PostgresStore implements PetStore {
     return true;
   }
 
-  /** Logs each host that answered as a standby (or read-only), once until it is a primary. */
-  #reportHosts(answers: readonly HostAnswer[], log: (message: string) => void): void {
-    for (const answer of answers) {
-      if (!("role" in answer) || answer.role === "primary") continue;
-      const { host, role } = answer;
-      if (this.#warnedHosts.has(host.name)) continue;
-      this.#warnedHosts.add(host.name);
-      const why = "the service writes only to a primary and waits for one";
-      log(`Database host ${host.name} ${describeRole(role)}: ${why}`);
-    }
-  }
-
   /** Before a new connection's first use (or the pool's): still a writable primary, on a known timeline. */
   async #checkNewConnection(connection: Queryable): Promise<void> {
-    const { timeline } = await checkPrimary(connection, this.#host!, this.#finder.target);
+    const timeline = await this.#finder.check(connection);
     if (!this.#schemaReady || timeline === this.#timeline) return;
     await this.#enterTimeline(connection, timeline);
   }
@@ -201,10 +186,9 @@ class PostgresStore implements PetStore {
         this.#acknowledged.clear();
         if (lost.length > 0) {
           this.#lostInFailover += lost.length;
+          const ids = describeIds(lost);
           this.#log.onError(
-            `A database failover lost ${lost.length} pets this instance answered 201 (their ids are not given again): ids ${
-              describeIds(lost)
-            }; create them again (a retry with the same Idempotency-Key makes a new pet)`,
+            `A database failover lost ${lost.length} pets this instance answered 201 (their ids are not given again): ids ${ids}; create them again (a retry with the same Idempotency-Key makes a new pet)`,
           );
         }
       }
@@ -220,9 +204,8 @@ class PostgresStore implements PetStore {
 
   /** Synchronous: undefined when the role may not see (pg_stat_replication needs pg_read_all_stats). */
   async #synchronousStandbys(): Promise<{ standbys: number; synchronous: number | undefined }> {
-    const [row] = await this.#db!.query<
-      { standbys: string; synchronous: string; hidden: string; commit_level: string }
-    >(
+    type Row = { standbys: string; synchronous: string; hidden: string; commit_level: string };
+    const [row] = await this.#db!.query<Row>(
       `SELECT count(*) AS standbys,
          count(*) FILTER (WHERE sync_state IN ('sync', 'quorum')) AS synchronous,
          count(*) FILTER (WHERE sync_state IS NULL) AS hidden,
@@ -240,7 +223,7 @@ class PostgresStore implements PetStore {
     try {
       const { standbys, synchronous } = await this.#synchronousStandbys();
       if (standbys === 0 || (synchronous ?? 0) > 0) return;
-      const primary = this.#host!.name;
+      const primary = this.#finder.primary!.host.name;
       const has = `has ${standbys} ${standbys === 1 ? "standby" : "standbys"}`;
       this.#log.onWarning(
         synchronous === undefined
@@ -256,33 +239,26 @@ class PostgresStore implements PetStore {
     return this.#available;
   }
 
-  create(pet: NewPet, idempotency?: IdempotencyClaim): Promise<CreateOutcome> {
-    if (this.#closing !== undefined) {
-      return Promise.resolve({ kind: "unavailable", reason: "the store is closing" });
-    }
-    if (!this.#available) {
-      return Promise.resolve({ kind: "unavailable", reason: "the database is not reachable" });
-    }
-    return this.#creates!.create(pet, idempotency);
+  async create(pet: NewPet, idempotency?: IdempotencyClaim): Promise<CreateOutcome> {
+    if (this.#closing !== undefined) return { kind: "unavailable", reason: "the store is closing" };
+    if (!this.#available) return { kind: "unavailable", reason: "the database is not reachable" };
+    return await this.#creates!.create(pet, idempotency);
   }
 
   async get(id: number): Promise<StoredPet | undefined> {
-    const rows = await this.#read(() =>
-      this.#db!.query<PetRow>("SELECT id, name, category_id, status FROM pets WHERE id = $1", [id])
-    );
-    return rows.length === 0 ? undefined : storedPetOf(rows[0]);
+    const sql = "SELECT id, name, category_id, status FROM pets WHERE id = $1";
+    const [row] = await this.#read<PetRow>(sql, [id]);
+    return row === undefined ? undefined : storedPetOf(row);
   }
 
   /** By keyset, never OFFSET; one row more tells `hasMore`. */
   async listJson(query: PageQuery): Promise<PetPageJson> {
     const { status, afterId, limit } = query;
     const filter = status === undefined ? "" : "status = $3 AND ";
-    const rows = await this.#read(() =>
-      this.#db!.query<PetRow>(
-        `SELECT id, name, category_id, status FROM pets
-         WHERE ${filter}id > $1 ORDER BY id LIMIT $2`,
-        status === undefined ? [afterId, limit + 1] : [afterId, limit + 1, status],
-      )
+    const rows = await this.#read<PetRow>(
+      `SELECT id, name, category_id, status FROM pets
+       WHERE ${filter}id > $1 ORDER BY id LIMIT $2`,
+      status === undefined ? [afterId, limit + 1] : [afterId, limit + 1, status],
     );
     return joinPageJson(rows.slice(0, limit).map(storedPetOf), rows.length > limit);
   }
@@ -315,15 +291,13 @@ class PostgresStore implements PetStore {
       const { synchronous: count } = await this.#synchronousStandbys();
       if (count !== undefined) synchronous.labels().set(count);
     });
-    registry.onScrape(() => lost.mirror(this.#lostInFailover));
     registry.onScrape(async () => {
+      lost.mirror(this.#lostInFailover);
       // Taken before this scrape's own query, so it counts the traffic only.
       inUse.set(Math.min(this.#db!.connectionsInUse, this.#config.poolSize));
       try {
-        const rows = await this.#read(() =>
-          this.#db!.query<{ status: PetStatus | null; count: string }>(
-            "SELECT status, count(*) AS count FROM pets GROUP BY status",
-          )
+        const rows = await this.#read<{ status: PetStatus | null; count: string }>(
+          "SELECT status, count(*) AS count FROM pets GROUP BY status",
         );
         const pets = emptyStatusCounts();
         for (const row of rows) pets[row.status ?? "none"] = Number(row.count);
@@ -345,10 +319,10 @@ class PostgresStore implements PetStore {
   }
 
   /** Runs a read; a passing database failure becomes StoreUnavailableError (503). */
-  async #read<T>(query: () => Promise<T>): Promise<T> {
+  async #read<Row>(text: string, values?: readonly unknown[]): Promise<Row[]> {
     if (!this.#available) throw new StoreUnavailableError("the database is not reachable");
     try {
-      return await query();
+      return await this.#db!.query<Row>(text, values);
     } catch (error) {
       this.#failed(error);
       if (!isTransientDatabaseError(error)) throw error;
@@ -372,18 +346,14 @@ class PostgresStore implements PetStore {
     if (this.#closing !== undefined) return;
     const interval = this.#available ? PROBE_INTERVAL_MS : LOST_PROBE_INTERVAL_MS;
     this.#probe = setTimeout(async () => {
-      await this.#checkConnection();
+      try {
+        if (this.#available) await this.#finder.check(this.#db!);
+        else await this.#reconnect(false);
+      } catch (error) {
+        this.#failed(error);
+      }
       this.#scheduleProbe();
     }, interval);
     this.#probe.unref?.();
-  }
-
-  async #checkConnection(): Promise<void> {
-    try {
-      if (this.#available) await checkPrimary(this.#db!, this.#host!, this.#finder.target);
-      else await this.#reconnect(false);
-    } catch (error) {
-      this.#failed(error);
-    }
   }
 }

@@ -1,11 +1,11 @@
 /**
  * The `pets` table: numbered migrations, applied at start in one transaction under an advisory
  * lock (concurrent starts apply each once, a start that dies half-way leaves nothing half-made),
- * and its rows as exact Pet JSON. int8 columns arrive as decimal text (node-postgres's default).
+ * and its rows as exact Pet JSON.
  */
 import type { NewPet, PetStatus } from "../../schemas/pet.ts";
-import { type IdempotencyClaim, petJson, type StoredPet } from "../store.ts";
-import type { Database, Queryable } from "./database.ts";
+import { petJson, type StoredPet } from "../store.ts";
+import type { Database } from "./database.ts";
 
 /** The schema steps. Never edit a released one: add the next version instead. */
 const MIGRATIONS = [
@@ -66,9 +66,7 @@ export async function migrate(database: Database): Promise<number[]> {
       description text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const rows = await tx.query<{ version: number }>(
-      "SELECT version FROM animal_store_migrations",
-    );
+    const rows = await tx.query<{ version: number }>("SELECT version FROM animal_store_migrations");
     const applied = new Set(rows.map((row) => row.version));
     const newest = Math.max(0, ...applied);
     const known = MIGRATIONS.at(-1)?.version ?? 0;
@@ -93,12 +91,7 @@ export async function migrate(database: Database): Promise<number[]> {
 }
 
 /** The columns a read selects. */
-export interface PetRow {
-  readonly id: string;
-  readonly name: string;
-  readonly category_id: string;
-  readonly status: PetStatus | null;
-}
+export type PetRow = { id: string; name: string; category_id: string; status: PetStatus | null };
 
 export function storedPetOf(row: PetRow): StoredPet {
   const id = Number(row.id);
@@ -107,30 +100,4 @@ export function storedPetOf(row: PetRow): StoredPet {
 
 export function petOf(row: PetRow): NewPet {
   return { name: row.name, categoryId: BigInt(row.category_id), status: row.status ?? undefined };
-}
-
-/** A pet to insert, with its id and the Idempotency-Key it was made with (if any). */
-export interface PetInsert {
-  readonly id: number;
-  readonly pet: NewPet;
-  readonly claim: IdempotencyClaim | undefined;
-}
-
-/** One statement: a column per array parameter; `categoryId` as its digits, never a number. */
-export async function insertPets(tx: Queryable, rows: readonly PetInsert[]): Promise<void> {
-  await tx.query(
-    `INSERT INTO pets (id, name, category_id, status,
-                       idempotency_scope, idempotency_key, idempotency_digest)
-     SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[],
-                          $5::text[], $6::text[], $7::text[])`,
-    [
-      rows.map((row) => String(row.id)),
-      rows.map((row) => row.pet.name),
-      rows.map((row) => String(row.pet.categoryId)),
-      rows.map((row) => row.pet.status ?? null),
-      rows.map((row) => row.claim?.scope ?? null),
-      rows.map((row) => row.claim?.key ?? null),
-      rows.map((row) => row.claim?.digest ?? null),
-    ],
-  );
 }
