@@ -164,8 +164,7 @@ export class Database implements Queryable {
           const name = values === undefined ? undefined : statementName(text);
           const result = await client!.query({ text, values: values as unknown[], name })
             .catch((error) => {
-              // A SQLSTATE is the server's answer: the commit failed, not its answer lost.
-              if (!state.committing || /^[0-9A-Z]{5}$/.test(errorCodeOf(error))) throw error;
+              if (!state.committing || answeredByServer(error)) throw error;
               const message = "the connection broke during the commit";
               throw new CodedError("COMMIT_UNCONFIRMED", message, { cause: error });
             });
@@ -270,6 +269,14 @@ const FATAL_AT_START: Record<string, string> = {
   "3D000": "the database does not exist",
   "42501": "the role lacks a privilege the schema needs",
 };
+
+/**
+ * The server's own error (it has a SQLSTATE): a COMMIT it answered so failed, its answer was not
+ * lost. A socket's code is not one, though `EPIPE` has a SQLSTATE's shape.
+ */
+export function answeredByServer(error: unknown): boolean {
+  return error instanceof pg.DatabaseError;
+}
 
 /**
  * The connection itself is gone (class 08, 57P01–57P03: shutting down or starting), or the host
