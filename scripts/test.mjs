@@ -179,7 +179,10 @@ async function denoTest(log, part, files, runtime = part) {
   const args = ["test", "--allow-all", "--parallel", `--junit-path=${report(part)}`];
   if (part !== "deno") args.push("--no-check");
   args.push(...slowestFirst(files)); // `--parallel` starts them in this order
-  const env = { TARGET_RUNTIME: part, DENO_JOBS: String(FILES_AT_ONCE + (part === "deno" ? 1 : 0)) };
+  const env = {
+    TARGET_RUNTIME: part,
+    DENO_JOBS: String(FILES_AT_ONCE + (part === "deno" ? 1 : 0)),
+  };
   const [code, output] = await run(log, part, bin("deno"), args, env);
   return verdict(runtime, code, denoCounts(output));
 }
