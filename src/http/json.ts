@@ -79,6 +79,42 @@ for (let i = 0; i < ESCAPE_NAMES.length; i++) {
   ESCAPED[ESCAPE_NAMES.charCodeAt(i)] = ESCAPE_VALUES.charCodeAt(i);
 }
 
+/*
+ * Recent short strings by a hash of their bytes: keys and statuses repeat body after body, and the
+ * string made before spares building one a byte at a time and hashing it again as a property name.
+ */
+const RECENT_SLOTS = 256;
+const RECENT_MAX_BYTES = 32;
+const recentBytes = new Uint8Array(RECENT_SLOTS * RECENT_MAX_BYTES);
+const recentLengths = new Int8Array(RECENT_SLOTS).fill(-1);
+const recentTexts: string[] = new Array(RECENT_SLOTS).fill("");
+
+/** The ASCII bytes from `start` to `end` (at most RECENT_MAX_BYTES) as a string. */
+function recentString(bytes: Uint8Array, start: number, end: number, hash: number): string {
+  const slot = (hash ^ (hash >>> 8)) & (RECENT_SLOTS - 1);
+  const length = end - start;
+  const offset = slot * RECENT_MAX_BYTES;
+  if (recentLengths[slot] === length) {
+    let same = true;
+    for (let i = 0; i < length; i++) {
+      if (recentBytes[offset + i] !== bytes[start + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return recentTexts[slot];
+  }
+  let text = "";
+  for (let i = 0; i < length; i++) {
+    const byte = bytes[start + i];
+    recentBytes[offset + i] = byte;
+    text += String.fromCharCode(byte);
+  }
+  recentLengths[slot] = length;
+  recentTexts[slot] = text;
+  return text;
+}
+
 class ByteParser {
   /** Bytes read beyond the UTF-16 units they decode to: turns a byte offset into a position. */
   private extra: number;
@@ -189,8 +225,23 @@ class ByteParser {
   private string(): string {
     const bytes = this.bytes;
     const end = bytes.length;
-    let at = this.position + 1; // past the opening quote
-    let result = "";
+    const start = this.position + 1; // past the opening quote
+    // The common string: printable ASCII up to the closing quote, often a key seen before.
+    let at = start;
+    let hash = 0;
+    while (at < end) {
+      const c = bytes[at];
+      if (c === QUOTE || c === BACKSLASH || c < 0x20 || c >= 0x80) break;
+      hash = (Math.imul(hash, 31) + c) | 0;
+      at++;
+    }
+    if (at < end && bytes[at] === QUOTE) {
+      this.position = at + 1;
+      return at - start <= RECENT_MAX_BYTES
+        ? recentString(bytes, start, at, hash)
+        : this.ascii(start, at);
+    }
+    let result = this.ascii(start, at);
     for (;;) {
       if (at >= end) this.fail("unterminated string", at);
       const c = bytes[at];

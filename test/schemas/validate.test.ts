@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { Compile } from "typebox/compile";
 import type { JsonValue } from "../../src/schemas/json_value.ts";
 import { INT64_MAX, INT64_MIN, NewPet, PET_STATUSES } from "../../src/schemas/pet.ts";
-import { validateNewPet } from "../../src/schemas/validate.ts";
+import { plainNewPet, validateNewPet } from "../../src/schemas/validate.ts";
 
 describe("validateNewPet()", () => {
   it("names the three statuses, quoted, when status is not one of them", () => {
@@ -31,7 +31,7 @@ describe("validateNewPet()", () => {
   });
 });
 
-describe("validateNewPet(): the schema's judgement, as the same NewPet", () => {
+describe("plainNewPet(): the plain checks before the schema's", () => {
   const schema = Compile(NewPet);
   /** Bodies as the parsers make them: null-prototype objects. */
   const asParsed = (fields: Record<string, JsonValue>) =>
@@ -86,19 +86,38 @@ describe("validateNewPet(): the schema's judgement, as the same NewPet", () => {
     return parsed;
   });
 
-  it("accepts exactly what the schema accepts, as the same NewPet", () => {
+  it("accepts only what the schema accepts, as the same NewPet", () => {
     fc.assert(
       fc.property(body, (body) => {
-        const result = validateNewPet(body);
-        assert.equal(result.ok, schema.Check(body));
-        if (!result.ok) return;
+        const plain = plainNewPet(body);
+        if (plain === undefined) return;
+        assert.ok(schema.Check(body), `plain checks accepted what the schema refuses`);
         const { name, categoryId, status } = body;
         assert.deepEqual(
-          result.value,
+          plain,
           status === undefined ? { name, categoryId } : { name, categoryId, status },
         );
       }),
       { numRuns: 5000 },
+    );
+  });
+
+  it("decides every body with a printable ASCII name that the schema accepts", () => {
+    const valid = fc.record({
+      name: printable.filter((text) =>
+        text.length >= 1 && text.length <= 200 && text.trim() !== ""
+      ),
+      categoryId: fc.bigInt({ min: INT64_MIN, max: INT64_MAX }),
+      status: fc.constantFrom(...PET_STATUSES, undefined),
+    }).map(({ status, ...fields }) =>
+      asParsed(status === undefined ? fields : { ...fields, status })
+    );
+    fc.assert(
+      fc.property(valid, (body) => {
+        assert.ok(schema.Check(body));
+        assert.notEqual(plainNewPet(body), undefined);
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -54,7 +54,7 @@ export function maxRecordBytes(record: PetRecord): number {
 
 /**
  * Writes `records` at `target[at]` (room for `maxRecordBytes` of each); pet i's text is [spans[2i],
- * spans[2i+1]).
+ * spans[2i+1]). An ASCII batch is one `encodeInto` (byte offsets = string offsets); else by line.
  */
 export function encodePetRecords(
   records: readonly PetRecord[],
@@ -62,6 +62,16 @@ export function encodePetRecords(
   at: number,
 ): { spans: number[]; end: number } {
   const spans = new Array<number>(2 * records.length);
+  let lines = "";
+  for (let i = 0; i < records.length; i++) {
+    lines += PET_RECORD_PREFIX;
+    spans[2 * i] = at + lines.length;
+    lines += records[i].petJson;
+    spans[2 * i + 1] = at + lines.length;
+    lines += records[i].suffix;
+  }
+  const written = encoder.encodeInto(lines, target.subarray(at)).written;
+  if (written === lines.length) return { spans, end: at + written };
   let end = at;
   for (let i = 0; i < records.length; i++) {
     target.set(PREFIX_BYTES, end);
