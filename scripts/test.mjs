@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: four parts (Deno, Bun, the Node build, the single executable) at once, each runner
-// running TEST_FILES files at a time, service suites first; each part's output printed when it ends;
-// then a summary line per runtime, the ten slowest files and a final "N passed, N failed" line;
+// running TEST_FILES files at a time (Deno one more), service suites first; each part's output
+// printed when it ends; then a summary line per runtime, the ten slowest files and a final "N passed, N failed" line;
 // exits non-zero on any failure. A throw-away PostgreSQL cluster serves the suites unless
 // DATABASE_TEST_URL names a server. docs/testing.md says what runs where and why.
 import { spawn } from "node:child_process";
@@ -68,6 +68,9 @@ const report = (part) => join(reports, `${part}.xml`);
  */
 const JOBS = Math.max(1, Number(process.env.TEST_JOBS) || 4);
 const FILES_AT_ONCE = Math.max(1, Number(process.env.TEST_FILES) || 2);
+// The Deno part runs every file, the others a part of them: one more at a time evens their ends
+// when the parts run at once; TEST_FILES, when given, holds for every part.
+const DENO_FILES_AT_ONCE = process.env.TEST_FILES || JOBS === 1 ? FILES_AT_ONCE : FILES_AT_ONCE + 1;
 
 /**
  * Each part starts the files that start services (test/service/, test/ship/) first, larger files
@@ -179,8 +182,7 @@ async function denoTest(log, part, files, runtime = part) {
   const args = ["test", "--allow-all", "--parallel", `--junit-path=${report(part)}`];
   if (part !== "deno") args.push("--no-check");
   args.push(...slowestFirst(files)); // `--parallel` starts them in this order
-  // The Deno part runs every file, the others a part of them: one more at a time evens their ends.
-  const jobs = part === "deno" ? FILES_AT_ONCE + 1 : FILES_AT_ONCE;
+  const jobs = part === "deno" ? DENO_FILES_AT_ONCE : FILES_AT_ONCE;
   const env = { TARGET_RUNTIME: part, DENO_JOBS: String(jobs) };
   const [code, output] = await run(log, part, bin("deno"), args, env);
   return verdict(runtime, code, denoCounts(output));

@@ -28,10 +28,11 @@ function warn(message: string): void {
 /** `verify [PATH]`: 0 for a sound file (warnings allowed: a torn last line, no check line), 1 for damage. */
 export async function runVerify([path]: readonly string[] = []): Promise<number> {
   // Only the data file needs the settings (DATA_DIR): a backup is read without them.
-  const report = path === undefined
-    ? await verifyDataFile(loadConfig(process.env).dataDir)
+  const read = path === undefined
+    ? { ok: true as const, value: await verifyDataFile(loadConfig(process.env).dataDir) }
     : await readBackupAt(path, (source, name) => verifySource(source, { name, kind: "backup" }));
-  if ("reason" in report) return fail(`Cannot verify: ${report.reason}`);
+  if (!read.ok) return fail(`Cannot verify: ${read.reason}`);
+  const report = read.value;
   printReport(report);
   return report.damage === undefined ? 0 : 1;
 }
@@ -59,11 +60,12 @@ export async function runBackup([path]: readonly string[] = []): Promise<number>
 export async function runRestore([path]: readonly string[] = []): Promise<number> {
   if (!path) return fail("Cannot restore: give the backup file to read, or - for stdin", 2);
   const { dataDir } = loadConfig(process.env);
-  const result = await readBackupAt(path, async (source, name) => {
+  const read = await readBackupAt(path, async (source, name) => {
     const result = await restoreDataFile({ dataDir, source, name });
     if (result.ok) copyWarnings(name, result, true).forEach(warn);
     return result;
   });
+  const result = read.ok ? read.value : read;
   if (!result.ok) return fail(`Cannot restore: ${result.reason}`);
   const { pets, byStatus } = result;
   printReport({ file: join(dataDir, DATA_FILE), pets, byStatus, damagedLines: 0 });
@@ -90,14 +92,14 @@ export async function runImport([backup]: readonly string[] = []): Promise<numbe
 async function readBackupAt<T>(
   path: string,
   read: (source: ByteSource, name: string) => Promise<T>,
-): Promise<T | { ok: false; reason: string }> {
-  if (path === "-") return await read(streamSource(process.stdin), "stdin");
+): Promise<{ ok: true; value: T } | { ok: false; reason: string }> {
+  if (path === "-") return { ok: true, value: await read(streamSource(process.stdin), "stdin") };
   const file = await open(path, "r").catch((error: Error) => error);
   if (file instanceof Error) {
     return { ok: false, reason: `cannot read ${path}: ${errorCodeOf(file)}` };
   }
   try {
-    return await read(fileSource(file), path);
+    return { ok: true, value: await read(fileSource(file), path) };
   } finally {
     await file.close();
   }

@@ -50,8 +50,8 @@ export async function runServe(): Promise<number> {
   const runtime = await detectRuntime();
   const stderr = runtime.output("stderr");
   const loaded = loadApiKeys(config);
-  if (loaded.failure !== undefined) {
-    return await failToStart(stderr, `Cannot start: ${loaded.failure}`);
+  if (!loaded.ok) {
+    return await failToStart(stderr, `Cannot start: ${loaded.reason}`);
   }
   const keys = new KeyRing(loaded.digests);
   const log = createJsonLogger(runtime.output("stdout"));

@@ -43,22 +43,28 @@ export function configuredKeys({ apiKeys = [], apiKeysFile: path }: Config): Uin
   return [...apiKeys.map(keyDigest), ...digests];
 }
 
+/** The keys to accept (and the first-run key, when generated), or why that key cannot be kept. */
+export type LoadedKeys =
+  | { ok: true; digests: Uint8Array[]; generatedKey?: { key: string; file: string } }
+  | { ok: false; reason: string };
+
 /**
- * The accepted keys from the settings, or the first-run key, generated if needed; `failure` when
- * that key cannot be read or written (a failure to start, exit 1, not a bad setting).
+ * The accepted keys from the settings, or the first-run key, generated if needed; not ok when that
+ * key cannot be read or written (a failure to start, exit 1, not a bad setting).
  */
-export function loadApiKeys(config: Config) {
+export function loadApiKeys(config: Config): LoadedKeys {
   if (config.apiKeys !== undefined || config.apiKeysFile !== undefined) {
-    return { digests: configuredKeys(config) };
+    return { ok: true, digests: configuredKeys(config) };
   }
   const file = join(config.dataDir, "api-key");
   let key: string;
   try {
     key = readOrCreateGeneratedKey(config.dataDir, file);
   } catch (error) {
-    return { failure: `cannot keep the generated API key in ${file}: ${errorCodeOf(error)}` };
+    const reason = `cannot keep the generated API key in ${file}: ${errorCodeOf(error)}`;
+    return { ok: false, reason };
   }
-  return { digests: [keyDigest(key)], generatedKey: { key, file } };
+  return { ok: true, digests: [keyDigest(key)], generatedKey: { key, file } };
 }
 
 function readOrCreateGeneratedKey(dataDir: string, file: string): string {

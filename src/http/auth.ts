@@ -1,6 +1,7 @@
 /**
  * Bearer API keys, held as SHA-256 digests and compared with every digest in constant time. An
- * accepted key is remembered to skip the hash (docs/performance.md, "Fast paths"); a wrong key never is.
+ * accepted key is remembered to skip the hash (docs/performance.md, "Fast paths"); a wrong key
+ * never is.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { HttpError } from "./errors.ts";

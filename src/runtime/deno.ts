@@ -36,7 +36,8 @@ const WARNING_INTERVAL_MS = 10_000;
 
 /**
  * `Deno.serve`, listening again after a failed accept: on EMFILE or ENFILE Deno 2.9's serve loop
- * closes the listener and rejects `finished` (unhandled, fatal) while still serving its connections.
+ * closes the listener and rejects `finished` (unhandled, fatal) while still serving its
+ * connections.
  */
 function serve(options: ServeOptions): Promise<RunningServer> {
   return new Promise((resolve) => {

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openJsonlStore } from "../../src/store/jsonl/jsonl_store.ts";
+import { copyWarnings } from "../../src/tools/report.ts";
 import { restoreDataFile } from "../../src/tools/restore.ts";
 import { byteSource, line, removeTempDirs, tempDir } from "../store/helpers.ts";
 
@@ -39,6 +40,28 @@ describe("restoreDataFile()", () => {
     });
     assert.equal(result.ok && result.tornTail?.length, 13);
     assert.equal(readFileSync(join(dataDir, "pets.jsonl"), "utf8"), backup);
+  });
+
+  it("a copy's warnings name the torn line's offset, the record kept without its newline and a missing check line", async () => {
+    const torn = await restoreDataFile({
+      dataDir: tempDir(),
+      source: byteSource(backup + '{"type":"pet"'),
+      name: "b",
+    });
+    assert.ok(torn.ok);
+    assert.deepEqual(copyWarnings("b", torn, true), [
+      `left out the torn last line of b (byte offset ${backup.length}): 13 bytes without a newline`,
+      "b has no check line (a backup taken by an earlier version?): every line was judged, but a backup cut short at a line boundary cannot be told from a whole one",
+    ]);
+    const unended = await restoreDataFile({
+      dataDir: tempDir(),
+      source: byteSource(backup.slice(0, -1)),
+      name: "b",
+    });
+    assert.ok(unended.ok);
+    assert.deepEqual(copyWarnings("b", unended, false), [
+      "the last record of b (line 3) lacks its newline; it is kept",
+    ]);
   });
 
   it("restoreDataFile() refuses a damaged backup, names the line and installs nothing", async () => {

@@ -6,7 +6,8 @@ const ARENA_BYTES = 256 * 1024;
 
 /**
  * Decoded texts kept, one per slot of `position % RECENT_TEXTS`: a popular pet read again costs no
- * decoding, a large share of a get by id on Bun (docs/performance.md). About a megabyte at most.
+ * decoding (one of the get's fast paths, docs/performance.md, "Fast paths"). About a megabyte at
+ * most.
  */
 const RECENT_TEXTS = 1024;
 

@@ -47,11 +47,13 @@ export function describeRole(role: HostRole): string {
     : "is read-only (default_transaction_read_only is on)";
 }
 
-/** A host's role, or (no role) the error that kept it from answering. */
-type HostAnswer = { readonly host: DatabaseHost; readonly role?: HostRole; error?: unknown };
+/** A host's role, or the error that kept it from answering. */
+type HostAnswer =
+  | { readonly host: DatabaseHost; readonly role: HostRole; readonly error?: never }
+  | { readonly host: DatabaseHost; readonly role?: never; readonly error: unknown };
 
 /** A host and the settings that reach it alone; TLS `prefer` is settled at its first answer. */
-type Candidate = { readonly host: DatabaseHost; config: HostConfig };
+export type Candidate = { readonly host: DatabaseHost; config: HostConfig };
 
 /** node-postgres's answer (with no code) when the server has no TLS. */
 const NO_TLS = "The server does not support SSL connections";
@@ -60,8 +62,7 @@ export class PrimaryFinder {
   readonly #hosts: readonly Candidate[];
   /** `target_session_attrs=read-write`: a primary whose sessions are read-only is passed over. */
   readonly #readWrite: boolean;
-  /** The primary `find` found last. */
-  primary: Candidate | undefined;
+  #primary: Candidate | undefined;
 
   constructor(config: DatabaseConfig) {
     const address = parseDatabaseUrl(config.url);
@@ -82,8 +83,8 @@ export class PrimaryFinder {
       const answer = await asking;
       answers.push(answer);
       if (answer.role !== "primary") continue;
-      this.primary = this.#hosts[index];
-      return { primary: this.primary, answers };
+      this.#primary = this.#hosts[index];
+      return { primary: this.#primary, answers };
     }
     const errors = answers.flatMap(({ role, error }) => role === undefined ? [error] : []);
     if (errors.length < answers.length) return { answers };
@@ -95,7 +96,7 @@ export class PrimaryFinder {
     const [row] = await connection.query<HostRoleRow>(HOST_ROLE_QUERY);
     const role = this.#role(row);
     if (role === "primary") return Number(row.timeline);
-    const message = `the database host ${this.primary!.host.name} ${describeRole(role)}`;
+    const message = `the database host ${this.#primary!.host.name} ${describeRole(role)}`;
     throw new CodedError("NOT_PRIMARY", message);
   }
 

@@ -30,6 +30,7 @@ import {
 } from "./database.ts";
 import {
   AcknowledgedIds,
+  type Candidate,
   describeIds,
   describeRole,
   enterTimeline,
@@ -72,8 +73,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 class PostgresStore implements PetStore {
   readonly #finder: PrimaryFinder;
   readonly #config: DatabaseConfig;
-  /** On the finder's primary; undefined until one is found at start. */
+  /** On `#primary`; undefined until a primary is found at start. */
   #db: Database | undefined;
+  #primary: Candidate | undefined;
   #creates: CreateBatches | undefined;
   readonly #log: Required<Omit<PostgresStoreOptions, "database" | "signal">>;
   #probe: ReturnType<typeof setTimeout> | undefined;
@@ -126,7 +128,6 @@ class PostgresStore implements PetStore {
    * (each standby named once, until it is a primary); throws when every host failed.
    */
   async #reconnect(starting: boolean): Promise<boolean> {
-    const previous = this.#finder.primary;
     const { primary, answers } = await this.#finder.find();
     if (primary === undefined) {
       // Said as waiting at start: the line tells where the service listens meanwhile.
@@ -141,7 +142,8 @@ class PostgresStore implements PetStore {
     }
     if (this.#closing !== undefined) return false;
     this.#warnedHosts.delete(primary.host.name);
-    const moved = previous !== undefined && primary !== previous;
+    const moved = this.#primary !== undefined && primary !== this.#primary;
+    this.#primary = primary;
     if (this.#db === undefined) {
       this.#db = new Database(primary.config, {
         applicationName: "animal-store",
@@ -223,7 +225,7 @@ class PostgresStore implements PetStore {
     try {
       const { standbys, synchronous } = await this.#synchronousStandbys();
       if (standbys === 0 || (synchronous ?? 0) > 0) return;
-      const primary = this.#finder.primary!.host.name;
+      const primary = this.#primary!.host.name;
       const has = `has ${standbys} ${standbys === 1 ? "standby" : "standbys"}`;
       this.#log.onWarning(
         synchronous === undefined
