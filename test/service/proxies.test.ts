@@ -130,7 +130,7 @@ describe(`behind a proxy on ${runtime}`, { timeout: 120_000 }, () => {
       const proxy = await startProxy("nginx", [port]);
       try {
         const load = runLoad(`http://127.0.0.1:${proxy.port}`, KEY);
-        // Long enough for nginx to pool a connection per client (thousands of requests).
+        // Long enough for nginx to pool a connection per client (hundreds of requests).
         await sleep(500);
         assert.equal(await terminate(service), 0, service.stderr());
         // A little load with the upstream gone: each request is refused at connect.
