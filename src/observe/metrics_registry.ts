@@ -82,8 +82,8 @@ export class Family<S extends Series> {
     }
     const pairs = values.map((value, i) => `${this.labelNames[i]}="${escapeLabelValue(value)}"`);
     const text = values.length === 0 ? "" : `{${pairs.join(",")}}`;
-    const series = this.#series.get(text) ?? this.make(text);
-    this.#series.set(text, series);
+    let series = this.#series.get(text);
+    if (series === undefined) this.#series.set(text, series = this.make(text));
     return series;
   }
 
