@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: four parts (Deno, Bun, the Node build, the single executable) at once, each runner
 // running TEST_FILES files at a time (Deno one more), service suites first; each part's output
-// printed when it ends; then a summary line per runtime, the ten slowest files and a final "N passed, N failed" line;
-// exits non-zero on any failure. A throw-away PostgreSQL cluster serves the suites unless
-// DATABASE_TEST_URL names a server. docs/testing.md says what runs where and why.
+// printed when it ends; then a summary line per runtime, the ten slowest files and a final
+// "N passed, N failed" line; exits non-zero on any failure. A throw-away PostgreSQL cluster serves
+// the suites unless DATABASE_TEST_URL names a server. docs/testing.md says what runs where and why.
 import { spawn } from "node:child_process";
 import {
   existsSync,

@@ -53,13 +53,11 @@ import { GroupWriter, type WriterBatch } from "./writer.ts";
 export const DATA_FILE = "pets.jsonl";
 
 const NEWLINE = new Uint8Array([0x0a]);
-const OUT_OF_IDS = Object.freeze(
-  {
-    kind: "unavailable",
-    reason: ID_SPACE_EXHAUSTED,
-    idSpaceExhausted: true,
-  } as const,
-);
+const OUT_OF_IDS = Object.freeze({
+  kind: "unavailable",
+  reason: ID_SPACE_EXHAUSTED,
+  idSpaceExhausted: true,
+});
 
 export interface JsonlStoreOptions {
   readonly dataDir: string;
