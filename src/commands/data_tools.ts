@@ -65,7 +65,8 @@ export async function runRestore([path]: readonly string[] = []): Promise<number
     if (result.ok) copyWarnings(name, result, true).forEach(warn);
     return result;
   });
-  const result = read.ok ? read.value : read;
+  if (!read.ok) return fail(`Cannot restore: ${read.reason}`);
+  const result = read.value;
   if (!result.ok) return fail(`Cannot restore: ${result.reason}`);
   const { pets, byStatus } = result;
   printReport({ file: join(dataDir, DATA_FILE), pets, byStatus, damagedLines: 0 });
